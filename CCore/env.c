@@ -1,0 +1,421 @@
+/* Environments: opening files, the per-process registry, map growth. */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_MAP_SIZE ((size_t)64 << 20)
+#define MAX_CLASSES 1000
+#define MAX_READERS 256
+/* How long a growing writer waits for this process's other transactions to end. */
+#define GROW_WAIT_SECONDS 30
+#define LMDB_MAGIC 0xBEEFC0DEu
+
+/* LMDB forbids opening one file twice in a process: every open shares one lar_env. */
+static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
+static lar_env *registry;
+
+int lar_env_options_init(lar_env_options *options)
+{
+    if (!options) return lar_fail(LAR_EINVAL, "lar_env_options_init: options is NULL");
+    options->version = LAR_ENV_OPTIONS_VERSION;
+    options->initial_map_size = DEFAULT_MAP_SIZE;
+    options->flags = 0;
+    return LAR_OK;
+}
+
+/* Refuses, without writing, a non-empty file whose first meta page is not LMDB's. */
+static int check_lmdb_magic(const char *path, off_t size)
+{
+    if (size == 0) return LAR_OK;
+    uint8_t page[20];
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
+    ssize_t n = pread(fd, page, sizeof page, 0);
+    close(fd);
+    uint32_t magic = 0;
+    if (n == (ssize_t)sizeof page) memcpy(&magic, page + 16, sizeof magic);
+    if (magic != LMDB_MAGIC)
+        return lar_fail(LAR_ENOTLARDER, "'%s' is not a Larder database", path);
+    return LAR_OK;
+}
+
+/* Finds the file's identity, creating an empty file when it is missing and writable. */
+static int identify_file(const char *path, bool readonly, struct stat *st)
+{
+    if (stat(path, st) == 0) {
+        if (!S_ISREG(st->st_mode))
+            return lar_fail(LAR_EINVAL, "'%s' is not a regular file", path);
+        return check_lmdb_magic(path, st->st_size);
+    }
+    if (errno != ENOENT || readonly)
+        return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) return lar_fail(LAR_EIO, "cannot create '%s': %s", path, strerror(errno));
+    int rc = fstat(fd, st);
+    close(fd);
+    if (rc != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
+    return LAR_OK;
+}
+
+static int put_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t value)
+{
+    MDB_val key = {strlen(name), (void *)name}, data = {sizeof value, &value};
+    return mdb_put(txn, meta, &key, &data, 0);
+}
+
+/* Writes the empty metadata of a new file, unless another process just did. */
+static int initialize_file(lar_env *env)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(env->mdb, NULL, 0, &txn);
+    if (rc) return lar_fail_mdb(rc, "cannot initialize the database");
+    MDB_dbi main_dbi, meta;
+    MDB_stat stat;
+    rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
+    if (!rc) rc = mdb_stat(txn, main_dbi, &stat);
+    if (!rc && stat.ms_entries > 0) { /* initialized meanwhile, or foreign */
+        mdb_txn_abort(txn);
+        return LAR_OK;
+    }
+    uint32_t format = LARDER_FORMAT_VERSION;
+    MDB_val key = {strlen(META_FORMAT), META_FORMAT}, data = {sizeof format, &format};
+    if (!rc) rc = mdb_dbi_open(txn, "larder", MDB_CREATE, &meta);
+    if (!rc) rc = mdb_put(txn, meta, &key, &data, 0);
+    if (!rc) rc = put_meta_u64(txn, meta, META_GENERATION, 0);
+    if (!rc) rc = put_meta_u64(txn, meta, META_SCHEMA_VERSION, 0);
+    if (!rc) rc = mdb_dbi_open(txn, "pk", MDB_CREATE, &env->pk_dbi);
+    if (!rc) rc = mdb_dbi_open(txn, "index", MDB_CREATE | MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP,
+                               &env->index_dbi);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return lar_fail_mdb(rc, "cannot initialize the database");
+    }
+    rc = mdb_txn_commit(txn);
+    return rc ? lar_fail_mdb(rc, "cannot initialize the database") : LAR_OK;
+}
+
+/* Opens the metadata tables, checks the format and loads the schema. */
+static int attach_file(lar_env *env)
+{
+    MDB_txn *txn;
+    int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &txn);
+    if (rc) return lar_fail_mdb(rc, "cannot read the database");
+    rc = mdb_dbi_open(txn, "larder", 0, &env->meta_dbi);
+    if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
+        mdb_txn_abort(txn);
+        return lar_fail(LAR_ENOTLARDER, "'%s' is not a Larder database", env->path);
+    }
+    uint32_t format = 0;
+    MDB_val key = {strlen(META_FORMAT), META_FORMAT}, data;
+    if (!rc) {
+        rc = mdb_get(txn, env->meta_dbi, &key, &data);
+        if (rc == MDB_NOTFOUND || (!rc && data.mv_size != sizeof format)) {
+            mdb_txn_abort(txn);
+            return lar_fail(LAR_ENOTLARDER, "'%s' has no Larder format version", env->path);
+        }
+        if (!rc) memcpy(&format, data.mv_data, sizeof format);
+    }
+    if (!rc && format > LARDER_FORMAT_VERSION) {
+        mdb_txn_abort(txn);
+        return lar_fail(LAR_EVERSION, "'%s' has format version %u; this library reads up to %u",
+                        env->path, format, LARDER_FORMAT_VERSION);
+    }
+    if (!rc) rc = mdb_dbi_open(txn, "pk", 0, &env->pk_dbi);
+    if (!rc) rc = mdb_dbi_open(txn, "index", MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP, &env->index_dbi);
+    if (rc) {
+        mdb_txn_abort(txn);
+        return lar_fail_mdb(rc, "cannot read the database metadata");
+    }
+    int err = schema_load(txn, env->meta_dbi, &env->schema);
+    if (err) {
+        mdb_txn_abort(txn);
+        return err;
+    }
+    rc = mdb_txn_commit(txn); /* a read commit keeps the opened DBI handles */
+    return rc ? lar_fail_mdb(rc, "cannot read the database") : LAR_OK;
+}
+
+static bool file_is_empty_lmdb(lar_env *env)
+{
+    MDB_txn *txn;
+    MDB_dbi main_dbi;
+    MDB_stat stat;
+    if (mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &txn)) return false;
+    bool empty = !mdb_dbi_open(txn, NULL, 0, &main_dbi) && !mdb_stat(txn, main_dbi, &stat) &&
+                 stat.ms_entries == 0;
+    mdb_txn_abort(txn);
+    return empty;
+}
+
+static void env_destroy(lar_env *env)
+{
+    if (env->mdb) mdb_env_close(env->mdb);
+    if (env->lock_fd >= 0) close(env->lock_fd);
+    schema_free(env->schema);
+    pthread_mutex_destroy(&env->mutex);
+    pthread_cond_destroy(&env->writer_done);
+    pthread_rwlock_destroy(&env->map_lock);
+    free(env->path);
+    free(env);
+}
+
+static int env_create(const char *path, const lar_env_options *options, lar_env **out)
+{
+    lar_env *env = calloc(1, sizeof *env);
+    if (!env || !(env->path = strdup(path))) {
+        free(env);
+        return lar_fail(LAR_ENOMEM, "out of memory opening '%s'", path);
+    }
+    env->flags = options->flags;
+    env->refcount = 1;
+    env->lock_fd = -1;
+    pthread_mutex_init(&env->mutex, NULL);
+    pthread_cond_init(&env->writer_done, NULL);
+    pthread_rwlockattr_t attr;
+    pthread_rwlockattr_init(&attr);
+    /* A growing writer must not starve behind a stream of new readers. */
+    pthread_rwlockattr_setkind_np(&attr, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+    pthread_rwlock_init(&env->map_lock, &attr);
+    pthread_rwlockattr_destroy(&attr);
+    *out = env;
+    return LAR_OK;
+}
+
+static int env_start(lar_env *env, const lar_env_options *options)
+{
+    bool readonly = options->flags & LAR_ENV_READONLY;
+    unsigned int flags = MDB_NOSUBDIR | MDB_NOTLS | (readonly ? MDB_RDONLY : 0) |
+                         ((options->flags & LAR_ENV_NOSYNC) ? MDB_NOSYNC : 0);
+    int rc = mdb_env_create(&env->mdb);
+    if (!rc) rc = mdb_env_set_maxdbs(env->mdb, MAX_CLASSES + 8);
+    if (!rc) rc = mdb_env_set_maxreaders(env->mdb, MAX_READERS);
+    if (!rc) rc = mdb_env_set_mapsize(env->mdb, options->initial_map_size);
+    if (!rc) rc = mdb_env_open(env->mdb, env->path, flags, 0644);
+    if (rc) return lar_fail_mdb(rc, env->path);
+    if (!readonly && file_is_empty_lmdb(env)) {
+        int err = initialize_file(env);
+        if (err) return err;
+    }
+    int err = attach_file(env);
+    if (err) return err;
+    env->lock_fd = open(env->path, O_RDONLY | O_CLOEXEC);
+    if (env->lock_fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", env->path, strerror(errno));
+    return LAR_OK;
+}
+
+int lar_env_open(const char *path, const lar_env_options *options, lar_env **out)
+{
+    if (!path || !out) return lar_fail(LAR_EINVAL, "lar_env_open: path and out must not be NULL");
+    lar_env_options defaults;
+    lar_env_options_init(&defaults);
+    if (!options) options = &defaults;
+    if (options->version != LAR_ENV_OPTIONS_VERSION)
+        return lar_fail(LAR_EINVAL, "lar_env_open: unknown options version %u", options->version);
+    if (options->flags & ~(LAR_ENV_READONLY | LAR_ENV_NOSYNC))
+        return lar_fail(LAR_EINVAL, "lar_env_open: unknown flags 0x%x", options->flags);
+
+    pthread_mutex_lock(&registry_lock);
+    struct stat st;
+    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st);
+    for (lar_env *env = registry; !err && env; env = env->next) {
+        if (env->device == st.st_dev && env->inode == st.st_ino) {
+            env->refcount++;
+            pthread_mutex_unlock(&registry_lock);
+            *out = env;
+            return LAR_OK;
+        }
+    }
+    lar_env *env = NULL;
+    if (!err) err = env_create(path, options, &env);
+    if (!err) {
+        env->device = st.st_dev;
+        env->inode = st.st_ino;
+        err = env_start(env, options);
+        if (err) {
+            env_destroy(env);
+        } else {
+            env->next = registry;
+            registry = env;
+            *out = env;
+        }
+    }
+    pthread_mutex_unlock(&registry_lock);
+    return err;
+}
+
+int lar_env_close(lar_env *env)
+{
+    if (!env) return LAR_OK;
+    pthread_mutex_lock(&registry_lock);
+    if (env->refcount == 1) {
+        pthread_mutex_lock(&env->mutex);
+        int live = env->live_txns;
+        pthread_mutex_unlock(&env->mutex);
+        if (live > 0) {
+            pthread_mutex_unlock(&registry_lock);
+            return lar_fail(LAR_EMISUSE, "lar_env_close: %d transaction(s) still active on '%s'",
+                            live, env->path);
+        }
+        for (lar_env **link = &registry; *link; link = &(*link)->next) {
+            if (*link == env) {
+                *link = env->next;
+                break;
+            }
+        }
+        pthread_mutex_unlock(&registry_lock);
+        env_destroy(env);
+        return LAR_OK;
+    }
+    env->refcount--;
+    pthread_mutex_unlock(&registry_lock);
+    return LAR_OK;
+}
+
+int lar_env_info_get(lar_env *env, lar_env_info *out)
+{
+    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_env_info_get: env and out must not be NULL");
+    MDB_envinfo info;
+    MDB_stat stat;
+    int rc = mdb_env_info(env->mdb, &info);
+    if (!rc) rc = mdb_env_stat(env->mdb, &stat);
+    if (rc) return lar_fail_mdb(rc, "lar_env_info_get");
+    out->map_size = info.me_mapsize;
+    out->used_size = (info.me_last_pgno + 1) * (size_t)stat.ms_psize;
+    out->format_version = LARDER_FORMAT_VERSION;
+    pthread_mutex_lock(&env->mutex);
+    out->schema_version = env->schema->version;
+    out->class_count = env->schema->class_count;
+    pthread_mutex_unlock(&env->mutex);
+    return LAR_OK;
+}
+
+/* Takes the map exclusively, waiting for this process's other transactions to end. */
+static int lock_map_exclusive(lar_env *env)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += GROW_WAIT_SECONDS;
+    int rc = pthread_rwlock_timedwrlock(&env->map_lock, &deadline);
+    if (rc == ETIMEDOUT)
+        return lar_fail(LAR_EMAPFULL, "the map of '%s' must grow, but another transaction of this "
+                        "process stayed open for %d seconds", env->path, GROW_WAIT_SECONDS);
+    return rc ? lar_fail(LAR_EIO, "cannot lock the map: %s", strerror(rc)) : LAR_OK;
+}
+
+int env_grow_map(lar_env *env, size_t min_size)
+{
+    int err = lock_map_exclusive(env);
+    if (err) return err;
+    MDB_envinfo info;
+    mdb_env_info(env->mdb, &info);
+    size_t size = info.me_mapsize * 2;
+    while (size < min_size) size *= 2;
+    int rc = mdb_env_set_mapsize(env->mdb, size);
+    pthread_rwlock_unlock(&env->map_lock);
+    return rc ? lar_fail_mdb(rc, "cannot grow the map") : LAR_OK;
+}
+
+int env_adopt_map(lar_env *env)
+{
+    int err = lock_map_exclusive(env);
+    if (err) return err;
+    int rc = mdb_env_set_mapsize(env->mdb, 0);
+    pthread_rwlock_unlock(&env->map_lock);
+    return rc ? lar_fail_mdb(rc, "cannot adopt the grown map") : LAR_OK;
+}
+
+static int read_generation(MDB_txn *txn, MDB_dbi meta, uint64_t *out)
+{
+    MDB_val key = {strlen(META_GENERATION), META_GENERATION}, data;
+    int rc = mdb_get(txn, meta, &key, &data);
+    if (rc) return lar_fail_mdb(rc, "cannot read the schema generation");
+    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "bad schema generation record");
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out)
+{
+    uint64_t generation = 0;
+    int err = read_generation(txn, env->meta_dbi, &generation);
+    if (err) return err;
+    pthread_mutex_lock(&env->mutex);
+    /* An older snapshot keeps the schema it was written with. */
+    for (lar_schema *known = env->schema; known; known = known->older) {
+        if (known->generation == generation) {
+            *out = known;
+            pthread_mutex_unlock(&env->mutex);
+            return LAR_OK;
+        }
+    }
+    if (generation > env->schema->generation) {
+        /* Another writer changed the schema: load it in a transaction that commits, so the
+         * class tables' handles it opens stay valid for the whole environment. */
+        MDB_txn *loader;
+        lar_schema *fresh = NULL;
+        int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &loader);
+        if (rc) err = lar_fail_mdb(rc, "cannot reload the schema");
+        if (!err) err = schema_load(loader, env->meta_dbi, &fresh);
+        if (!err) {
+            rc = mdb_txn_commit(loader);
+            if (rc) err = lar_fail_mdb(rc, "cannot reload the schema");
+        } else {
+            mdb_txn_abort(loader);
+        }
+        if (!err) {
+            fresh->older = env->schema;
+            env->schema = fresh;
+        } else {
+            schema_free(fresh);
+        }
+    }
+    *out = env->schema;
+    pthread_mutex_unlock(&env->mutex);
+    return err;
+}
+
+static void env_unlock_writer_flag(lar_env *env);
+
+int env_lock_writer(lar_env *env)
+{
+    pthread_t self = pthread_self();
+    pthread_mutex_lock(&env->mutex);
+    if (env->writer_active && pthread_equal(env->writer_thread, self)) {
+        pthread_mutex_unlock(&env->mutex);
+        return lar_fail(LAR_EMISUSE, "this thread already holds a write transaction on '%s'", env->path);
+    }
+    while (env->writer_active) pthread_cond_wait(&env->writer_done, &env->mutex);
+    env->writer_active = true;
+    env->writer_thread = self;
+    pthread_mutex_unlock(&env->mutex);
+    /* flock() excludes other processes; threads of this one share the lock, hence the flag above. */
+    while (flock(env->lock_fd, LOCK_EX) != 0) {
+        if (errno != EINTR) {
+            int saved = errno;
+            env_unlock_writer_flag(env);
+            return lar_fail(LAR_EIO, "cannot lock '%s' for writing: %s", env->path, strerror(saved));
+        }
+    }
+    return LAR_OK;
+}
+
+static void env_unlock_writer_flag(lar_env *env)
+{
+    pthread_mutex_lock(&env->mutex);
+    env->writer_active = false;
+    pthread_cond_signal(&env->writer_done);
+    pthread_mutex_unlock(&env->mutex);
+}
+
+void env_unlock_writer(lar_env *env)
+{
+    flock(env->lock_fd, LOCK_UN);
+    env_unlock_writer_flag(env);
+}

@@ -1,0 +1,196 @@
+/* Internal declarations shared by the C core's modules. Not installed. */
+#ifndef LARDER_INTERNAL_H
+#define LARDER_INTERNAL_H
+
+#include "larder.h"
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* ---- errors (error.c) ---- */
+
+/* Records code and a printf-style message as this thread's last error; returns code. */
+int lar_fail(int code, const char *format, ...) __attribute__((format(printf, 2, 3)));
+/* Maps an LMDB or errno code to a LAR_E* code and records it with context. */
+int lar_fail_mdb(int rc, const char *context);
+
+/* ---- schema (schema.c) ---- */
+
+typedef struct schema_property {
+    lar_property_def def;   /* strings owned by the schema */
+    uint32_t slot_offset;   /* offset of its fixed slot in a row, after the header */
+    uint32_t slot_size;
+} schema_property;
+
+typedef struct schema_class {
+    char *name;
+    unsigned int flags;
+    uint32_t property_count;
+    schema_property *properties;
+    int32_t primary_key;    /* property index or -1 */
+    bool has_indexes;       /* any LAR_PROP_INDEXED property other than the primary key */
+    uint32_t fixed_size;    /* sum of slot sizes */
+    MDB_dbi dbi;            /* the object table */
+} schema_class;
+
+/* An immutable snapshot of the stored schema; replaced, never changed, when the file's schema changes. */
+typedef struct lar_schema {
+    uint64_t generation;    /* bumped by every schema change in the file */
+    uint64_t version;       /* the application's schema version */
+    uint32_t class_count;
+    schema_class *classes;
+    struct lar_schema *older; /* kept alive until the environment closes */
+} lar_schema;
+
+void schema_free(lar_schema *schema);
+/* Reads the stored schema in txn, opening each class table. */
+int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out);
+const schema_class *schema_class_at(const lar_schema *schema, lar_class cls);
+
+/* ---- environments (env.c) ---- */
+
+struct lar_env {
+    MDB_env *mdb;
+    char *path;
+    dev_t device;
+    ino_t inode;
+    int refcount;             /* guarded by the registry lock */
+    unsigned int flags;
+    MDB_dbi meta_dbi, pk_dbi, index_dbi;
+    int lock_fd;              /* flock()ed by writers: serialises Larder writers across processes */
+
+    pthread_mutex_t mutex;    /* guards schema, live_txns, writer_* and DBI opening */
+    lar_schema *schema;
+    int live_txns;
+    bool writer_active;       /* serialises this process's writers: flock() cannot, threads share it */
+    pthread_t writer_thread;
+    pthread_cond_t writer_done;
+
+    pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
+    struct lar_env *next;        /* registry list */
+};
+
+/* Grows the map to at least min_size bytes once no other transaction of this process is live. */
+int env_grow_map(lar_env *env, size_t min_size);
+/* Adopts a map grown by another process. */
+int env_adopt_map(lar_env *env);
+/* Returns the schema in effect for txn's snapshot, reloading it if another writer changed it. */
+int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out);
+/* Takes (waiting; LAR_EMISUSE if this thread already writes) or releases the writer lock,
+ * across this process's threads and across processes. */
+int env_lock_writer(lar_env *env);
+void env_unlock_writer(lar_env *env);
+
+#define META_FORMAT "format"
+#define META_SCHEMA "schema"
+#define META_GENERATION "generation"
+#define META_SCHEMA_VERSION "schema_version"
+#define META_NEXT_KEY_PREFIX 'n' /* 'n' + class id (big-endian u32) -> next object key */
+
+/* ---- transactions (txn.c) ---- */
+
+typedef struct byte_buffer {
+    uint8_t *data;
+    size_t size, capacity;
+} byte_buffer;
+
+int buffer_reserve(byte_buffer *buffer, size_t extra);
+int buffer_append(byte_buffer *buffer, const void *bytes, size_t size);
+void buffer_free(byte_buffer *buffer);
+
+/* Per-class write state: the next object key, loaded on first use. */
+typedef struct class_write_state {
+    lar_objkey next_key;
+    bool loaded, dirty;
+} class_write_state;
+
+enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
+
+struct lar_txn {
+    lar_env *env;
+    MDB_txn *mdb;
+    lar_schema *schema;
+    int state;
+    bool write;
+    bool failed;              /* growing the map failed: the LMDB transaction is gone */
+    pthread_t thread;         /* the thread that began a write transaction */
+    size_t base_txnid;        /* the commit a write began from; replays must start from it */
+    uint64_t epoch;           /* bumped when a replay replaces the LMDB transaction */
+
+    /* The last row read: most reads touch the same object several times. */
+    bool cache_valid;
+    lar_obj cache_obj;
+    MDB_val cache_row;
+
+    /* Write transactions only. */
+    class_write_state *classes;
+    uint32_t class_capacity;
+    byte_buffer log;          /* every put/del/drop, replayed after the map grows */
+    byte_buffer row;          /* scratch space for encoding a row */
+    byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
+    size_t copy_count, copy_capacity;
+
+    struct lar_iter *iterators;
+};
+
+/* Checks that txn is active (and writable when write is true); records the error otherwise. */
+int txn_check(lar_txn *txn, bool write);
+/* Logged, map-growing wrappers for every LMDB mutation in a write transaction. */
+int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int flags);
+int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
+int txn_drop(lar_txn *txn, MDB_dbi dbi);
+/* Opens (creating, with MDB_CREATE) a named table inside the write transaction, logged for replay. */
+int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *out);
+/* Copies bytes into memory owned by txn, valid until it ends. */
+const void *txn_keep(lar_txn *txn, const void *bytes, size_t size);
+class_write_state *txn_class_state(lar_txn *txn, lar_class cls);
+/* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills the row cache. */
+int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *row);
+
+/* ---- rows and values (row.c, value.c, keys.c) ---- */
+
+uint32_t slot_size_of(const lar_property_def *def);
+/* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
+int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
+/* Converts accepted aliases (int for float/double, nonzero bool) to the property's own type. */
+lar_value value_normalize(const lar_property_def *def, const lar_value *value);
+lar_value value_default(const lar_property_def *def);
+bool utf8_valid(const char *data, size_t size);
+bool value_equal(const lar_value *a, const lar_value *b);
+const char *type_name(lar_type type);
+
+/* Encodes checked, normalized values into buffer (replacing its contents). */
+int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
+/* Decodes one property; strings point into row. */
+int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out);
+/* Decodes one property; strings are copied into txn when it writes. */
+int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
+               lar_value *out);
+
+#define KEY_MAX 480
+/* Order-preserving key encodings compared by memcmp. Return the encoded length. */
+size_t key_encode_primary(lar_class cls, const lar_value *value, uint8_t *out);
+size_t key_encode_index(lar_class cls, uint32_t prop, const lar_value *value, uint8_t *out);
+size_t key_encode_class_prefix(lar_class cls, uint8_t *out);
+bool key_type_is_indexable(lar_type type);
+bool key_type_is_primary(lar_type type);
+
+/* ---- iterators (iter.c) ---- */
+
+struct lar_iter {
+    lar_txn *txn;             /* NULL once the transaction ended */
+    const schema_class *cls;
+    lar_class cls_id;
+    MDB_cursor *cursor;
+    uint64_t epoch;
+    lar_objkey last_key;      /* 0 before the first step */
+    bool done;
+    struct lar_iter *next;
+};
+
+void iter_detach_all(lar_txn *txn);
+
+#endif

@@ -1,0 +1,99 @@
+/* Iterators: walk a class table in key order, which is creation order.
+ *
+ * In a read transaction a cursor simply steps. A write transaction may change
+ * the table between steps (or replace the LMDB transaction when the map grows),
+ * so there each step seeks past the last key seen instead of trusting the cursor. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void unlink_iter(lar_iter *iter)
+{
+    for (lar_iter **link = &iter->txn->iterators; *link; link = &(*link)->next) {
+        if (*link == iter) {
+            *link = iter->next;
+            break;
+        }
+    }
+}
+
+void iter_detach_all(lar_txn *txn)
+{
+    for (lar_iter *iter = txn->iterators; iter; iter = iter->next) {
+        /* LMDB frees a write transaction's cursors itself; a reader's are ours to close. */
+        if (iter->cursor && !txn->write && iter->epoch == txn->epoch) mdb_cursor_close(iter->cursor);
+        iter->cursor = NULL;
+        iter->txn = NULL;
+    }
+    txn->iterators = NULL;
+}
+
+int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_iter_open: out is NULL");
+    int err = txn_check(txn, false);
+    if (err) return err;
+    const schema_class *c = schema_class_at(txn->schema, cls);
+    if (!c) return lar_fail(LAR_EINVAL, "unknown class %u", cls);
+    lar_iter *iter = calloc(1, sizeof *iter);
+    if (!iter) return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
+    iter->txn = txn;
+    iter->cls = c;
+    iter->cls_id = cls;
+    iter->next = txn->iterators;
+    txn->iterators = iter;
+    *out = iter;
+    return LAR_OK;
+}
+
+static int step(lar_iter *iter, MDB_val *key)
+{
+    lar_txn *txn = iter->txn;
+    if (!iter->cursor || iter->epoch != txn->epoch) {
+        int rc = mdb_cursor_open(txn->mdb, iter->cls->dbi, &iter->cursor);
+        if (rc) {
+            iter->cursor = NULL;
+            return rc;
+        }
+        iter->epoch = txn->epoch;
+    }
+    MDB_val data;
+    if (iter->last_key == 0) return mdb_cursor_get(iter->cursor, key, &data, MDB_FIRST);
+    if (!txn->write) return mdb_cursor_get(iter->cursor, key, &data, MDB_NEXT);
+    lar_objkey from = iter->last_key + 1;
+    key->mv_size = sizeof from;
+    key->mv_data = &from;
+    return mdb_cursor_get(iter->cursor, key, &data, MDB_SET_RANGE);
+}
+
+int lar_iter_next(lar_iter *iter, lar_obj *out)
+{
+    if (!iter || !out) return lar_fail(LAR_EINVAL, "lar_iter_next: iter and out must not be NULL");
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_next: the iterator's transaction has ended");
+    int err = txn_check(iter->txn, false);
+    if (err) return err;
+    if (iter->done) return LAR_ENOTFOUND;
+    MDB_val key;
+    int rc = step(iter, &key);
+    if (rc == MDB_NOTFOUND) {
+        iter->done = true;
+        return LAR_ENOTFOUND;
+    }
+    if (rc) return lar_fail_mdb(rc, "lar_iter_next");
+    memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
+    out->cls = iter->cls_id;
+    out->key = iter->last_key;
+    return LAR_OK;
+}
+
+void lar_iter_close(lar_iter *iter)
+{
+    if (!iter) return;
+    if (iter->txn) {
+        unlink_iter(iter);
+        /* A cursor of an earlier epoch died with the LMDB transaction that the map growth replaced. */
+        if (iter->cursor && iter->epoch == iter->txn->epoch) mdb_cursor_close(iter->cursor);
+    }
+    free(iter);
+}

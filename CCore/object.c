@@ -1,0 +1,369 @@
+/* Objects: rows in their class table, kept in step with the primary-key and index tables. */
+#include "internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STACK_VALUES 32
+
+/* Values staged for one row: on the stack for ordinary classes. */
+typedef struct value_array {
+    lar_value *items;
+    lar_value stack[STACK_VALUES];
+} value_array;
+
+static int values_init(value_array *values, uint32_t count)
+{
+    values->items = count <= STACK_VALUES ? values->stack : malloc(count * sizeof *values->items);
+    return values->items ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
+}
+
+static void values_free(value_array *values)
+{
+    if (values->items != values->stack) free(values->items);
+}
+
+static int open_class(lar_txn *txn, bool write, lar_class cls, const schema_class **out)
+{
+    int err = txn_check(txn, write);
+    if (err) return err;
+    *out = schema_class_at(txn->schema, cls);
+    return *out ? LAR_OK : lar_fail(LAR_EINVAL, "unknown class %u", cls);
+}
+
+static int check_prop(const schema_class *cls, uint32_t prop)
+{
+    if (prop < cls->property_count) return LAR_OK;
+    return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", cls->name, prop,
+                    cls->property_count);
+}
+
+static void describe(const lar_value *value, char *out, size_t size)
+{
+    switch (value->type) {
+    case LAR_TYPE_NULL: snprintf(out, size, "null"); break;
+    case LAR_TYPE_INT: snprintf(out, size, "%" PRId64, value->as.integer); break;
+    case LAR_TYPE_STRING:
+        snprintf(out, size, "'%.*s'", (int)(value->as.string.size > 64 ? 64 : value->as.string.size),
+                 value->as.string.data);
+        break;
+    default: {
+        const uint8_t *bytes = value->type == LAR_TYPE_UUID ? value->as.uuid.bytes : value->as.object_id.bytes;
+        size_t count = value->type == LAR_TYPE_UUID ? 16 : 12, used = 0;
+        for (size_t i = 0; i < count && used + 3 <= size; i++)
+            used += (size_t)snprintf(out + used, size - used, "%02x", bytes[i]);
+        break;
+    }
+    }
+}
+
+/* ---- primary-key and index entries ---- */
+
+static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *value,
+                       lar_objkey key)
+{
+    uint8_t buffer[KEY_MAX];
+    size_t size = key_encode_primary(cls_id, value, buffer);
+    if (!size) return lar_fail(LAR_EINVAL, "primary key of class '%s' is longer than %d bytes", cls->name,
+                               KEY_MAX - 6);
+    MDB_val k = {size, buffer}, data = {sizeof key, &key};
+    int err = txn_put(txn, txn->env->pk_dbi, &k, &data, MDB_NOOVERWRITE);
+    if (err == LAR_EEXISTS) {
+        char text[160];
+        describe(value, text, sizeof text);
+        return lar_fail(LAR_EEXISTS, "an object of class '%s' with primary key %s already exists",
+                        cls->name, text);
+    }
+    return err;
+}
+
+static int index_entry(lar_txn *txn, lar_class cls_id, uint32_t prop, const lar_value *value,
+                       lar_objkey key, bool add)
+{
+    uint8_t buffer[KEY_MAX];
+    MDB_val k = {key_encode_index(cls_id, prop, value, buffer), buffer}, data = {sizeof key, &key};
+    int err = add ? txn_put(txn, txn->env->index_dbi, &k, &data, 0)
+                  : txn_del(txn, txn->env->index_dbi, &k, &data);
+    return err == LAR_EEXISTS || err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+static bool is_indexed(const schema_class *cls, uint32_t prop)
+{
+    return (int32_t)prop != cls->primary_key && (cls->properties[prop].def.flags & LAR_PROP_INDEXED);
+}
+
+static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cls_id,
+                             const lar_value *values, lar_objkey key)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; cls->has_indexes && !err && i < cls->property_count; i++)
+        if (is_indexed(cls, i)) err = index_entry(txn, cls_id, i, &values[i], key, true);
+    return err;
+}
+
+/* ---- creating ---- */
+
+static int stage_values(const schema_class *cls, const lar_value *given, value_array *out)
+{
+    int err = values_init(out, cls->property_count);
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        const lar_property_def *def = &cls->properties[i].def;
+        lar_value value = given ? given[i] : value_default(def);
+        err = value_check(cls, i, &value);
+        out->items[i] = value_normalize(def, &value);
+    }
+    return err;
+}
+
+static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *values,
+                  lar_obj *out)
+{
+    class_write_state *state = txn_class_state(txn, cls_id);
+    if (!state) return LAR_ENOMEM;
+    lar_objkey key = state->next_key;
+    int err = cls->primary_key >= 0 ? put_primary(txn, cls, cls_id, &values[cls->primary_key], key) : LAR_OK;
+    if (!err) err = row_encode(cls, values, &txn->row);
+    if (!err) {
+        MDB_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
+        err = txn_put(txn, cls->dbi, &k, &row, MDB_APPEND);
+    }
+    if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
+    if (err) return err;
+    state->next_key++;
+    state->dirty = true;
+    if (out) *out = (lar_obj){cls_id, key};
+    return LAR_OK;
+}
+
+int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
+{
+    const schema_class *c;
+    int err = open_class(txn, true, cls, &c);
+    if (err) return err;
+    if (value_count ? (!values || value_count != c->property_count) : false)
+        return lar_fail(LAR_EINVAL, "lar_obj_create: class '%s' has %u properties; got %zu values%s",
+                        c->name, c->property_count, value_count, values ? "" : " and a NULL array");
+    value_array staged;
+    err = stage_values(c, value_count ? values : NULL, &staged);
+    if (!err) err = insert(txn, c, cls, staged.items, out);
+    values_free(&staged);
+    return err;
+}
+
+/* ---- reading ---- */
+
+static int open_object(lar_txn *txn, bool write, lar_obj obj, const schema_class **cls, MDB_val *row)
+{
+    int err = open_class(txn, write, obj.cls, cls);
+    return err ? err : txn_read_row(txn, *cls, obj, row);
+}
+
+int lar_obj_get(lar_txn *txn, lar_obj obj, uint32_t prop, lar_value *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_obj_get: out is NULL");
+    const schema_class *cls;
+    MDB_val row;
+    int err = open_object(txn, false, obj, &cls, &row);
+    if (!err) err = check_prop(cls, prop);
+    return err ? err : row_decode(txn, cls, &row, prop, out);
+}
+
+int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_obj_get_all: out is NULL");
+    const schema_class *cls;
+    MDB_val row;
+    int err = open_object(txn, false, obj, &cls, &row);
+    if (err) return err;
+    if (count != cls->property_count)
+        return lar_fail(LAR_EINVAL, "lar_obj_get_all: class '%s' has %u properties, not %zu", cls->name,
+                        cls->property_count, count);
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) err = row_decode(txn, cls, &row, i, &out[i]);
+    return err;
+}
+
+int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_obj_exists: out is NULL");
+    const schema_class *cls;
+    int err = open_class(txn, false, obj.cls, &cls);
+    if (err) return err;
+    MDB_val key = {sizeof obj.key, &obj.key}, row;
+    int rc = mdb_get(txn->mdb, cls->dbi, &key, &row);
+    if (rc && rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "lar_obj_exists");
+    *out = rc == 0;
+    return LAR_OK;
+}
+
+int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out)
+{
+    if (!key || !out) return lar_fail(LAR_EINVAL, "lar_obj_find: key and out must not be NULL");
+    const schema_class *c;
+    int err = open_class(txn, false, cls, &c);
+    if (err) return err;
+    if (c->primary_key < 0) return lar_fail(LAR_EINVAL, "class '%s' has no primary key", c->name);
+    const lar_property_def *def = &c->properties[c->primary_key].def;
+    if (key->type != def->type && !(key->type == LAR_TYPE_NULL && (def->flags & LAR_PROP_OPTIONAL)))
+        return lar_fail(LAR_ETYPE, "the primary key of class '%s' is of type %s, not %s", c->name,
+                        type_name(def->type), type_name(key->type));
+    uint8_t buffer[KEY_MAX];
+    MDB_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
+    int rc = k.mv_size ? mdb_get(txn->mdb, txn->env->pk_dbi, &k, &data) : MDB_NOTFOUND;
+    if (rc == MDB_NOTFOUND) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
+    if (rc) return lar_fail_mdb(rc, "lar_obj_find");
+    if (data.mv_size != sizeof out->key) return lar_fail(LAR_ECORRUPT, "bad primary-key entry");
+    out->cls = cls;
+    memcpy(&out->key, data.mv_data, sizeof out->key);
+    return LAR_OK;
+}
+
+int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_objects_count: out is NULL");
+    const schema_class *c;
+    int err = open_class(txn, false, cls, &c);
+    if (err) return err;
+    MDB_stat stat;
+    int rc = mdb_stat(txn->mdb, c->dbi, &stat);
+    if (rc) return lar_fail_mdb(rc, "lar_objects_count");
+    *out = stat.ms_entries;
+    return LAR_OK;
+}
+
+/* ---- changing ---- */
+
+static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const MDB_val *row,
+                     uint32_t prop, const lar_value *value)
+{
+    value_array values;
+    int err = values_init(&values, cls->property_count);
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) err = row_decode_raw(cls, row, i, &values.items[i]);
+    uint8_t old_key[KEY_MAX];
+    MDB_val old = {0, old_key}, data = {sizeof obj.key, &obj.key};
+    bool indexed = is_indexed(cls, prop);
+    /* Encode everything that points into the old row before the first write moves it. */
+    if (!err && indexed) old.mv_size = key_encode_index(obj.cls, prop, &values.items[prop], old_key);
+    if (!err) values.items[prop] = *value;
+    if (!err) err = row_encode(cls, values.items, &txn->row);
+    if (!err) {
+        MDB_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
+        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+    }
+    if (!err && indexed) {
+        err = txn_del(txn, txn->env->index_dbi, &old, &data);
+        if (err == LAR_ENOTFOUND) err = LAR_OK;
+        if (!err) err = index_entry(txn, obj.cls, prop, value, obj.key, true);
+    }
+    values_free(&values);
+    return err;
+}
+
+int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+{
+    if (!value) return lar_fail(LAR_EINVAL, "lar_obj_set: value is NULL");
+    const schema_class *cls;
+    int err = open_class(txn, true, obj.cls, &cls);
+    if (!err) err = check_prop(cls, prop);
+    if (!err) err = value_check(cls, prop, value);
+    MDB_val row;
+    if (!err) err = txn_read_row(txn, cls, obj, &row);
+    if (err) return err;
+    lar_value normalized = value_normalize(&cls->properties[prop].def, value);
+    if ((int32_t)prop == cls->primary_key) {
+        lar_value current;
+        err = row_decode_raw(cls, &row, prop, &current);
+        if (err || value_equal(&current, &normalized)) return err;
+        return lar_fail(LAR_EINVAL, "the primary key of an object of class '%s' cannot be changed", cls->name);
+    }
+    return set_value(txn, cls, obj, &row, prop, &normalized);
+}
+
+/* Collects the primary-key and index keys of a row, as (u32 dbi, u32 size, bytes) records. */
+static int collect_keys(lar_txn *txn, const schema_class *cls, lar_obj obj, const MDB_val *row,
+                        byte_buffer *keys)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        bool primary = (int32_t)i == cls->primary_key;
+        if (!primary && !is_indexed(cls, i)) continue;
+        lar_value value;
+        uint8_t buffer[KEY_MAX];
+        err = row_decode_raw(cls, row, i, &value);
+        if (err) break;
+        uint32_t size = (uint32_t)(primary ? key_encode_primary(obj.cls, &value, buffer)
+                                           : key_encode_index(obj.cls, i, &value, buffer));
+        uint32_t dbi = primary ? txn->env->pk_dbi : txn->env->index_dbi;
+        err = buffer_append(keys, &dbi, 4);
+        if (!err) err = buffer_append(keys, &size, 4);
+        if (!err) err = buffer_append(keys, buffer, size);
+    }
+    return err;
+}
+
+static int delete_keys(lar_txn *txn, lar_objkey key, const byte_buffer *keys)
+{
+    for (size_t at = 0; at < keys->size;) {
+        uint32_t dbi, size;
+        memcpy(&dbi, keys->data + at, 4);
+        memcpy(&size, keys->data + at + 4, 4);
+        MDB_val k = {size, keys->data + at + 8}, data = {sizeof key, &key};
+        int err = txn_del(txn, dbi, &k, &data);
+        if (err && err != LAR_ENOTFOUND) return err;
+        at += 8 + size;
+    }
+    return LAR_OK;
+}
+
+int lar_obj_delete(lar_txn *txn, lar_obj obj)
+{
+    const schema_class *cls;
+    MDB_val row;
+    int err = open_object(txn, true, obj, &cls, &row);
+    if (err) return err;
+    byte_buffer keys = {0};
+    err = collect_keys(txn, cls, obj, &row, &keys);
+    if (!err) err = delete_keys(txn, obj.key, &keys);
+    if (!err) {
+        MDB_val k = {sizeof obj.key, &obj.key};
+        err = txn_del(txn, cls->dbi, &k, NULL);
+    }
+    buffer_free(&keys);
+    return err;
+}
+
+/* Deletes every key of dbi that starts with prefix. */
+static int delete_prefix(lar_txn *txn, MDB_dbi dbi, const uint8_t *prefix, size_t prefix_size)
+{
+    for (;;) {
+        MDB_cursor *cursor;
+        int rc = mdb_cursor_open(txn->mdb, dbi, &cursor);
+        if (rc) return lar_fail_mdb(rc, "cannot delete objects");
+        uint8_t copy[KEY_MAX];
+        MDB_val key = {prefix_size, (void *)prefix}, data;
+        rc = mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE);
+        bool match = !rc && key.mv_size >= prefix_size && key.mv_size <= sizeof copy &&
+                     !memcmp(key.mv_data, prefix, prefix_size);
+        if (match) memcpy(copy, key.mv_data, key.mv_size); /* the delete may move the page */
+        mdb_cursor_close(cursor);
+        if (rc && rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot delete objects");
+        if (!match) return LAR_OK;
+        MDB_val victim = {key.mv_size, copy};
+        int err = txn_del(txn, dbi, &victim, NULL);
+        if (err) return err;
+    }
+}
+
+int lar_objects_delete_all(lar_txn *txn, lar_class cls)
+{
+    const schema_class *c;
+    int err = open_class(txn, true, cls, &c);
+    if (err) return err;
+    uint8_t prefix[4];
+    size_t size = key_encode_class_prefix(cls, prefix);
+    err = txn_drop(txn, c->dbi);
+    if (!err && c->primary_key >= 0) err = delete_prefix(txn, txn->env->pk_dbi, prefix, size);
+    if (!err && c->has_indexes) err = delete_prefix(txn, txn->env->index_dbi, prefix, size);
+    return err;
+}

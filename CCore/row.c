@@ -1,0 +1,170 @@
+/* Rows: one record per object.
+ *
+ *   [u16 property count][fixed slots, in property order][null bitmap][variable area]
+ *
+ * Every property has a fixed-width slot, so one property decodes without the
+ * others. Strings and binaries keep (u32 offset, u32 length) in their slot and
+ * their bytes in the variable area; strings are stored with a trailing NUL so
+ * readers can use them straight from the memory map. A row written before its
+ * class gained properties has a smaller count: the missing ones read as
+ * defaults. Numbers are stored in the host's byte order, as LMDB stores its own
+ * pages, so a file moves only between machines of the same byte order. */
+#include "internal.h"
+
+#include <string.h>
+
+#define ROW_HEADER 2
+
+static uint32_t fixed_end(const schema_class *cls, uint32_t count)
+{
+    return count >= cls->property_count ? cls->fixed_size : cls->properties[count].slot_offset;
+}
+
+static uint32_t var_size(const lar_value *value)
+{
+    if (value->type == LAR_TYPE_STRING) return (uint32_t)value->as.string.size + 1;
+    if (value->type == LAR_TYPE_BINARY) return (uint32_t)value->as.binary.size;
+    return 0;
+}
+
+static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uint32_t *var_offset)
+{
+    switch (value->type) {
+    case LAR_TYPE_INT: memcpy(slot, &value->as.integer, 8); break;
+    case LAR_TYPE_BOOL: slot[0] = (uint8_t)(value->as.boolean != 0); break;
+    case LAR_TYPE_FLOAT: memcpy(slot, &value->as.float32, 4); break;
+    case LAR_TYPE_DOUBLE: memcpy(slot, &value->as.float64, 8); break;
+    case LAR_TYPE_TIMESTAMP:
+        memcpy(slot, &value->as.timestamp.seconds, 8);
+        memcpy(slot + 8, &value->as.timestamp.nanoseconds, 4);
+        break;
+    case LAR_TYPE_OBJECT_ID: memcpy(slot, value->as.object_id.bytes, 12); break;
+    case LAR_TYPE_UUID: memcpy(slot, value->as.uuid.bytes, 16); break;
+    case LAR_TYPE_DECIMAL128:
+        memcpy(slot, &value->as.decimal128.low, 8);
+        memcpy(slot + 8, &value->as.decimal128.high, 8);
+        break;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: {
+        uint32_t length = var_size(value);
+        const void *bytes = value->type == LAR_TYPE_STRING ? (const void *)value->as.string.data
+                                                           : value->as.binary.data;
+        uint32_t stored = value->type == LAR_TYPE_STRING ? length - 1 : length;
+        memcpy(slot, var_offset, 4);
+        memcpy(slot + 4, &stored, 4);
+        if (stored) memcpy(row + *var_offset, bytes, stored);
+        if (value->type == LAR_TYPE_STRING) row[*var_offset + stored] = 0;
+        *var_offset += length;
+        break;
+    }
+    default: break;
+    }
+}
+
+int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer)
+{
+    uint32_t count = cls->property_count;
+    uint32_t bitmap_at = ROW_HEADER + cls->fixed_size;
+    uint32_t var_at = bitmap_at + (count + 7) / 8;
+    size_t total = var_at;
+    for (uint32_t i = 0; i < count; i++) total += var_size(&values[i]);
+    if (total > UINT32_MAX) return lar_fail(LAR_EINVAL, "object of class '%s' is too large", cls->name);
+    buffer->size = 0;
+    if (buffer_reserve(buffer, total)) return LAR_ENOMEM;
+    uint8_t *row = buffer->data;
+    memset(row, 0, var_at);
+    uint16_t stored_count = (uint16_t)count;
+    memcpy(row, &stored_count, ROW_HEADER);
+    uint32_t var_offset = var_at;
+    for (uint32_t i = 0; i < count; i++) {
+        if (values[i].type == LAR_TYPE_NULL) {
+            row[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
+            continue;
+        }
+        encode_slot(row + ROW_HEADER + cls->properties[i].slot_offset, &values[i], row, &var_offset);
+    }
+    buffer->size = total;
+    return LAR_OK;
+}
+
+static int corrupt(const schema_class *cls)
+{
+    return lar_fail(LAR_ECORRUPT, "an object of class '%s' has an undecodable row", cls->name);
+}
+
+static int decode_var(const uint8_t *slot, const MDB_val *row, bool string, lar_value *out)
+{
+    uint32_t offset, length;
+    memcpy(&offset, slot, 4);
+    memcpy(&length, slot + 4, 4);
+    if ((uint64_t)offset + length + (string ? 1 : 0) > row->mv_size) return LAR_ECORRUPT;
+    const uint8_t *bytes = (const uint8_t *)row->mv_data + offset;
+    if (string) {
+        out->as.string.data = (const char *)bytes;
+        out->as.string.size = length;
+    } else {
+        out->as.binary.data = bytes;
+        out->as.binary.size = length;
+    }
+    return LAR_OK;
+}
+
+int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
+{
+    const uint8_t *bytes = row->mv_data;
+    uint16_t count;
+    if (row->mv_size < ROW_HEADER) return corrupt(cls);
+    memcpy(&count, bytes, ROW_HEADER);
+    const lar_property_def *def = &cls->properties[prop].def;
+    if (prop >= count) {
+        *out = value_default(def);
+        return LAR_OK;
+    }
+    uint32_t bitmap_at = ROW_HEADER + fixed_end(cls, count);
+    if (bitmap_at + (count + 7u) / 8 > row->mv_size) return corrupt(cls);
+    if (bytes[bitmap_at + prop / 8] & (1u << (prop % 8))) {
+        out->type = LAR_TYPE_NULL;
+        return LAR_OK;
+    }
+    const uint8_t *slot = bytes + ROW_HEADER + cls->properties[prop].slot_offset;
+    out->type = def->type;
+    switch (def->type) {
+    case LAR_TYPE_INT: memcpy(&out->as.integer, slot, 8); break;
+    case LAR_TYPE_BOOL: out->as.boolean = slot[0] != 0; break;
+    case LAR_TYPE_FLOAT: memcpy(&out->as.float32, slot, 4); break;
+    case LAR_TYPE_DOUBLE: memcpy(&out->as.float64, slot, 8); break;
+    case LAR_TYPE_TIMESTAMP:
+        memcpy(&out->as.timestamp.seconds, slot, 8);
+        memcpy(&out->as.timestamp.nanoseconds, slot + 8, 4);
+        break;
+    case LAR_TYPE_OBJECT_ID: memcpy(out->as.object_id.bytes, slot, 12); break;
+    case LAR_TYPE_UUID: memcpy(out->as.uuid.bytes, slot, 16); break;
+    case LAR_TYPE_DECIMAL128:
+        memcpy(&out->as.decimal128.low, slot, 8);
+        memcpy(&out->as.decimal128.high, slot + 8, 8);
+        break;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY:
+        if (decode_var(slot, row, def->type == LAR_TYPE_STRING, out)) return corrupt(cls);
+        break;
+    default:
+        return lar_fail(LAR_ENOTSUP, "%s properties are not supported yet", type_name(def->type));
+    }
+    return LAR_OK;
+}
+
+int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
+               lar_value *out)
+{
+    int err = row_decode_raw(cls, row, prop, out);
+    if (err || !txn->write) return err;
+    /* A write transaction's dirty pages move under later writes: hand out a stable copy. */
+    if (out->type == LAR_TYPE_STRING) {
+        const char *copy = txn_keep(txn, out->as.string.data, out->as.string.size + 1);
+        if (!copy) return LAR_ENOMEM;
+        out->as.string.data = copy;
+    } else if (out->type == LAR_TYPE_BINARY && out->as.binary.size) {
+        const void *copy = txn_keep(txn, out->as.binary.data, out->as.binary.size);
+        if (!copy) return LAR_ENOMEM;
+        out->as.binary.data = copy;
+    }
+    return LAR_OK;
+}

@@ -1,0 +1,539 @@
+/* Schema: class definitions, their validation, their stored form and their layout in rows.
+ *
+ * The stored schema is one record in the metadata table:
+ *   u32 class count, then per class: str name, u32 flags, u32 property count,
+ *   then per property: str name, u8 type, u8 collection, u32 flags,
+ *   str target class, str origin property
+ * where str is a u32 length and the bytes (length 0xFFFFFFFF for none).
+ * A class's id is its position in that list; its objects live in table "c<id>". */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_CLASSES 1000
+#define MAX_PROPERTIES 65535
+#define MAX_NAME 1024
+#define NO_STRING UINT32_MAX
+
+/* ---- memory ---- */
+
+static void class_clear(schema_class *cls)
+{
+    for (uint32_t i = 0; i < cls->property_count; i++) {
+        free((char *)cls->properties[i].def.name);
+        free((char *)cls->properties[i].def.target_class);
+        free((char *)cls->properties[i].def.origin_property);
+    }
+    free(cls->properties);
+    free(cls->name);
+}
+
+void schema_free(lar_schema *schema)
+{
+    while (schema) {
+        lar_schema *older = schema->older;
+        for (uint32_t i = 0; i < schema->class_count; i++) class_clear(&schema->classes[i]);
+        free(schema->classes);
+        free(schema);
+        schema = older;
+    }
+}
+
+const schema_class *schema_class_at(const lar_schema *schema, lar_class cls)
+{
+    return cls < schema->class_count ? &schema->classes[cls] : NULL;
+}
+
+static char *copy_string(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+/* Computes the row layout and the key facts of a class whose properties are set. */
+static void class_finish(schema_class *cls)
+{
+    uint32_t offset = 0;
+    cls->primary_key = -1;
+    cls->has_indexes = false;
+    for (uint32_t i = 0; i < cls->property_count; i++) {
+        schema_property *p = &cls->properties[i];
+        p->slot_offset = offset;
+        p->slot_size = slot_size_of(&p->def);
+        offset += p->slot_size;
+        if (p->def.flags & LAR_PROP_PRIMARY_KEY) cls->primary_key = (int32_t)i;
+        else if (p->def.flags & LAR_PROP_INDEXED) cls->has_indexes = true;
+    }
+    cls->fixed_size = offset;
+}
+
+static int class_from_def(const lar_class_def *def, schema_class *out)
+{
+    memset(out, 0, sizeof *out);
+    out->name = strdup(def->name);
+    out->flags = def->flags;
+    out->properties = calloc(def->property_count ? def->property_count : 1, sizeof *out->properties);
+    if (!out->name || !out->properties) {
+        class_clear(out);
+        return lar_fail(LAR_ENOMEM, "out of memory copying class '%s'", def->name);
+    }
+    for (size_t i = 0; i < def->property_count; i++) {
+        lar_property_def *p = &out->properties[i].def;
+        *p = def->properties[i];
+        p->name = strdup(def->properties[i].name);
+        p->target_class = copy_string(def->properties[i].target_class);
+        p->origin_property = copy_string(def->properties[i].origin_property);
+        out->property_count++;
+        if (!p->name || (def->properties[i].target_class && !p->target_class) ||
+            (def->properties[i].origin_property && !p->origin_property)) {
+            class_clear(out);
+            return lar_fail(LAR_ENOMEM, "out of memory copying class '%s'", def->name);
+        }
+    }
+    class_finish(out);
+    return LAR_OK;
+}
+
+/* ---- the stored form ---- */
+
+static int put_string(byte_buffer *b, const char *s)
+{
+    uint32_t size = s ? (uint32_t)strlen(s) : NO_STRING;
+    int err = buffer_append(b, &size, 4);
+    return err || !s ? err : buffer_append(b, s, size);
+}
+
+static int serialize(const schema_class *classes, uint32_t count, byte_buffer *b)
+{
+    int err = buffer_append(b, &count, 4);
+    for (uint32_t c = 0; !err && c < count; c++) {
+        const schema_class *cls = &classes[c];
+        err = put_string(b, cls->name);
+        if (!err) err = buffer_append(b, &cls->flags, 4);
+        if (!err) err = buffer_append(b, &cls->property_count, 4);
+        for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+            const lar_property_def *p = &cls->properties[i].def;
+            uint8_t type = (uint8_t)p->type, collection = (uint8_t)p->collection;
+            uint32_t flags = p->flags;
+            err = put_string(b, p->name);
+            if (!err) err = buffer_append(b, &type, 1);
+            if (!err) err = buffer_append(b, &collection, 1);
+            if (!err) err = buffer_append(b, &flags, 4);
+            if (!err) err = put_string(b, p->target_class);
+            if (!err) err = put_string(b, p->origin_property);
+        }
+    }
+    return err ? lar_fail(LAR_ENOMEM, "out of memory storing the schema") : LAR_OK;
+}
+
+typedef struct reader {
+    const uint8_t *at, *end;
+    bool bad;
+} reader;
+
+static void take(reader *r, void *out, size_t size)
+{
+    if (r->bad || (size_t)(r->end - r->at) < size) {
+        r->bad = true;
+        memset(out, 0, size);
+        return;
+    }
+    memcpy(out, r->at, size);
+    r->at += size;
+}
+
+static char *take_string(reader *r)
+{
+    uint32_t size;
+    take(r, &size, 4);
+    if (r->bad || size == NO_STRING) return NULL;
+    if ((size_t)(r->end - r->at) < size) {
+        r->bad = true;
+        return NULL;
+    }
+    char *s = strndup((const char *)r->at, size);
+    if (!s) r->bad = true;
+    r->at += size;
+    return s;
+}
+
+static void parse_class(reader *r, schema_class *cls)
+{
+    cls->name = take_string(r);
+    take(r, &cls->flags, 4);
+    uint32_t count;
+    take(r, &count, 4);
+    if (r->bad || !cls->name || count > MAX_PROPERTIES) {
+        r->bad = true;
+        return;
+    }
+    cls->properties = calloc(count ? count : 1, sizeof *cls->properties);
+    if (!cls->properties) {
+        r->bad = true;
+        return;
+    }
+    for (uint32_t i = 0; i < count && !r->bad; i++) {
+        lar_property_def *p = &cls->properties[i].def;
+        uint8_t type, collection;
+        uint32_t flags;
+        cls->property_count++;
+        p->name = take_string(r);
+        take(r, &type, 1);
+        take(r, &collection, 1);
+        take(r, &flags, 4);
+        p->type = (lar_type)type;
+        p->collection = (lar_collection)collection;
+        p->flags = flags;
+        p->target_class = take_string(r);
+        p->origin_property = take_string(r);
+        if (!p->name) r->bad = true;
+    }
+    class_finish(cls);
+}
+
+static int parse(const MDB_val *blob, lar_schema *schema)
+{
+    reader r = {blob->mv_data, (const uint8_t *)blob->mv_data + blob->mv_size, false};
+    uint32_t count;
+    take(&r, &count, 4);
+    if (r.bad || count > MAX_CLASSES) return lar_fail(LAR_ECORRUPT, "the stored schema is undecodable");
+    schema->classes = calloc(count ? count : 1, sizeof *schema->classes);
+    if (!schema->classes) return lar_fail(LAR_ENOMEM, "out of memory loading the schema");
+    for (uint32_t c = 0; c < count && !r.bad; c++) {
+        schema->class_count++;
+        parse_class(&r, &schema->classes[c]);
+    }
+    return r.bad ? lar_fail(LAR_ECORRUPT, "the stored schema is undecodable") : LAR_OK;
+}
+
+static int get_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t *out)
+{
+    MDB_val key = {strlen(name), (void *)name}, data;
+    int rc = mdb_get(txn, meta, &key, &data);
+    if (rc) return lar_fail_mdb(rc, "cannot read the database metadata");
+    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "bad metadata record '%s'", name);
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+static void table_name(lar_class cls, char out[16])
+{
+    snprintf(out, 16, "c%u", cls);
+}
+
+int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
+{
+    lar_schema *schema = calloc(1, sizeof *schema);
+    if (!schema) return lar_fail(LAR_ENOMEM, "out of memory loading the schema");
+    int err = get_meta_u64(txn, meta, META_GENERATION, &schema->generation);
+    if (!err) err = get_meta_u64(txn, meta, META_SCHEMA_VERSION, &schema->version);
+    MDB_val key = {strlen(META_SCHEMA), META_SCHEMA}, blob;
+    int rc = err ? 0 : mdb_get(txn, meta, &key, &blob);
+    if (!err && rc && rc != MDB_NOTFOUND) err = lar_fail_mdb(rc, "cannot read the schema");
+    if (!err && !rc) err = parse(&blob, schema);
+    for (uint32_t c = 0; !err && c < schema->class_count; c++) {
+        char name[16];
+        table_name(c, name);
+        rc = mdb_dbi_open(txn, name, MDB_INTEGERKEY, &schema->classes[c].dbi);
+        if (rc) err = lar_fail_mdb(rc, "cannot open a class table");
+    }
+    if (err) {
+        schema_free(schema);
+        return err;
+    }
+    *out = schema;
+    return LAR_OK;
+}
+
+/* ---- validation ---- */
+
+static int check_name(const char *name, const char *what, const char *owner)
+{
+    if (!name || !*name) return lar_fail(LAR_EINVAL, "%s%s has no name", what, owner);
+    size_t size = strlen(name);
+    if (size > MAX_NAME || !utf8_valid(name, size))
+        return lar_fail(LAR_EINVAL, "%s name in '%s' is too long or not valid UTF-8", what, owner);
+    return LAR_OK;
+}
+
+static int check_property(const lar_class_def *def, size_t index)
+{
+    const lar_property_def *p = &def->properties[index];
+    int err = check_name(p->name, "property of class ", def->name);
+    if (err) return err;
+    for (size_t j = 0; j < index; j++)
+        if (!strcmp(def->properties[j].name, p->name))
+            return lar_fail(LAR_EINVAL, "class '%s' has two properties named '%s'", def->name, p->name);
+    if (p->type <= LAR_TYPE_NULL || p->type > LAR_TYPE_LINKING_OBJECTS ||
+        (unsigned)p->collection > LAR_COLLECTION_MAP ||
+        (p->flags & ~(LAR_PROP_OPTIONAL | LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)))
+        return lar_fail(LAR_EINVAL, "property '%s.%s' has an unknown type, collection or flag",
+                        def->name, p->name);
+    if (p->type >= LAR_TYPE_LINK || p->collection != LAR_COLLECTION_NONE)
+        return lar_fail(LAR_ENOTSUP, "property '%s.%s': %s%s properties are not supported yet",
+                        def->name, p->name, p->collection ? "collection of " : "", type_name(p->type));
+    if ((p->flags & LAR_PROP_PRIMARY_KEY) && !key_type_is_primary(p->type))
+        return lar_fail(LAR_EINVAL, "property '%s.%s' of type %s cannot be a primary key", def->name,
+                        p->name, type_name(p->type));
+    if ((p->flags & LAR_PROP_INDEXED) && !key_type_is_indexable(p->type))
+        return lar_fail(LAR_EINVAL, "property '%s.%s' of type %s cannot be indexed", def->name, p->name,
+                        type_name(p->type));
+    return LAR_OK;
+}
+
+static int check_class(const lar_class_def *classes, size_t index)
+{
+    const lar_class_def *def = &classes[index];
+    int err = check_name(def->name, "class", "");
+    if (err) return err;
+    for (size_t j = 0; j < index; j++)
+        if (!strcmp(classes[j].name, def->name))
+            return lar_fail(LAR_EINVAL, "two classes are named '%s'", def->name);
+    if (def->flags & ~LAR_CLASS_EMBEDDED) return lar_fail(LAR_EINVAL, "class '%s' has unknown flags", def->name);
+    if (def->flags & LAR_CLASS_EMBEDDED)
+        return lar_fail(LAR_ENOTSUP, "class '%s': embedded classes are not supported yet", def->name);
+    if (def->property_count > MAX_PROPERTIES || (def->property_count && !def->properties))
+        return lar_fail(LAR_EINVAL, "class '%s' has a bad property list", def->name);
+    int primary_keys = 0;
+    for (size_t i = 0; i < def->property_count; i++) {
+        if ((err = check_property(def, i))) return err;
+        primary_keys += (def->properties[i].flags & LAR_PROP_PRIMARY_KEY) != 0;
+    }
+    if (primary_keys > 1) return lar_fail(LAR_EINVAL, "class '%s' has more than one primary key", def->name);
+    return LAR_OK;
+}
+
+/* ---- comparing a definition with the stored class ---- */
+
+typedef struct difference_list {
+    char text[480];
+    size_t length;
+    int count;
+} difference_list;
+
+static void note(difference_list *list, const char *format, ...) __attribute__((format(printf, 2, 3)));
+static void note(difference_list *list, const char *format, ...)
+{
+    if (list->length >= sizeof list->text - 1) return;
+    if (list->count++) list->length += (size_t)snprintf(list->text + list->length,
+                                                        sizeof list->text - list->length, "; ");
+    if (list->length >= sizeof list->text - 1) return;
+    va_list args;
+    va_start(args, format);
+    list->length += (size_t)vsnprintf(list->text + list->length, sizeof list->text - list->length, format, args);
+    va_end(args);
+    if (list->length > sizeof list->text - 1) list->length = sizeof list->text - 1;
+}
+
+static const lar_property_def *find_def(const lar_class_def *def, const char *name)
+{
+    for (size_t i = 0; i < def->property_count; i++)
+        if (!strcmp(def->properties[i].name, name)) return &def->properties[i];
+    return NULL;
+}
+
+static void compare_flag(difference_list *list, const schema_class *cls, const lar_property_def *old,
+                         const lar_property_def *new, unsigned int flag, const char *what)
+{
+    if ((old->flags & flag) != (new->flags & flag))
+        note(list, "property '%s.%s' %s %s", cls->name, old->name,
+             (new->flags & flag) ? "became" : "is no longer", what);
+}
+
+static void compare_class(difference_list *list, const schema_class *cls, const lar_class_def *def)
+{
+    for (uint32_t i = 0; i < cls->property_count; i++) {
+        const lar_property_def *old = &cls->properties[i].def;
+        const lar_property_def *new = find_def(def, old->name);
+        if (!new) {
+            note(list, "property '%s.%s' was removed", cls->name, old->name);
+            continue;
+        }
+        if (old->type != new->type || old->collection != new->collection)
+            note(list, "property '%s.%s' changed type from %s to %s", cls->name, old->name,
+                 type_name(old->type), type_name(new->type));
+        compare_flag(list, cls, old, new, LAR_PROP_OPTIONAL, "optional");
+        compare_flag(list, cls, old, new, LAR_PROP_PRIMARY_KEY, "the primary key");
+        compare_flag(list, cls, old, new, LAR_PROP_INDEXED, "indexed");
+    }
+    for (size_t i = 0; i < def->property_count; i++) {
+        bool known = false;
+        for (uint32_t j = 0; j < cls->property_count && !known; j++)
+            known = !strcmp(cls->properties[j].def.name, def->properties[i].name);
+        if (!known) note(list, "property '%s.%s' was added", cls->name, def->properties[i].name);
+    }
+    if (cls->flags != def->flags) note(list, "class '%s' changed its embedded flag", cls->name);
+}
+
+static const schema_class *find_class(const lar_schema *schema, const char *name)
+{
+    for (uint32_t c = 0; c < schema->class_count; c++)
+        if (!strcmp(schema->classes[c].name, name)) return &schema->classes[c];
+    return NULL;
+}
+
+/* ---- applying ---- */
+
+static int put_meta(lar_txn *txn, const char *name, const void *bytes, size_t size)
+{
+    MDB_val key = {strlen(name), (void *)name}, data = {size, (void *)bytes};
+    return txn_put(txn, txn->env->meta_dbi, &key, &data, 0);
+}
+
+/* Stores the stored classes plus the new ones, and creates the new classes' tables. */
+static int store_schema(lar_txn *txn, const lar_class_def **added, uint32_t added_count, uint64_t version)
+{
+    const lar_schema *old = txn->schema;
+    uint32_t total = old->class_count + added_count;
+    if (total > MAX_CLASSES) return lar_fail(LAR_EBUSY, "a database holds at most %d classes", MAX_CLASSES);
+    schema_class *classes = calloc(total ? total : 1, sizeof *classes);
+    if (!classes) return lar_fail(LAR_ENOMEM, "out of memory storing the schema");
+    if (old->class_count) memcpy(classes, old->classes, old->class_count * sizeof *classes);
+    int err = LAR_OK;
+    uint32_t built = 0;
+    for (; built < added_count && !err; built++)
+        err = class_from_def(added[built], &classes[old->class_count + built]);
+    if (err) built--;
+    byte_buffer blob = {0};
+    if (!err) err = serialize(classes, total, &blob);
+    uint64_t generation = old->generation + 1;
+    if (!err) err = put_meta(txn, META_SCHEMA, blob.data, blob.size);
+    if (!err) err = put_meta(txn, META_GENERATION, &generation, sizeof generation);
+    if (!err) err = put_meta(txn, META_SCHEMA_VERSION, &version, sizeof version);
+    for (uint32_t c = old->class_count; !err && c < total; c++) {
+        char name[16];
+        MDB_dbi dbi;
+        table_name(c, name);
+        err = txn_open_table(txn, name, MDB_CREATE | MDB_INTEGERKEY, &dbi);
+    }
+    buffer_free(&blob);
+    for (uint32_t i = 0; i < built; i++) class_clear(&classes[old->class_count + i]);
+    free(classes);
+    return err;
+}
+
+static int validate_all(const lar_class_def *classes, size_t class_count)
+{
+    if (class_count > MAX_CLASSES) return lar_fail(LAR_EBUSY, "a database holds at most %d classes", MAX_CLASSES);
+    for (size_t c = 0; c < class_count; c++) {
+        int err = check_class(classes, c);
+        if (err) return err;
+    }
+    return LAR_OK;
+}
+
+/* Compares each class with the stored one; collects the classes that are new. */
+static int diff_schema(const lar_schema *stored, const lar_class_def *classes, size_t class_count,
+                       uint64_t version, const lar_class_def **added, uint32_t *added_count)
+{
+    difference_list list = {{0}, 0, 0};
+    if (version < stored->version)
+        note(&list, "schema version %llu is older than the stored version %llu",
+             (unsigned long long)version, (unsigned long long)stored->version);
+    *added_count = 0;
+    for (size_t c = 0; c < class_count; c++) {
+        const schema_class *cls = find_class(stored, classes[c].name);
+        if (cls) compare_class(&list, cls, &classes[c]);
+        else added[(*added_count)++] = &classes[c];
+    }
+    if (list.count)
+        return lar_fail(LAR_ESCHEMA, "the schema differs from the stored one (migrations are not "
+                        "supported yet): %s", list.text);
+    return LAR_OK;
+}
+
+int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
+                     uint64_t schema_version)
+{
+    if (!env || (class_count && !classes))
+        return lar_fail(LAR_EINVAL, "lar_schema_apply: env and classes must not be NULL");
+    int err = validate_all(classes, class_count);
+    if (err) return err;
+    const lar_class_def **added = calloc(class_count ? class_count : 1, sizeof *added);
+    if (!added) return lar_fail(LAR_ENOMEM, "out of memory applying the schema");
+    lar_txn *txn = NULL;
+    uint32_t added_count = 0;
+    err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
+    if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
+    bool changed = added_count > 0 || (txn && schema_version != txn->schema->version);
+    if (!err && changed) err = store_schema(txn, added, added_count, schema_version);
+    if (!err && changed) err = lar_txn_commit(txn);
+    lar_txn_free(txn);
+    free(added);
+    return err;
+}
+
+/* ---- lookups ---- */
+
+/* The newest schema: another process may have added classes since this one last looked. */
+static int current_schema(lar_env *env, lar_schema **out)
+{
+    lar_txn *txn;
+    int err = lar_txn_begin(env, LAR_TXN_READ, &txn);
+    if (err) return err;
+    *out = txn->schema;
+    lar_txn_free(txn);
+    return LAR_OK;
+}
+
+int lar_class_find(lar_env *env, const char *name, lar_class *out)
+{
+    if (!env || !name || !out) return lar_fail(LAR_EINVAL, "lar_class_find: NULL argument");
+    lar_schema *schema;
+    int err = current_schema(env, &schema);
+    if (err) return err;
+    const schema_class *cls = find_class(schema, name);
+    if (!cls) return lar_fail(LAR_ENOTFOUND, "no class named '%s'", name);
+    *out = (lar_class)(cls - schema->classes);
+    return LAR_OK;
+}
+
+static int class_for(lar_env *env, lar_class cls, const schema_class **out)
+{
+    lar_schema *schema;
+    int err = current_schema(env, &schema);
+    if (err) return err;
+    *out = schema_class_at(schema, cls);
+    return *out ? LAR_OK : lar_fail(LAR_EINVAL, "unknown class %u", cls);
+}
+
+int lar_class_info_get(lar_env *env, lar_class cls, lar_class_info *out)
+{
+    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_class_info_get: NULL argument");
+    const schema_class *c;
+    int err = class_for(env, cls, &c);
+    if (err) return err;
+    out->name = c->name;
+    out->property_count = c->property_count;
+    out->primary_key = c->primary_key;
+    out->flags = c->flags;
+    return LAR_OK;
+}
+
+int lar_property_find(lar_env *env, lar_class cls, const char *name, uint32_t *out)
+{
+    if (!env || !name || !out) return lar_fail(LAR_EINVAL, "lar_property_find: NULL argument");
+    const schema_class *c;
+    int err = class_for(env, cls, &c);
+    if (err) return err;
+    for (uint32_t i = 0; i < c->property_count; i++) {
+        if (!strcmp(c->properties[i].def.name, name)) {
+            *out = i;
+            return LAR_OK;
+        }
+    }
+    return lar_fail(LAR_ENOTFOUND, "class '%s' has no property named '%s'", c->name, name);
+}
+
+int lar_property_info_get(lar_env *env, lar_class cls, uint32_t prop, lar_property_def *out)
+{
+    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_property_info_get: NULL argument");
+    const schema_class *c;
+    int err = class_for(env, cls, &c);
+    if (err) return err;
+    if (prop >= c->property_count)
+        return lar_fail(LAR_EINVAL, "class '%s' has no property %u", c->name, prop);
+    *out = c->properties[prop].def;
+    return LAR_OK;
+}

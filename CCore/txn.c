@@ -1,0 +1,453 @@
+/* Transactions: snapshots, the one writer, and map growth in the middle of a write.
+ *
+ * LMDB aborts a write transaction that fills the map, and the map can only be
+ * resized while no transaction of this process is live. So a write logs every
+ * mutation; on MDB_MAP_FULL it aborts, waits for the map, grows it, begins
+ * again from the same commit and replays the log. The caller never sees it. */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define KEEP_CHUNK ((size_t)64 << 10)
+
+/* ---- byte buffers ---- */
+
+int buffer_reserve(byte_buffer *buffer, size_t extra)
+{
+    size_t need = buffer->size + extra;
+    if (need <= buffer->capacity) return LAR_OK;
+    size_t capacity = buffer->capacity ? buffer->capacity * 2 : 256;
+    while (capacity < need) capacity *= 2;
+    uint8_t *data = realloc(buffer->data, capacity);
+    if (!data) return lar_fail(LAR_ENOMEM, "out of memory (%zu bytes)", capacity);
+    buffer->data = data;
+    buffer->capacity = capacity;
+    return LAR_OK;
+}
+
+int buffer_append(byte_buffer *buffer, const void *bytes, size_t size)
+{
+    int err = buffer_reserve(buffer, size);
+    if (err) return err;
+    if (size) memcpy(buffer->data + buffer->size, bytes, size);
+    buffer->size += size;
+    return LAR_OK;
+}
+
+void buffer_free(byte_buffer *buffer)
+{
+    free(buffer->data);
+    buffer->data = NULL;
+    buffer->size = buffer->capacity = 0;
+}
+
+/* ---- the replay log ---- */
+
+enum { LOG_PUT = 1, LOG_DEL, LOG_DROP, LOG_OPEN };
+#define NO_DATA UINT32_MAX
+
+typedef struct log_entry {
+    uint32_t op, dbi, flags, key_size, data_size;
+} log_entry;
+
+static int log_append(lar_txn *txn, uint32_t op, MDB_dbi dbi, unsigned int flags,
+                      const void *key, size_t key_size, const MDB_val *data)
+{
+    log_entry entry = {op, dbi, flags, (uint32_t)key_size, data ? (uint32_t)data->mv_size : NO_DATA};
+    int err = buffer_reserve(&txn->log, sizeof entry + key_size + (data ? data->mv_size : 0));
+    if (err) return err;
+    buffer_append(&txn->log, &entry, sizeof entry);
+    buffer_append(&txn->log, key, key_size);
+    if (data) buffer_append(&txn->log, data->mv_data, data->mv_size);
+    return LAR_OK;
+}
+
+static int replay_entry(lar_txn *txn, const log_entry *entry, uint8_t *key, uint8_t *data)
+{
+    MDB_val k = {entry->key_size, key}, d = {entry->data_size, data};
+    switch (entry->op) {
+    case LOG_PUT: return mdb_put(txn->mdb, entry->dbi, &k, &d, entry->flags);
+    case LOG_DEL: return mdb_del(txn->mdb, entry->dbi, &k, entry->data_size == NO_DATA ? NULL : &d);
+    case LOG_DROP: return mdb_drop(txn->mdb, entry->dbi, 0);
+    default: {
+        MDB_dbi dbi;
+        int rc = mdb_dbi_open(txn->mdb, (const char *)key, entry->flags, &dbi);
+        return !rc && dbi != entry->dbi ? MDB_BAD_DBI : rc;
+    }
+    }
+}
+
+static int replay(lar_txn *txn)
+{
+    uint8_t *at = txn->log.data, *end = at + txn->log.size;
+    while (at < end) {
+        log_entry entry;
+        memcpy(&entry, at, sizeof entry);
+        at += sizeof entry;
+        uint8_t *key = at;
+        at += entry.key_size;
+        uint8_t *data = at;
+        if (entry.data_size != NO_DATA) at += entry.data_size;
+        int rc = replay_entry(txn, &entry, key, data);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+/* ---- beginning and ending ---- */
+
+/* Begins the LMDB transaction; the caller holds the map lock for reading. */
+static int begin_mdb(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    for (;;) {
+        int rc = mdb_txn_begin(env->mdb, NULL, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
+        if (rc != MDB_MAP_RESIZED) return rc ? lar_fail_mdb(rc, "cannot begin a transaction") : LAR_OK;
+        /* Another process grew the map. */
+        pthread_rwlock_unlock(&env->map_lock);
+        int err = env_adopt_map(env);
+        pthread_rwlock_rdlock(&env->map_lock);
+        if (err) return err;
+    }
+}
+
+/* Aborts, grows the map, begins again from the same commit and replays the log. */
+static int regrow(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    for (;;) {
+        MDB_envinfo info;
+        mdb_env_info(env->mdb, &info);
+        if (txn->mdb) mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+        txn->epoch++;
+        txn->cache_valid = false;
+        pthread_rwlock_unlock(&env->map_lock);
+        int err = env_grow_map(env, info.me_mapsize * 2);
+        pthread_rwlock_rdlock(&env->map_lock);
+        if (!err) err = begin_mdb(txn);
+        if (!err && mdb_txn_id(txn->mdb) != txn->base_txnid)
+            err = lar_fail(LAR_EIO, "another program wrote to '%s' without Larder's writer lock", env->path);
+        int rc = err ? 0 : replay(txn);
+        if (!err && !rc) return LAR_OK;
+        if (!err && rc != MDB_MAP_FULL) err = lar_fail_mdb(rc, "cannot replay a write after growing the map");
+        if (err) {
+            txn->failed = true;
+            return err;
+        }
+    }
+}
+
+static void release_keeps(lar_txn *txn)
+{
+    for (size_t i = 0; i < txn->copy_count; i++) buffer_free(&txn->copies[i]);
+    txn->copy_count = 0;
+}
+
+/* Ends the transaction's life in the environment; the LMDB side is already done. */
+static void finish(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    iter_detach_all(txn);
+    release_keeps(txn);
+    txn->cache_valid = false;
+    txn->state = TXN_ENDED;
+    pthread_rwlock_unlock(&env->map_lock);
+    pthread_mutex_lock(&env->mutex);
+    env->live_txns--;
+    pthread_mutex_unlock(&env->mutex);
+    if (txn->write) {
+        txn->log.size = 0;
+        if (txn->classes) memset(txn->classes, 0, txn->class_capacity * sizeof *txn->classes);
+        env_unlock_writer(env);
+    }
+}
+
+static int start(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    pthread_rwlock_rdlock(&env->map_lock);
+    if (txn->mdb && mdb_txn_renew(txn->mdb) != 0) { /* e.g. the map grew: begin afresh */
+        mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+    }
+    int err = txn->mdb ? LAR_OK : begin_mdb(txn);
+    if (!err) err = env_schema_for(env, txn->mdb, &txn->schema);
+    if (err) {
+        if (txn->mdb) mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+        pthread_rwlock_unlock(&env->map_lock);
+        return err;
+    }
+    txn->state = TXN_ACTIVE;
+    txn->failed = false;
+    txn->epoch++;
+    txn->base_txnid = mdb_txn_id(txn->mdb);
+    pthread_mutex_lock(&env->mutex);
+    env->live_txns++;
+    pthread_mutex_unlock(&env->mutex);
+    return LAR_OK;
+}
+
+int lar_txn_begin(lar_env *env, unsigned int flags, lar_txn **out)
+{
+    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_txn_begin: env and out must not be NULL");
+    if (flags & ~LAR_TXN_WRITE) return lar_fail(LAR_EINVAL, "lar_txn_begin: unknown flags 0x%x", flags);
+    bool write = flags & LAR_TXN_WRITE;
+    if (write && (env->flags & LAR_ENV_READONLY))
+        return lar_fail(LAR_EREADONLY, "'%s' was opened read-only", env->path);
+    lar_txn *txn = calloc(1, sizeof *txn);
+    if (!txn) return lar_fail(LAR_ENOMEM, "out of memory beginning a transaction");
+    txn->env = env;
+    txn->write = write;
+    txn->thread = pthread_self();
+    int err = write ? env_lock_writer(env) : LAR_OK;
+    if (!err) {
+        err = start(txn);
+        if (err && write) env_unlock_writer(env);
+    }
+    if (err) {
+        free(txn);
+        return err;
+    }
+    *out = txn;
+    return LAR_OK;
+}
+
+static int check_owner(lar_txn *txn, const char *function)
+{
+    if (txn->write && !pthread_equal(txn->thread, pthread_self()))
+        return lar_fail(LAR_EMISUSE, "%s: a write transaction must end on the thread that began it",
+                        function);
+    return LAR_OK;
+}
+
+static int flush_class_keys(lar_txn *txn)
+{
+    for (uint32_t c = 0; c < txn->class_capacity; c++) {
+        class_write_state *state = &txn->classes[c];
+        if (!state->dirty) continue;
+        uint8_t name[5] = {META_NEXT_KEY_PREFIX, (uint8_t)(c >> 24), (uint8_t)(c >> 16),
+                           (uint8_t)(c >> 8), (uint8_t)c};
+        MDB_val key = {sizeof name, name}, data = {sizeof state->next_key, &state->next_key};
+        int err = txn_put(txn, txn->env->meta_dbi, &key, &data, 0);
+        if (err) return err;
+        state->dirty = false;
+    }
+    return LAR_OK;
+}
+
+static int commit_write(lar_txn *txn)
+{
+    if (txn->failed) return lar_fail(LAR_EIO, "the transaction failed earlier; nothing was stored");
+    int err = flush_class_keys(txn);
+    iter_detach_all(txn); /* LMDB frees a write transaction's cursors when it ends */
+    while (!err) {
+        int rc = mdb_txn_commit(txn->mdb);
+        txn->mdb = NULL; /* freed, even when the commit fails */
+        if (!rc) break;
+        if (rc != MDB_MAP_FULL) err = lar_fail_mdb(rc, "cannot commit");
+        else err = regrow(txn);
+    }
+    return err;
+}
+
+int lar_txn_commit(lar_txn *txn)
+{
+    if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_commit: txn is NULL");
+    if (txn->state != TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "lar_txn_commit: the transaction has ended");
+    int err = check_owner(txn, "lar_txn_commit");
+    if (err) return err;
+    if (!txn->write) {
+        mdb_txn_reset(txn->mdb);
+        finish(txn);
+        return LAR_OK;
+    }
+    err = commit_write(txn);
+    if (txn->mdb) mdb_txn_abort(txn->mdb);
+    txn->mdb = NULL;
+    finish(txn);
+    return err;
+}
+
+int lar_txn_abort(lar_txn *txn)
+{
+    if (!txn || txn->state != TXN_ACTIVE) return LAR_OK;
+    int err = check_owner(txn, "lar_txn_abort");
+    if (err) return err;
+    if (txn->write) {
+        iter_detach_all(txn);
+        if (txn->mdb) mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+    } else {
+        mdb_txn_reset(txn->mdb);
+    }
+    finish(txn);
+    return LAR_OK;
+}
+
+int lar_txn_renew(lar_txn *txn)
+{
+    if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_renew: txn is NULL");
+    if (txn->write) return lar_fail(LAR_EMISUSE, "lar_txn_renew: only read transactions can be renewed");
+    if (txn->state == TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "lar_txn_renew: the transaction is active");
+    return start(txn);
+}
+
+void lar_txn_free(lar_txn *txn)
+{
+    if (!txn) return;
+    if (lar_txn_abort(txn) != LAR_OK) return; /* a writer of another thread: leave it to that thread */
+    if (txn->mdb) mdb_txn_abort(txn->mdb);
+    release_keeps(txn);
+    free(txn->copies);
+    free(txn->classes);
+    buffer_free(&txn->log);
+    buffer_free(&txn->row);
+    free(txn);
+}
+
+int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write)
+{
+    if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_state: txn is NULL");
+    if (is_active) *is_active = txn->state == TXN_ACTIVE;
+    if (is_write) *is_write = txn->write;
+    return LAR_OK;
+}
+
+/* ---- services for the other modules ---- */
+
+int txn_check(lar_txn *txn, bool write)
+{
+    if (!txn) return lar_fail(LAR_EINVAL, "transaction is NULL");
+    if (txn->state != TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "the transaction has ended");
+    if (txn->failed) return lar_fail(LAR_EIO, "the transaction failed earlier and can only be aborted");
+    if (write && !txn->write) return lar_fail(LAR_EMISUSE, "cannot write in a read transaction");
+    return LAR_OK;
+}
+
+int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int flags)
+{
+    txn->cache_valid = false;
+    for (;;) {
+        int rc = mdb_put(txn->mdb, dbi, key, data, flags);
+        if (!rc) return log_append(txn, LOG_PUT, dbi, flags, key->mv_data, key->mv_size, data);
+        if (rc == MDB_KEYEXIST) return LAR_EEXISTS;
+        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot write");
+        int err = regrow(txn);
+        if (err) return err;
+    }
+}
+
+int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
+{
+    txn->cache_valid = false;
+    for (;;) {
+        int rc = mdb_del(txn->mdb, dbi, key, data);
+        if (!rc) return log_append(txn, LOG_DEL, dbi, 0, key->mv_data, key->mv_size, data);
+        if (rc == MDB_NOTFOUND) return LAR_ENOTFOUND;
+        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot delete");
+        int err = regrow(txn);
+        if (err) return err;
+    }
+}
+
+int txn_drop(lar_txn *txn, MDB_dbi dbi)
+{
+    txn->cache_valid = false;
+    for (;;) {
+        int rc = mdb_drop(txn->mdb, dbi, 0);
+        if (!rc) return log_append(txn, LOG_DROP, dbi, 0, "", 0, NULL);
+        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot empty a table");
+        int err = regrow(txn);
+        if (err) return err;
+    }
+}
+
+int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *out)
+{
+    int rc = mdb_dbi_open(txn->mdb, name, flags, out);
+    if (rc) return lar_fail_mdb(rc, "cannot create a class table");
+    return log_append(txn, LOG_OPEN, *out, flags, name, strlen(name) + 1, NULL);
+}
+
+const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)
+{
+    byte_buffer *chunk = txn->copy_count ? &txn->copies[txn->copy_count - 1] : NULL;
+    if (!chunk || chunk->capacity - chunk->size < size) {
+        if (txn->copy_count == txn->copy_capacity) {
+            size_t capacity = txn->copy_capacity ? txn->copy_capacity * 2 : 8;
+            byte_buffer *copies = realloc(txn->copies, capacity * sizeof *copies);
+            if (!copies) return lar_fail(LAR_ENOMEM, "out of memory"), NULL;
+            txn->copies = copies;
+            txn->copy_capacity = capacity;
+        }
+        chunk = &txn->copies[txn->copy_count];
+        memset(chunk, 0, sizeof *chunk);
+        if (buffer_reserve(chunk, size > KEEP_CHUNK ? size : KEEP_CHUNK)) return NULL;
+        txn->copy_count++;
+    }
+    void *copy = chunk->data + chunk->size;
+    if (size) memcpy(copy, bytes, size);
+    chunk->size += size;
+    return copy;
+}
+
+static lar_objkey stored_next_key(lar_txn *txn, lar_class cls, const schema_class *schema_cls)
+{
+    uint8_t name[5] = {META_NEXT_KEY_PREFIX, (uint8_t)(cls >> 24), (uint8_t)(cls >> 16),
+                       (uint8_t)(cls >> 8), (uint8_t)cls};
+    MDB_val key = {sizeof name, name}, data;
+    lar_objkey next = 1;
+    if (!mdb_get(txn->mdb, txn->env->meta_dbi, &key, &data) && data.mv_size == sizeof next)
+        memcpy(&next, data.mv_data, sizeof next);
+    /* Never below the last key in use, whatever the counter says. */
+    MDB_cursor *cursor;
+    if (!mdb_cursor_open(txn->mdb, schema_cls->dbi, &cursor)) {
+        MDB_val last, row;
+        if (!mdb_cursor_get(cursor, &last, &row, MDB_LAST) && last.mv_size == sizeof(lar_objkey)) {
+            lar_objkey used;
+            memcpy(&used, last.mv_data, sizeof used);
+            if (used >= next) next = used + 1;
+        }
+        mdb_cursor_close(cursor);
+    }
+    return next;
+}
+
+class_write_state *txn_class_state(lar_txn *txn, lar_class cls)
+{
+    if (cls >= txn->class_capacity) {
+        uint32_t capacity = txn->schema->class_count > cls ? txn->schema->class_count : cls + 1;
+        class_write_state *classes = realloc(txn->classes, capacity * sizeof *classes);
+        if (!classes) return lar_fail(LAR_ENOMEM, "out of memory"), NULL;
+        memset(classes + txn->class_capacity, 0, (capacity - txn->class_capacity) * sizeof *classes);
+        txn->classes = classes;
+        txn->class_capacity = capacity;
+    }
+    class_write_state *state = &txn->classes[cls];
+    if (!state->loaded) {
+        state->next_key = stored_next_key(txn, cls, schema_class_at(txn->schema, cls));
+        state->loaded = true;
+    }
+    return state;
+}
+
+int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *row)
+{
+    if (txn->cache_valid && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
+        *row = txn->cache_row;
+        return LAR_OK;
+    }
+    MDB_val key = {sizeof obj.key, &obj.key};
+    int rc = mdb_get(txn->mdb, cls->dbi, &key, row);
+    if (rc == MDB_NOTFOUND)
+        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                        (unsigned long long)obj.key, cls->name);
+    if (rc) return lar_fail_mdb(rc, "cannot read an object");
+    txn->cache_valid = true;
+    txn->cache_obj = obj;
+    txn->cache_row = *row;
+    return LAR_OK;
+}

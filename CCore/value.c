@@ -1,0 +1,153 @@
+/* Values: which value fits which property, defaults, and UTF-8 validation. */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const type_names[] = {
+    "null", "int", "bool", "float", "double", "string", "binary", "timestamp",
+    "objectId", "uuid", "decimal128", "link", "mixed", "linkingObjects",
+};
+
+const char *type_name(lar_type type)
+{
+    return (unsigned)type < sizeof type_names / sizeof *type_names ? type_names[type] : "unknown";
+}
+
+uint32_t slot_size_of(const lar_property_def *def)
+{
+    if (def->collection != LAR_COLLECTION_NONE) return 8; /* a reference to the collection's table */
+    switch (def->type) {
+    case LAR_TYPE_BOOL: return 1;
+    case LAR_TYPE_FLOAT: return 4;
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: return 8; /* u32 offset, u32 length */
+    case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
+    case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
+    case LAR_TYPE_MIXED: return 17; /* a type tag and an inline value or a var-area reference */
+    default: return 0;              /* linking objects are computed, not stored */
+    }
+}
+
+/* RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF. */
+bool utf8_valid(const char *data, size_t size)
+{
+    const uint8_t *s = (const uint8_t *)data, *end = s + size;
+    while (s < end) {
+        uint8_t c = *s++;
+        if (c < 0x80) continue;
+        size_t extra;
+        uint32_t cp;
+        if (c >= 0xC2 && c <= 0xDF) { extra = 1; cp = c & 0x1F; }
+        else if (c >= 0xE0 && c <= 0xEF) { extra = 2; cp = c & 0x0F; }
+        else if (c >= 0xF0 && c <= 0xF4) { extra = 3; cp = c & 0x07; }
+        else return false;
+        if ((size_t)(end - s) < extra) return false;
+        for (size_t i = 0; i < extra; i++) {
+            if ((s[i] & 0xC0) != 0x80) return false;
+            cp = (cp << 6) | (s[i] & 0x3F);
+        }
+        s += extra;
+        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
+            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+            return false;
+    }
+    return true;
+}
+
+static bool timestamp_valid(lar_timestamp t)
+{
+    if (t.nanoseconds <= -1000000000 || t.nanoseconds >= 1000000000) return false;
+    return !((t.seconds > 0 && t.nanoseconds < 0) || (t.seconds < 0 && t.nanoseconds > 0));
+}
+
+int value_check(const schema_class *cls, uint32_t prop, const lar_value *value)
+{
+    const lar_property_def *def = &cls->properties[prop].def;
+    if (value->type == LAR_TYPE_NULL) {
+        if (def->flags & LAR_PROP_OPTIONAL) return LAR_OK;
+        return lar_fail(LAR_ETYPE, "property '%s.%s' is required and cannot be null", cls->name,
+                        def->name);
+    }
+    bool numeric_alias = value->type == LAR_TYPE_INT &&
+                         (def->type == LAR_TYPE_FLOAT || def->type == LAR_TYPE_DOUBLE);
+    if (value->type != def->type && !numeric_alias)
+        return lar_fail(LAR_ETYPE, "property '%s.%s' holds %s values, not %s", cls->name, def->name,
+                        type_name(def->type), type_name(value->type));
+    switch (value->type) {
+    case LAR_TYPE_STRING:
+        if (!value->as.string.data && value->as.string.size)
+            return lar_fail(LAR_EINVAL, "string for '%s.%s' has no data", cls->name, def->name);
+        if (value->as.string.size >= UINT32_MAX)
+            return lar_fail(LAR_EINVAL, "string for '%s.%s' is too long", cls->name, def->name);
+        if (!utf8_valid(value->as.string.data, value->as.string.size))
+            return lar_fail(LAR_EINVAL, "string for '%s.%s' is not valid UTF-8", cls->name, def->name);
+        return LAR_OK;
+    case LAR_TYPE_BINARY:
+        if (!value->as.binary.data && value->as.binary.size)
+            return lar_fail(LAR_EINVAL, "binary for '%s.%s' has no data", cls->name, def->name);
+        if (value->as.binary.size >= UINT32_MAX)
+            return lar_fail(LAR_EINVAL, "binary for '%s.%s' is too long", cls->name, def->name);
+        return LAR_OK;
+    case LAR_TYPE_TIMESTAMP:
+        if (!timestamp_valid(value->as.timestamp))
+            return lar_fail(LAR_EINVAL, "timestamp for '%s.%s' has nanoseconds out of range or of the "
+                            "wrong sign", cls->name, def->name);
+        return LAR_OK;
+    case LAR_TYPE_INT: case LAR_TYPE_BOOL: case LAR_TYPE_FLOAT: case LAR_TYPE_DOUBLE:
+    case LAR_TYPE_OBJECT_ID: case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128:
+        return LAR_OK;
+    default:
+        return lar_fail(LAR_ENOTSUP, "%s values are not supported yet", type_name(value->type));
+    }
+}
+
+lar_value value_normalize(const lar_property_def *def, const lar_value *value)
+{
+    lar_value out = *value;
+    if (value->type == LAR_TYPE_INT && def->type == LAR_TYPE_DOUBLE) {
+        out.type = LAR_TYPE_DOUBLE;
+        out.as.float64 = (double)value->as.integer;
+    } else if (value->type == LAR_TYPE_INT && def->type == LAR_TYPE_FLOAT) {
+        out.type = LAR_TYPE_FLOAT;
+        out.as.float32 = (float)value->as.integer;
+    } else if (value->type == LAR_TYPE_BOOL) {
+        out.as.boolean = value->as.boolean != 0;
+    }
+    return out;
+}
+
+lar_value value_default(const lar_property_def *def)
+{
+    lar_value out;
+    memset(&out, 0, sizeof out);
+    out.type = (def->flags & LAR_PROP_OPTIONAL) ? LAR_TYPE_NULL : def->type;
+    if (out.type == LAR_TYPE_STRING) out.as.string.data = "";
+    return out;
+}
+
+bool value_equal(const lar_value *a, const lar_value *b)
+{
+    if (a->type != b->type) return false;
+    switch (a->type) {
+    case LAR_TYPE_NULL: return true;
+    case LAR_TYPE_INT: return a->as.integer == b->as.integer;
+    case LAR_TYPE_BOOL: return (a->as.boolean != 0) == (b->as.boolean != 0);
+    case LAR_TYPE_FLOAT: return a->as.float32 == b->as.float32;
+    case LAR_TYPE_DOUBLE: return a->as.float64 == b->as.float64;
+    case LAR_TYPE_STRING:
+        return a->as.string.size == b->as.string.size &&
+               (!a->as.string.size || !memcmp(a->as.string.data, b->as.string.data, a->as.string.size));
+    case LAR_TYPE_BINARY:
+        return a->as.binary.size == b->as.binary.size &&
+               (!a->as.binary.size || !memcmp(a->as.binary.data, b->as.binary.data, a->as.binary.size));
+    case LAR_TYPE_TIMESTAMP:
+        return a->as.timestamp.seconds == b->as.timestamp.seconds &&
+               a->as.timestamp.nanoseconds == b->as.timestamp.nanoseconds;
+    case LAR_TYPE_OBJECT_ID: return !memcmp(&a->as.object_id, &b->as.object_id, sizeof a->as.object_id);
+    case LAR_TYPE_UUID: return !memcmp(&a->as.uuid, &b->as.uuid, sizeof a->as.uuid);
+    case LAR_TYPE_DECIMAL128:
+        return a->as.decimal128.low == b->as.decimal128.low && a->as.decimal128.high == b->as.decimal128.high;
+    case LAR_TYPE_LINK: return a->as.link.cls == b->as.link.cls && a->as.link.key == b->as.link.key;
+    default: return false;
+    }
+}

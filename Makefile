@@ -1,0 +1,110 @@
+# Larder: build the C library, run every test, run the demo, run the benchmarks.
+# `make test` and `make demo` install LMDB's development files when they are missing.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+SWIFT   ?= $(shell command -v swift 2>/dev/null || echo /opt/swift/usr/bin/swift)
+PREFIX  ?= /usr/local
+
+BUILD   := build
+WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes
+LIB_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -Iinclude -ICCore \
+              $(shell pkg-config --cflags lmdb 2>/dev/null)
+LMDB_LIBS   = $(shell pkg-config --libs lmdb 2>/dev/null || echo -llmdb)
+SANITIZE    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+CORE_SRC := $(wildcard CCore/*.c)
+CORE_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/obj/%.o)
+CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
+CTEST_SRC := $(wildcard Tests/c/*.c)
+
+.PHONY: all lib deps test test-c test-ffi test-swift test-header demo demo-c demo-swift bench clean install
+
+all: lib
+
+lib: $(BUILD)/liblarder.so $(BUILD)/liblarder.a $(BUILD)/larder.pc
+
+# Installs liblmdb-dev when pkg-config cannot find lmdb (a fresh Debian/Ubuntu machine).
+deps:
+	@build-aux/ensure-lmdb
+
+$(BUILD)/obj/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -O1 $(SANITIZE) -c $< -o $@
+
+$(BUILD)/liblarder.so: $(CORE_OBJ) build-aux/exports.map
+	$(CC) -shared -Wl,-soname,liblarder.so.0 -Wl,--version-script=build-aux/exports.map \
+	    -o $@ $(CORE_OBJ) $(LMDB_LIBS) -lpthread
+
+$(BUILD)/liblarder.a: $(CORE_OBJ)
+	rm -f $@ && ar rcs $@ $(CORE_OBJ)
+
+$(BUILD)/larder.pc: build-aux/larder.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(abspath $(BUILD))|g' -e 's|@INCLUDEDIR@|$(abspath include)|g' \
+	    -e 's|@LIBDIR@|$(abspath $(BUILD))|g' $< > $@
+
+# ---- tests ----
+
+test: test-header test-c test-ffi test-swift
+
+test-header: | deps
+	@for std in c99 c11; do \
+	  echo "#include \"larder.h\"" | $(CC) -std=$$std -Wall -Wextra -Werror -pedantic -Iinclude -x c -fsyntax-only - || exit 1; done
+	@echo "#include \"larder.h\"" | c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -x c++ -fsyntax-only -
+	@echo "header: compiles alone as C99, C11 and C++17"
+
+$(BUILD)/test_c: $(CTEST_SRC) Tests/c/test.h $(CORE_ASAN_OBJ)
+	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -o $@ $(CTEST_SRC) \
+	    $(CORE_ASAN_OBJ) $(LMDB_LIBS) -lpthread
+
+test-c: $(BUILD)/test_c
+	rm -rf $(BUILD)/c-test-data && mkdir -p $(BUILD)/c-test-data
+	$(BUILD)/test_c $(BUILD)/c-test-data
+
+test-ffi: lib test-c
+	python3 Tests/ffi/test_ffi.py $(BUILD)/liblarder.so $(BUILD)/c-test-data/shared.larder
+
+test-swift: | deps
+	$(SWIFT) test
+
+# ---- demo ----
+
+demo: demo-c demo-swift
+
+$(BUILD)/example_c: Examples/c/example.c lib
+	$(CC) $(CFLAGS) -std=c99 -Wall -Wextra -Werror -o $@ $< \
+	    $$(PKG_CONFIG_PATH=$(abspath $(BUILD)) pkg-config --cflags --libs larder) \
+	    -Wl,-rpath,$(abspath $(BUILD))
+
+demo-c: $(BUILD)/example_c
+	rm -f $(BUILD)/example.larder $(BUILD)/example.larder-lock
+	$(BUILD)/example_c $(BUILD)/example.larder
+
+demo-swift: | deps
+	$(SWIFT) run -c release --package-path Examples/swift LarderDemo $(abspath $(BUILD))/demo.larder
+
+# ---- benchmarks ----
+
+$(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench.h $(CORE_OBJ)
+	$(CC) $(CFLAGS) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ Benchmarks/c/bench.c \
+	    $(CORE_OBJ) $(LMDB_LIBS) -lpthread
+
+bench: $(BUILD)/bench_c
+	$(BUILD)/bench_c $(BUILD)/bench
+
+install: lib
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 include/larder.h $(DESTDIR)$(PREFIX)/include/
+	install -m 755 $(BUILD)/liblarder.so $(DESTDIR)$(PREFIX)/lib/liblarder.so.0
+	ln -sf liblarder.so.0 $(DESTDIR)$(PREFIX)/lib/liblarder.so
+	install -m 644 $(BUILD)/liblarder.a $(DESTDIR)$(PREFIX)/lib/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@INCLUDEDIR@|$(PREFIX)/include|g' \
+	    -e 's|@LIBDIR@|$(PREFIX)/lib|g' build-aux/larder.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/larder.pc
+
+clean:
+	rm -rf $(BUILD) .build Examples/swift/.build Benchmarks/swift/.build

@@ -1,0 +1,612 @@
+/** @file larder.h
+ *  @brief Larder: an embedded object database over LMDB.
+ *
+ *  Larder stores objects of user-defined classes in one database file (plus
+ *  its "-lock" file). This header is the whole public C interface; the Swift
+ *  module `Larder` is built on it, and any language with a C FFI can use it to
+ *  open the same files.
+ *
+ *  @section lifecycle Lifecycle
+ *  1. lar_env_open() opens (or creates) a database file.
+ *  2. lar_schema_apply() declares the classes the program uses; a file opened
+ *     without it exposes the classes already stored in it.
+ *  3. lar_txn_begin() starts a read snapshot or the single write transaction.
+ *  4. lar_obj_create(), lar_obj_get(), lar_obj_set(), lar_obj_find(),
+ *     lar_iter_open() ... work inside a transaction.
+ *  5. lar_txn_commit() or lar_txn_abort() ends it; lar_txn_free() releases
+ *     the handle.
+ *  6. lar_env_close() closes the database.
+ *
+ *  @section errors Errors
+ *  Every function that can fail returns #LAR_OK (0) or a negative LAR_E* code
+ *  and records the code and a message in this thread's last error, read with
+ *  lar_error_last(). A successful call does not clear the last error. No
+ *  function aborts the process on bad input.
+ *
+ *  @section ownership Ownership
+ *  A handle returned through an `out` parameter belongs to the caller, who
+ *  releases it with that type's free or close function. Strings and binary
+ *  values read from the database are borrowed: they point into the database
+ *  (or, inside a write transaction, into memory owned by the transaction) and
+ *  stay valid until the transaction that read them ends. Inputs are copied
+ *  before a function returns; the library keeps no caller pointer.
+ *
+ *  @section threading Threading
+ *  An environment may be used from any thread. A transaction, and everything
+ *  opened under it, must be used by one thread at a time. Read transactions
+ *  are not tied to a thread; a write transaction must end on the thread that
+ *  began it, and a thread may have at most one write transaction per
+ *  environment. Do not use an environment across fork().
+ *
+ *  @section storage Storage
+ *  The file is an LMDB environment. Its map grows on demand; the growth
+ *  waits until other transactions of this process on the same file have
+ *  ended. Long-lived read transactions keep old pages alive, so the file
+ *  grows while they are open.
+ */
+#ifndef LARDER_H
+#define LARDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** @defgroup version Version
+ *  @{
+ */
+/** Library major version: changes when the API or ABI breaks. */
+#define LARDER_VERSION_MAJOR 0
+/** Library minor version: changes when features are added. */
+#define LARDER_VERSION_MINOR 1
+/** Library patch version. */
+#define LARDER_VERSION_PATCH 0
+/** The library version as a string. */
+#define LARDER_VERSION_STRING "0.1.0"
+/** The library version as one number: MAJOR * 1000000 + MINOR * 1000 + PATCH. */
+#define LARDER_VERSION_NUMBER 1000
+/** The on-disk format this library writes. Files of a newer format are refused. */
+#define LARDER_FORMAT_VERSION 1
+
+/** @brief Return the version of the linked library.
+ *
+ * Compare it with the LARDER_VERSION_* macros to detect a header and library
+ * mismatch.
+ * @param[out] major  Receives the major version; may be NULL.
+ * @param[out] minor  Receives the minor version; may be NULL.
+ * @param[out] patch  Receives the patch version; may be NULL.
+ * @return The version string, a static string owned by the library.
+ *         This function cannot fail.
+ */
+const char *lar_version(int *major, int *minor, int *patch);
+/** @} */
+
+/** @defgroup errors Return codes
+ *  @{
+ */
+/** Success. */
+#define LAR_OK 0
+/** An argument is invalid: a NULL pointer, an index out of range, a value
+ *  that breaks a rule (invalid UTF-8, an object of another class...). */
+#define LAR_EINVAL (-1)
+/** The call is not allowed in this state: a write in a read transaction, a
+ *  second write transaction on one thread, use of an ended transaction. */
+#define LAR_EMISUSE (-2)
+/** The object, class or property does not exist. Also the end of an iteration. */
+#define LAR_ENOTFOUND (-3)
+/** An object with this primary key already exists. */
+#define LAR_EEXISTS (-4)
+/** The value's type does not match the property, or it is null for a
+ *  required property. */
+#define LAR_ETYPE (-5)
+/** The schema differs from the one stored in the file. */
+#define LAR_ESCHEMA (-6)
+/** The file is not a Larder database. It was left untouched. */
+#define LAR_ENOTLARDER (-7)
+/** The file uses a newer format version than this library reads. It was left untouched. */
+#define LAR_EVERSION (-8)
+/** The feature is described by the API but not implemented yet. */
+#define LAR_ENOTSUP (-9)
+/** Out of memory. */
+#define LAR_ENOMEM (-10)
+/** An I/O or storage error; the message gives the cause. */
+#define LAR_EIO (-11)
+/** The database was opened read-only. */
+#define LAR_EREADONLY (-12)
+/** The object has been deleted. */
+#define LAR_EDELETED (-13)
+/** The map is full and could not grow (no disk space, or another transaction
+ *  of this process held the map for too long). */
+#define LAR_EMAPFULL (-14)
+/** The file holds data this library cannot decode. */
+#define LAR_ECORRUPT (-15)
+/** A limit was reached: too many readers, too many classes. */
+#define LAR_EBUSY (-16)
+
+/** The last error of the calling thread. */
+typedef struct lar_error {
+    int code;            /**< A LAR_E* code, or LAR_OK if no error was recorded. */
+    const char *message; /**< A message naming the cause; never NULL. */
+} lar_error;
+
+/** @brief Return the calling thread's last error.
+ *
+ * Ownership: the result is owned by the library and valid until the next
+ * Larder call on this thread.
+ * @return Never NULL. Its code is #LAR_OK when no error was recorded since the
+ *         thread started or since lar_error_clear(). This function cannot fail.
+ */
+const lar_error *lar_error_last(void);
+
+/** @brief Forget the calling thread's last error. This function cannot fail. */
+void lar_error_clear(void);
+
+/** @brief Return a static description of a LAR_* code.
+ * @param[in] code  A LAR_* code; unknown codes give "unknown error".
+ * @return A static string; never NULL. This function cannot fail.
+ */
+const char *lar_strerror(int code);
+/** @} */
+
+/** @defgroup values Values
+ *  @{
+ */
+/** The type of a value or a property. The numbers are stored in files and never change. */
+typedef enum lar_type {
+    LAR_TYPE_NULL = 0,        /**< No value (an optional property holding nil). */
+    LAR_TYPE_INT = 1,         /**< 64-bit signed integer. */
+    LAR_TYPE_BOOL = 2,        /**< Boolean. */
+    LAR_TYPE_FLOAT = 3,       /**< 32-bit IEEE float. */
+    LAR_TYPE_DOUBLE = 4,      /**< 64-bit IEEE double. */
+    LAR_TYPE_STRING = 5,      /**< UTF-8 string. */
+    LAR_TYPE_BINARY = 6,      /**< Bytes. */
+    LAR_TYPE_TIMESTAMP = 7,   /**< Seconds and nanoseconds since 1970-01-01 UTC. */
+    LAR_TYPE_OBJECT_ID = 8,   /**< 12-byte ObjectId. */
+    LAR_TYPE_UUID = 9,        /**< 16-byte UUID. */
+    LAR_TYPE_DECIMAL128 = 10, /**< IEEE 754 decimal128, BID encoding. */
+    LAR_TYPE_LINK = 11,       /**< A link to an object (property: to target_class). */
+    LAR_TYPE_MIXED = 12,      /**< Property type only: holds a value of any type. */
+    LAR_TYPE_LINKING_OBJECTS = 13 /**< Property type only: the computed backlinks of origin_property. */
+} lar_type;
+
+/** A class identifier, stable for the life of the file. */
+typedef uint32_t lar_class;
+/** An object key, unique within its class and never reused. */
+typedef uint64_t lar_objkey;
+
+/** A point in time. */
+typedef struct lar_timestamp {
+    int64_t seconds;     /**< Seconds since 1970-01-01 00:00:00 UTC. */
+    int32_t nanoseconds; /**< 0...999999999, of the same sign as seconds when seconds != 0. */
+} lar_timestamp;
+
+/** A 12-byte ObjectId (4-byte big-endian seconds, 5 random bytes, 3-byte counter). */
+typedef struct lar_object_id { uint8_t bytes[12]; } lar_object_id;
+/** A 16-byte UUID in RFC 4122 byte order. */
+typedef struct lar_uuid { uint8_t bytes[16]; } lar_uuid;
+/** An IEEE 754-2008 decimal128 in binary integer decimal encoding. */
+typedef struct lar_decimal128 { uint64_t low; uint64_t high; } lar_decimal128;
+/** A UTF-8 string of size bytes. Strings read from a database are followed by a NUL byte. */
+typedef struct lar_string { const char *data; size_t size; } lar_string;
+/** A run of size bytes. */
+typedef struct lar_binary { const void *data; size_t size; } lar_binary;
+/** A reference to an object. Plain data: it stays valid to hold after its
+ *  transaction ends, and functions report LAR_EDELETED once it is deleted. */
+typedef struct lar_obj { lar_class cls; lar_objkey key; } lar_obj;
+
+/** A tagged value. `type` says which member of `as` is meaningful. */
+typedef struct lar_value {
+    lar_type type;
+    union {
+        int64_t integer;
+        int boolean;               /**< 0 or 1. */
+        float float32;
+        double float64;
+        lar_string string;
+        lar_binary binary;
+        lar_timestamp timestamp;
+        lar_object_id object_id;
+        lar_uuid uuid;
+        lar_decimal128 decimal128;
+        lar_obj link;
+    } as;
+} lar_value;
+/** @} */
+
+/** @defgroup env Environments
+ *  @{
+ */
+/** An open database file. Opening one path twice in a process returns the same
+ *  environment, reference counted. */
+typedef struct lar_env lar_env;
+
+/** Open the file read-only: writes return #LAR_EREADONLY. */
+#define LAR_ENV_READONLY 0x1u
+/** Skip the fsync at commit: faster, but a crash may lose the last commits
+ *  (never the file's integrity). */
+#define LAR_ENV_NOSYNC 0x2u
+
+/** The options struct's current version; set by lar_env_options_init(). */
+#define LAR_ENV_OPTIONS_VERSION 1
+/** Options for lar_env_open(). Initialise with lar_env_options_init(). */
+typedef struct lar_env_options {
+    unsigned int version;    /**< #LAR_ENV_OPTIONS_VERSION. */
+    size_t initial_map_size; /**< Bytes mapped at first; grows on demand. Default 64 MiB. */
+    unsigned int flags;      /**< LAR_ENV_* flags. Default 0. */
+} lar_env_options;
+
+/** @brief Fill options with their defaults.
+ * @param[out] options  The struct to fill.
+ * @return #LAR_OK, or #LAR_EINVAL if options is NULL.
+ */
+int lar_env_options_init(lar_env_options *options);
+
+/** @brief Open or create a database file.
+ *
+ * A missing file is created (unless #LAR_ENV_READONLY), together with its
+ * lock file `<path>-lock`. An existing file must be a Larder database of this
+ * format version or older; otherwise it is refused and not modified. If the
+ * same file is already open in this process, the open environment is returned
+ * with its reference count raised, and options are ignored.
+ * Ownership: the caller owns *out and releases it with lar_env_close().
+ * @param[in]  path     File path, UTF-8.
+ * @param[in]  options  Options, or NULL for the defaults.
+ * @param[out] out      Receives the environment.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, bad options version);
+ *         #LAR_ENOTLARDER (the file is not a Larder database);
+ *         #LAR_EVERSION (newer format); #LAR_EIO (the file cannot be opened or
+ *         created; the message gives errno's text); #LAR_ENOMEM.
+ */
+int lar_env_open(const char *path, const lar_env_options *options, lar_env **out);
+
+/** @brief Release one reference to an environment; the last one closes it.
+ *
+ * Releasing the last reference fails, leaving the environment open, while
+ * transactions are active in it.
+ * @param[in] env  An environment from lar_env_open(); NULL is ignored.
+ * @return #LAR_OK, or #LAR_EMISUSE if this is the last reference and
+ *         transactions of this environment are still active (end them first).
+ */
+int lar_env_close(lar_env *env);
+
+/** Facts about an open environment. */
+typedef struct lar_env_info {
+    size_t map_size;         /**< Bytes currently mapped. */
+    size_t used_size;        /**< Bytes of the file in use. */
+    uint64_t schema_version; /**< The schema version stored in the file. */
+    uint32_t format_version; /**< The file's format version. */
+    uint32_t class_count;    /**< Classes in the schema. */
+} lar_env_info;
+
+/** @brief Read facts about an environment.
+ * @param[in]  env  An open environment.
+ * @param[out] out  Receives the facts.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EIO.
+ */
+int lar_env_info_get(lar_env *env, lar_env_info *out);
+/** @} */
+
+/** @defgroup schema Schema
+ *  @{
+ */
+/** How a property holds its values. The numbers are stored in files. */
+typedef enum lar_collection {
+    LAR_COLLECTION_NONE = 0, /**< One value. */
+    LAR_COLLECTION_LIST = 1, /**< An ordered list of values. */
+    LAR_COLLECTION_SET = 2,  /**< A set of distinct values. */
+    LAR_COLLECTION_MAP = 3   /**< A map from string keys to values. */
+} lar_collection;
+
+/** The property may hold null (for collections: its elements may). */
+#define LAR_PROP_OPTIONAL 0x1u
+/** The property is the class's primary key (int, string, ObjectId or UUID). */
+#define LAR_PROP_PRIMARY_KEY 0x2u
+/** The property has an index (int, bool, string, timestamp, ObjectId, UUID). */
+#define LAR_PROP_INDEXED 0x4u
+
+/** A property of a class. */
+typedef struct lar_property_def {
+    const char *name;          /**< Unique in its class, UTF-8. */
+    lar_type type;             /**< Value or element type; never #LAR_TYPE_NULL. */
+    lar_collection collection; /**< #LAR_COLLECTION_NONE for a single value. */
+    unsigned int flags;        /**< LAR_PROP_* flags. */
+    const char *target_class;  /**< For links and linking objects: the target class; else NULL. */
+    const char *origin_property; /**< For linking objects: the link property of target_class; else NULL. */
+} lar_property_def;
+
+/** Objects of the class exist only inside the one object that links to them. */
+#define LAR_CLASS_EMBEDDED 0x1u
+
+/** A class: a name and its properties. */
+typedef struct lar_class_def {
+    const char *name;                     /**< Unique, UTF-8. */
+    const lar_property_def *properties;   /**< property_count properties. */
+    size_t property_count;
+    unsigned int flags;                   /**< LAR_CLASS_* flags. */
+} lar_class_def;
+
+/** @brief Declare the classes a program uses and the schema version.
+ *
+ * Classes not yet in the file are added. A class already in the file must
+ * have the same properties (in any order) with the same types and flags;
+ * classes in the file that are not named are kept as they are. Any other
+ * difference is refused and the message names each one. A schema version
+ * lower than the stored one is refused; a higher one is stored.
+ * This version implements scalar properties only: links, collections, mixed,
+ * linking objects and embedded classes return #LAR_ENOTSUP.
+ * Property indexes in the other functions follow the stored order: look them
+ * up with lar_property_find().
+ * Threading: begins and commits its own write transaction; the calling thread
+ * must not hold another write transaction on env.
+ * @param[in] env            An open, writable environment.
+ * @param[in] classes        class_count class definitions; copied.
+ * @param[in] class_count    Number of classes.
+ * @param[in] schema_version The application's schema version.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, empty or duplicate name,
+ *         invalid UTF-8, two primary keys, a type that cannot be a primary key
+ *         or indexed); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
+ *         version); #LAR_EREADONLY; #LAR_EMISUSE (the thread holds a write
+ *         transaction); #LAR_EBUSY (too many classes); #LAR_EIO; #LAR_ENOMEM.
+ */
+int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
+                     uint64_t schema_version);
+
+/** @brief Find a class by name.
+ * @param[in]  env   An open environment.
+ * @param[in]  name  The class name.
+ * @param[out] out   Receives the class.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_ENOTFOUND.
+ */
+int lar_class_find(lar_env *env, const char *name, lar_class *out);
+
+/** Facts about a class. Strings are owned by the environment and valid until it closes. */
+typedef struct lar_class_info {
+    const char *name;
+    uint32_t property_count;
+    int32_t primary_key;  /**< Index of the primary key property, or -1. */
+    unsigned int flags;   /**< LAR_CLASS_* flags. */
+} lar_class_info;
+
+/** @brief Describe a class.
+ * @param[in]  env  An open environment.
+ * @param[in]  cls  A class of env.
+ * @param[out] out  Receives the description; its strings live until env closes.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class).
+ */
+int lar_class_info_get(lar_env *env, lar_class cls, lar_class_info *out);
+
+/** @brief Find a property of a class by name.
+ * @param[in]  env   An open environment.
+ * @param[in]  cls   A class of env.
+ * @param[in]  name  The property name.
+ * @param[out] out   Receives the property's index.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class), #LAR_ENOTFOUND.
+ */
+int lar_property_find(lar_env *env, lar_class cls, const char *name, uint32_t *out);
+
+/** @brief Describe a property.
+ * @param[in]  env   An open environment.
+ * @param[in]  cls   A class of env.
+ * @param[in]  prop  A property index.
+ * @param[out] out   Receives the definition; its strings live until env closes.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class, index out of range).
+ */
+int lar_property_info_get(lar_env *env, lar_class cls, uint32_t prop, lar_property_def *out);
+/** @} */
+
+/** @defgroup txn Transactions
+ *  @{
+ */
+/** A transaction: a read snapshot or the write transaction. */
+typedef struct lar_txn lar_txn;
+
+/** Begin a read transaction. */
+#define LAR_TXN_READ 0x0u
+/** Begin the write transaction; waits while another thread or process writes. */
+#define LAR_TXN_WRITE 0x1u
+
+/** @brief Begin a transaction.
+ *
+ * A read transaction sees the last commit at the time it began, and nothing
+ * after. A write transaction also sees its own changes; only one exists at a
+ * time per file, across threads and processes, so this call waits for it.
+ * Ownership: the caller owns *out and releases it with lar_txn_free().
+ * @param[in]  env    An open environment.
+ * @param[in]  flags  #LAR_TXN_READ or #LAR_TXN_WRITE.
+ * @param[out] out    Receives the transaction.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown flag);
+ *         #LAR_EMISUSE (the thread already holds a write transaction on env);
+ *         #LAR_EREADONLY (write on a read-only environment); #LAR_EBUSY (too
+ *         many readers); #LAR_EIO; #LAR_ENOMEM.
+ */
+int lar_txn_begin(lar_env *env, unsigned int flags, lar_txn **out);
+
+/** @brief Commit a write transaction, or end a read transaction.
+ *
+ * The transaction ends whether or not the commit succeeds; on failure nothing
+ * it wrote is stored. The handle stays allocated: free it with lar_txn_free().
+ * Iterators opened in it stop working.
+ * @param[in] txn  An active transaction.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL); #LAR_EMISUSE (already ended, or a
+ *         write transaction ended on another thread than the one that began
+ *         it); #LAR_EMAPFULL; #LAR_EIO.
+ */
+int lar_txn_commit(lar_txn *txn);
+
+/** @brief End a transaction, discarding its writes.
+ * @param[in] txn  A transaction; NULL or an ended one is ignored.
+ * @return #LAR_OK, or #LAR_EMISUSE (a write transaction ended on another
+ *         thread than the one that began it: it is then left active).
+ */
+int lar_txn_abort(lar_txn *txn);
+
+/** @brief Start an ended read transaction again on the newest commit.
+ *
+ * Cheaper than freeing it and beginning another.
+ * @param[in] txn  A read transaction that has ended.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL); #LAR_EMISUSE (a write transaction,
+ *         or still active); #LAR_EBUSY; #LAR_EIO.
+ */
+int lar_txn_renew(lar_txn *txn);
+
+/** @brief Release a transaction handle, aborting it if it is active.
+ * @param[in] txn  A transaction, or NULL.
+ */
+void lar_txn_free(lar_txn *txn);
+
+/** @brief Tell whether a transaction is active and whether it writes.
+ * @param[in]  txn        A transaction.
+ * @param[out] is_active  Receives 1 if active, 0 if ended; may be NULL.
+ * @param[out] is_write   Receives 1 for a write transaction; may be NULL.
+ * @return #LAR_OK, or #LAR_EINVAL (txn is NULL).
+ */
+int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
+/** @} */
+
+/** @defgroup objects Objects
+ *  @{
+ */
+/** @brief Create an object.
+ *
+ * values gives every property in property-index order, or is NULL (with
+ * value_count 0) to give each property its default: 0, false, "", empty
+ * binary, the epoch, the zero ObjectId, UUID and decimal, or null when
+ * optional. A value of type #LAR_TYPE_INT is accepted for float and double
+ * properties.
+ * @param[in]  txn          An active write transaction.
+ * @param[in]  cls          The class.
+ * @param[in]  values       value_count values, or NULL; copied.
+ * @param[in]  value_count  0 or the class's property count.
+ * @param[out] out          Receives the new object; may be NULL.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, wrong count,
+ *         invalid UTF-8, a bad timestamp); #LAR_ETYPE (a value of the wrong type,
+ *         or null for a required property); #LAR_EEXISTS (the primary key is
+ *         taken; the transaction stays usable); #LAR_EMISUSE (not an active
+ *         write transaction); #LAR_EMAPFULL; #LAR_EIO.
+ */
+int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count,
+                   lar_obj *out);
+
+/** @brief Read one property of an object.
+ *
+ * Ownership: a string or binary value points into memory owned by the
+ * transaction, valid until the transaction ends; copy it to keep it longer.
+ * Strings are followed by a NUL byte.
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The object.
+ * @param[in]  prop  A property index.
+ * @param[out] out   Receives the value; #LAR_TYPE_NULL for null.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
+ *         of range); #LAR_EDELETED (no such object); #LAR_EMISUSE (ended
+ *         transaction); #LAR_ECORRUPT.
+ */
+int lar_obj_get(lar_txn *txn, lar_obj obj, uint32_t prop, lar_value *out);
+
+/** @brief Read every property of an object at once.
+ *
+ * The fast path for reading whole objects: one lookup, one decode.
+ * Ownership: as lar_obj_get().
+ * @param[in]  txn    An active transaction.
+ * @param[in]  obj    The object.
+ * @param[out] out    Receives count values in property-index order.
+ * @param[in]  count  The class's property count.
+ * @return As lar_obj_get(); #LAR_EINVAL also when count is not the property count.
+ */
+int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
+
+/** @brief Write one property of an object.
+ *
+ * A primary key can be written only with the value it already has.
+ * @param[in] txn    An active write transaction.
+ * @param[in] obj    The object.
+ * @param[in] prop   A property index.
+ * @param[in] value  The value; copied.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
+ *         of range, invalid UTF-8, a changed primary key); #LAR_ETYPE;
+ *         #LAR_EDELETED; #LAR_EMISUSE; #LAR_EMAPFULL; #LAR_EIO.
+ */
+int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value);
+
+/** @brief Delete an object.
+ * @param[in] txn  An active write transaction.
+ * @param[in] obj  The object.
+ * @return #LAR_OK, or: #LAR_EINVAL; #LAR_EDELETED (already deleted);
+ *         #LAR_EMISUSE; #LAR_EMAPFULL; #LAR_EIO.
+ */
+int lar_obj_delete(lar_txn *txn, lar_obj obj);
+
+/** @brief Tell whether an object exists in this transaction's view.
+ * @param[in]  txn  An active transaction.
+ * @param[in]  obj  The object.
+ * @param[out] out  Receives 1 if it exists, else 0.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class), #LAR_EMISUSE.
+ */
+int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out);
+
+/** @brief Find an object by primary key, in O(log n).
+ * @param[in]  txn  An active transaction.
+ * @param[in]  cls  A class with a primary key.
+ * @param[in]  key  The key value; #LAR_TYPE_NULL for an optional key's null.
+ * @param[out] out  Receives the object.
+ * @return #LAR_OK, or: #LAR_ENOTFOUND; #LAR_EINVAL (NULL argument, unknown
+ *         class, the class has no primary key); #LAR_ETYPE (wrong key type);
+ *         #LAR_EMISUSE.
+ */
+int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out);
+
+/** @brief Count the objects of a class, in O(1).
+ * @param[in]  txn  An active transaction.
+ * @param[in]  cls  The class.
+ * @param[out] out  Receives the count.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class), #LAR_EMISUSE, #LAR_EIO.
+ */
+int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out);
+
+/** @brief Delete every object of a class.
+ * @param[in] txn  An active write transaction.
+ * @param[in] cls  The class.
+ * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO.
+ */
+int lar_objects_delete_all(lar_txn *txn, lar_class cls);
+/** @} */
+
+/** @defgroup iter Iteration
+ *  @{
+ */
+/** An iterator over the objects of a class, in creation order. */
+typedef struct lar_iter lar_iter;
+
+/** @brief Open an iterator over a class.
+ *
+ * Objects deleted during iteration are skipped; objects created during a
+ * write transaction's iteration are visited.
+ * Ownership: the caller owns *out and releases it with lar_iter_close(),
+ * also after the transaction ends (the iterator then returns #LAR_EMISUSE).
+ * @param[in]  txn  An active transaction.
+ * @param[in]  cls  The class.
+ * @param[out] out  Receives the iterator.
+ * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_ENOMEM, #LAR_EIO.
+ */
+int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out);
+
+/** @brief Step to the next object.
+ * @param[in]  iter  An iterator.
+ * @param[out] out   Receives the object.
+ * @return #LAR_OK, or: #LAR_ENOTFOUND at the end (the last error is not set);
+ *         #LAR_EINVAL (NULL argument); #LAR_EMISUSE (its transaction ended); #LAR_EIO.
+ */
+int lar_iter_next(lar_iter *iter, lar_obj *out);
+
+/** @brief Close an iterator.
+ * @param[in] iter  An iterator, or NULL.
+ */
+void lar_iter_close(lar_iter *iter);
+/** @} */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LARDER_H */
