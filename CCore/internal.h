@@ -67,6 +67,7 @@ struct lar_env {
     int live_txns;
     bool writer_active;       /* serialises this process's writers: flock() cannot, threads share it */
     pthread_t writer_thread;
+    struct lar_txn *writer_txn;    /* the active write transaction, if any */
     pthread_cond_t writer_done;
 
     pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
@@ -134,6 +135,7 @@ struct lar_txn {
     size_t copy_count, copy_capacity;
 
     struct lar_iter *iterators;
+    lar_schema *own_schema;   /* schemas this write made; published when it commits */
 };
 
 /* Checks that txn is active (and writable when write is true); records the error otherwise. */

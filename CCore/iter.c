@@ -47,7 +47,7 @@ int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
     return LAR_OK;
 }
 
-static int step(lar_iter *iter, MDB_val *key)
+static int step(lar_iter *iter, MDB_val *key, MDB_val *data)
 {
     lar_txn *txn = iter->txn;
     if (!iter->cursor || iter->epoch != txn->epoch) {
@@ -58,13 +58,12 @@ static int step(lar_iter *iter, MDB_val *key)
         }
         iter->epoch = txn->epoch;
     }
-    MDB_val data;
-    if (iter->last_key == 0) return mdb_cursor_get(iter->cursor, key, &data, MDB_FIRST);
-    if (!txn->write) return mdb_cursor_get(iter->cursor, key, &data, MDB_NEXT);
+    if (iter->last_key == 0) return mdb_cursor_get(iter->cursor, key, data, MDB_FIRST);
+    if (!txn->write) return mdb_cursor_get(iter->cursor, key, data, MDB_NEXT);
     lar_objkey from = iter->last_key + 1;
     key->mv_size = sizeof from;
     key->mv_data = &from;
-    return mdb_cursor_get(iter->cursor, key, &data, MDB_SET_RANGE);
+    return mdb_cursor_get(iter->cursor, key, data, MDB_SET_RANGE);
 }
 
 int lar_iter_next(lar_iter *iter, lar_obj *out)
@@ -74,8 +73,8 @@ int lar_iter_next(lar_iter *iter, lar_obj *out)
     int err = txn_check(iter->txn, false);
     if (err) return err;
     if (iter->done) return LAR_ENOTFOUND;
-    MDB_val key;
-    int rc = step(iter, &key);
+    MDB_val key, row;
+    int rc = step(iter, &key, &row);
     if (rc == MDB_NOTFOUND) {
         iter->done = true;
         return LAR_ENOTFOUND;
@@ -84,6 +83,11 @@ int lar_iter_next(lar_iter *iter, lar_obj *out)
     memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
     out->cls = iter->cls_id;
     out->key = iter->last_key;
+    /* The row is in hand: the reads that usually follow need no second lookup. */
+    lar_txn *txn = iter->txn;
+    txn->cache_valid = true;
+    txn->cache_obj = *out;
+    txn->cache_row = row;
     return LAR_OK;
 }
 

@@ -443,6 +443,27 @@ static int diff_schema(const lar_schema *stored, const lar_class_def *classes, s
     return LAR_OK;
 }
 
+/* The calling thread's write transaction on env, or NULL. */
+static lar_txn *own_write(lar_env *env)
+{
+    pthread_mutex_lock(&env->mutex);
+    lar_txn *txn = env->writer_active && pthread_equal(env->writer_thread, pthread_self()) ? env->writer_txn : NULL;
+    pthread_mutex_unlock(&env->mutex);
+    return txn;
+}
+
+/* Inside the caller's write: its later calls must see the new classes before the commit. */
+static int adopt_in_txn(lar_txn *txn)
+{
+    lar_schema *fresh;
+    int err = schema_load(txn->mdb, txn->env->meta_dbi, &fresh);
+    if (err) return err;
+    fresh->older = txn->own_schema;
+    txn->own_schema = fresh;
+    txn->schema = fresh;
+    return LAR_OK;
+}
+
 int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
                      uint64_t schema_version)
 {
@@ -452,14 +473,15 @@ int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_co
     if (err) return err;
     const lar_class_def **added = calloc(class_count ? class_count : 1, sizeof *added);
     if (!added) return lar_fail(LAR_ENOMEM, "out of memory applying the schema");
-    lar_txn *txn = NULL;
+    lar_txn *own = own_write(env), *txn = own;
     uint32_t added_count = 0;
-    err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
+    if (!own) err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
+    if (!err) err = txn_check(txn, true);
     if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
-    bool changed = added_count > 0 || (txn && schema_version != txn->schema->version);
-    if (!err && changed) err = store_schema(txn, added, added_count, schema_version);
-    if (!err && changed) err = lar_txn_commit(txn);
-    lar_txn_free(txn);
+    bool changed = !err && (added_count > 0 || schema_version != txn->schema->version);
+    if (changed) err = store_schema(txn, added, added_count, schema_version);
+    if (changed && !err) err = own ? adopt_in_txn(txn) : lar_txn_commit(txn);
+    if (!own) lar_txn_free(txn);
     free(added);
     return err;
 }
@@ -469,6 +491,11 @@ int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_co
 /* The newest schema: another process may have added classes since this one last looked. */
 static int current_schema(lar_env *env, lar_schema **out)
 {
+    lar_txn *own = own_write(env); /* it may hold classes not yet committed */
+    if (own && own->state == TXN_ACTIVE) {
+        *out = own->schema;
+        return LAR_OK;
+    }
     lar_txn *txn;
     int err = lar_txn_begin(env, LAR_TXN_READ, &txn);
     if (err) return err;

@@ -156,7 +156,10 @@ static void finish(lar_txn *txn)
     pthread_rwlock_unlock(&env->map_lock);
     pthread_mutex_lock(&env->mutex);
     env->live_txns--;
+    if (txn->write) env->writer_txn = NULL;
     pthread_mutex_unlock(&env->mutex);
+    schema_free(txn->own_schema); /* published by a commit, else its tables are gone */
+    txn->own_schema = NULL;
     if (txn->write) {
         txn->log.size = 0;
         if (txn->classes) memset(txn->classes, 0, txn->class_capacity * sizeof *txn->classes);
@@ -186,6 +189,7 @@ static int start(lar_txn *txn)
     txn->base_txnid = mdb_txn_id(txn->mdb);
     pthread_mutex_lock(&env->mutex);
     env->live_txns++;
+    if (txn->write) env->writer_txn = txn;
     pthread_mutex_unlock(&env->mutex);
     return LAR_OK;
 }
@@ -253,6 +257,19 @@ static int commit_write(lar_txn *txn)
     return err;
 }
 
+/* A committed schema change becomes the environment's; its table handles are now valid everywhere. */
+static void publish_schema(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    lar_schema *oldest = txn->own_schema;
+    while (oldest->older) oldest = oldest->older;
+    pthread_mutex_lock(&env->mutex);
+    oldest->older = env->schema;
+    env->schema = txn->own_schema;
+    pthread_mutex_unlock(&env->mutex);
+    txn->own_schema = NULL;
+}
+
 int lar_txn_commit(lar_txn *txn)
 {
     if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_commit: txn is NULL");
@@ -265,6 +282,7 @@ int lar_txn_commit(lar_txn *txn)
         return LAR_OK;
     }
     err = commit_write(txn);
+    if (!err && txn->own_schema) publish_schema(txn);
     if (txn->mdb) mdb_txn_abort(txn->mdb);
     txn->mdb = NULL;
     finish(txn);

@@ -338,8 +338,9 @@ typedef struct lar_class_def {
  * linking objects and embedded classes return #LAR_ENOTSUP.
  * Property indexes in the other functions follow the stored order: look them
  * up with lar_property_find().
- * Threading: begins and commits its own write transaction; the calling thread
- * must not hold another write transaction on env.
+ * Transactions: when the calling thread holds env's write transaction, the
+ * change is made inside it (visible to it at once, stored when it commits,
+ * gone if it aborts); otherwise this call begins and commits its own.
  * @param[in] env            An open, writable environment.
  * @param[in] classes        class_count class definitions; copied.
  * @param[in] class_count    Number of classes.
@@ -347,8 +348,8 @@ typedef struct lar_class_def {
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, empty or duplicate name,
  *         invalid UTF-8, two primary keys, a type that cannot be a primary key
  *         or indexed); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
- *         version); #LAR_EREADONLY; #LAR_EMISUSE (the thread holds a write
- *         transaction); #LAR_EBUSY (too many classes); #LAR_EIO; #LAR_ENOMEM.
+ *         version); #LAR_EREADONLY; #LAR_EBUSY (too many classes); #LAR_EIO;
+ *         #LAR_ENOMEM.
  */
 int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
                      uint64_t schema_version);
