@@ -1,0 +1,175 @@
+import CLarder
+import Foundation
+
+/// One open database file, shared by every Realm instance on it in this process.
+/// Owns the C environment handle.
+final class Environment: @unchecked Sendable {
+    let handle: OpaquePointer
+    let path: String
+    let isInMemory: Bool
+    private let lock = NSLock()
+    private var classIDs: [ObjectIdentifier: lar_class] = [:]
+
+    /// Larder grows the map on demand, but growing waits for this process's other
+    /// transactions, and Realm instances hold theirs: start with room to spare.
+    private static let initialMapSize = 1 << 30
+
+    private init(handle: OpaquePointer, path: String, isInMemory: Bool) {
+        self.handle = handle
+        self.path = path
+        self.isInMemory = isInMemory
+    }
+
+    deinit {
+        lar_env_close(handle)
+        if isInMemory {
+            unlink(path)
+            unlink(path + "-lock")
+        }
+    }
+
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]
+
+    /// The environment of configuration's file, opening it and declaring its classes if needed.
+    static func open(_ configuration: Realm.Configuration) throws -> Environment {
+        let path = configuration.path
+        registryLock.lock()
+        defer { registryLock.unlock() }
+        if let open = registry[path]?.environment { return open }
+        let environment = try create(path: path, configuration: configuration)
+        registry[path] = WeakEnvironment(environment: environment)
+        if !configuration.readOnly {
+            let schemas = configuration.objectTypes.map { $0.map(ClassSchema.of) } ?? ClassSchema.all
+            try environment.declare(schemas, version: configuration.schemaVersion)
+        }
+        return environment
+    }
+
+    private static func create(path: String, configuration: Realm.Configuration) throws -> Environment {
+        let directory = (path as NSString).deletingLastPathComponent
+        if !configuration.readOnly && !directory.isEmpty {
+            try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        if configuration.readOnly && !FileManager.default.fileExists(atPath: path) {
+            throw Realm.Error(.fileNotFound, "Unable to open a realm at path '\(path)': No such file or directory.")
+        }
+        var options = lar_env_options()
+        lar_env_options_init(&options)
+        options.initial_map_size = initialMapSize
+        if configuration.readOnly { options.flags |= LAR_ENV_READONLY }
+        if configuration.inMemoryIdentifier != nil { options.flags |= LAR_ENV_NOSYNC }
+        var handle: OpaquePointer?
+        let rc = lar_env_open(path, &options, &handle)
+        guard rc == LAR_OK, let handle else {
+            throw Realm.Error.last(rc, context: "Unable to open a realm at path '\(path)'")
+        }
+        return Environment(handle: handle, path: path, isInMemory: configuration.inMemoryIdentifier != nil)
+    }
+
+    /// Declares classes to the file (adding new ones); inside the calling thread's
+    /// write transaction when it has one.
+    func declare(_ schemas: [ClassSchema], version: UInt64? = nil) throws {
+        guard !schemas.isEmpty || version != nil else { return }
+        var info = lar_env_info()
+        lar_env_info_get(handle, &info)
+        let rc = withClassDefs(schemas) { defs in
+            lar_schema_apply(handle, defs.baseAddress, defs.count, version ?? info.schema_version)
+        }
+        if rc != LAR_OK { throw Realm.Error.last(rc) }
+    }
+
+    private func withClassDefs<R>(_ schemas: [ClassSchema], _ body: (UnsafeBufferPointer<lar_class_def>) -> R) -> R {
+        var defs: [lar_class_def] = []
+        func collect(_ index: Int) -> R {
+            if index == schemas.count { return defs.withUnsafeBufferPointer(body) }
+            return schemas[index].withClassDef { def in
+                defs.append(def)
+                return collect(index + 1)
+            }
+        }
+        return collect(0)
+    }
+
+    /// The file's id for a class, declaring the class first when the file lacks it.
+    func classID(for schema: ClassSchema, canDeclare: Bool) throws -> lar_class {
+        let key = ObjectIdentifier(schema.type)
+        if let id = lock.withLock({ classIDs[key] }) { return id }
+        var id = lar_class()
+        var rc = lar_class_find(handle, schema.name, &id)
+        if rc == LAR_ENOTFOUND && canDeclare {
+            try declare([schema])
+            rc = lar_class_find(handle, schema.name, &id)
+        }
+        if rc == LAR_ENOTFOUND {
+            throw Realm.Error(.schemaMismatch, "Object type '\(schema.name)' is not managed by the Realm.")
+        }
+        if rc != LAR_OK { throw Realm.Error.last(rc) }
+        lock.withLock { classIDs[key] = id }
+        return id
+    }
+
+    /// Forgets class ids learned inside a write that was cancelled: they may not exist.
+    func forgetClassIDs() {
+        lock.withLock { classIDs.removeAll() }
+    }
+
+    var classCount: UInt32 {
+        var info = lar_env_info()
+        lar_env_info_get(handle, &info)
+        return info.class_count
+    }
+}
+
+private struct WeakEnvironment {
+    weak var environment: Environment?
+}
+
+/// A class as one Realm instance reads it: the file's class id, where each Swift
+/// property sits in the stored row, and a one-row cache of decoded values.
+final class ManagedClass {
+    let schema: ClassSchema
+    let id: lar_class
+    /// For each Swift slot, the stored property index.
+    let propertyIndex: UnsafeMutablePointer<Int>
+    /// The last row read, in stored property order.
+    let values: UnsafeMutablePointer<lar_value>
+    let storedCount: Int
+    var cachedKey: lar_objkey = 0
+    var cachedVersion: UInt64 = .max
+
+    init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
+        self.schema = schema
+        self.id = id
+        var info = lar_class_info()
+        let rc = lar_class_info_get(environment.handle, id, &info)
+        if rc != LAR_OK { throw Realm.Error.last(rc) }
+        storedCount = Int(info.property_count)
+        values = .allocate(capacity: max(storedCount, 1))
+        values.initialize(repeating: lar_value(), count: max(storedCount, 1))
+        propertyIndex = .allocate(capacity: max(schema.properties.count, 1))
+        for (slot, property) in schema.properties.enumerated() {
+            var index: UInt32 = 0
+            let found = lar_property_find(environment.handle, id, property.name, &index)
+            if found != LAR_OK {
+                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors: " +
+                                  "property '\(schema.name).\(property.name)' was added")
+            }
+            propertyIndex[slot] = Int(index)
+        }
+    }
+
+    deinit {
+        values.deallocate()
+        propertyIndex.deallocate()
+    }
+
+    var primaryKeyIndex: Int? { schema.primaryKeySlot.map { propertyIndex[$0] } }
+
+    /// Values in Swift slot order, rearranged into stored order.
+    func storedOrder(_ values: some Collection<_StoredValue>) -> [_StoredValue] {
+        var ordered = [_StoredValue](repeating: .null, count: storedCount)
+        for (slot, value) in values.enumerated() { ordered[propertyIndex[slot]] = value }
+        return ordered
+    }
+}

@@ -1,0 +1,76 @@
+import CLarder
+import Foundation
+
+/// The state behind one `Object`: its values while unmanaged, its row once managed.
+///
+/// Every `@Persisted` wrapper of an object points at the same core and knows its
+/// slot (its position in declaration order), so a property read needs neither
+/// key paths nor reflection.
+final class ObjectCore {
+    /// Values in slot order while the object is unmanaged; emptied once it is managed.
+    var values: ContiguousArray<_StoredValue> = []
+    /// The Realm instance managing the object, or nil while unmanaged.
+    var realm: RealmInstance?
+    /// The object's row: its class table in `realm` and its key there.
+    unowned(unsafe) var table: ManagedClass!
+    var key: lar_objkey = 0
+    /// Set when the object was deleted through this accessor, or its Realm invalidated it.
+    var invalidated = false
+    /// The instance's invalidation count when the object was bound: `invalidate()` ends it.
+    var generation: UInt64 = 0
+
+    var isManaged: Bool { realm != nil }
+
+    @inline(__always)
+    func get<Value: _Persistable>(_ slot: Int, as _: Value.Type) -> Value {
+        if let realm { return realm.read(self, slot: slot) }
+        return Value._larderFrom(values[slot]) ?? Value._larderDefault()
+    }
+
+    @inline(__always)
+    func set<Value: _Persistable>(_ slot: Int, _ value: Value) {
+        if let realm { return realm.write(self, slot: slot, value._larderStored) }
+        values[slot] = value._larderStored
+    }
+
+    /// Points this core at a row: the object becomes managed.
+    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
+        self.realm = realm
+        generation = realm.generation
+        self.table = table
+        self.key = key
+        invalidated = false
+        values = []
+    }
+}
+
+/// Hands the core of the object under construction to its `@Persisted` wrappers.
+///
+/// Swift initializes a subclass's stored properties before `Object.init` runs, in
+/// declaration order; the first wrapper creates the core, the others join it,
+/// and `Object.init` takes it. The slot is per thread, since objects are built
+/// on many threads at once.
+enum Construction {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The core that the wrapper being initialized belongs to.
+    static func current() -> ObjectCore {
+        if let pointer = pthread_getspecific(key) {
+            return Unmanaged<ObjectCore>.fromOpaque(pointer).takeUnretainedValue()
+        }
+        let core = ObjectCore()
+        pthread_setspecific(key, Unmanaged.passRetained(core).toOpaque())
+        return core
+    }
+
+    /// Takes the finished core for `Object.init`; a class without properties gets a fresh one.
+    static func take() -> ObjectCore {
+        guard let pointer = pthread_getspecific(key) else { return ObjectCore() }
+        pthread_setspecific(key, nil)
+        return Unmanaged<ObjectCore>.fromOpaque(pointer).takeRetainedValue()
+    }
+}

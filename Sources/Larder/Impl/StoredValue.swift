@@ -1,0 +1,175 @@
+import CLarder
+import Foundation
+
+/// A property value held by an unmanaged object, and the bridge to the C core's `lar_value`.
+/// Public only because `_Persistable` needs it; not part of the API.
+public enum _StoredValue: Hashable {
+    case null
+    case int(Int64)
+    case bool(Bool)
+    case float(Float)
+    case double(Double)
+    case string(String)
+    case data(Data)
+    case date(Date)
+    case objectId(ObjectId)
+    case uuid(UUID)
+    case decimal128(Decimal128)
+
+    /// Reads a C value; strings and bytes are copied out of the transaction's memory.
+    init(_ value: lar_value) {
+        switch value.type {
+        case LAR_TYPE_INT: self = .int(value.as.integer)
+        case LAR_TYPE_BOOL: self = .bool(value.as.boolean != 0)
+        case LAR_TYPE_FLOAT: self = .float(value.as.float32)
+        case LAR_TYPE_DOUBLE: self = .double(value.as.float64)
+        case LAR_TYPE_STRING: self = .string(String(larderString: value.as.string))
+        case LAR_TYPE_BINARY: self = .data(Data(larderBinary: value.as.binary))
+        case LAR_TYPE_TIMESTAMP: self = .date(Date(larderTimestamp: value.as.timestamp))
+        case LAR_TYPE_OBJECT_ID: self = .objectId(ObjectId(larderValue: value.as.object_id))
+        case LAR_TYPE_UUID: self = .uuid(UUID(uuid: unsafeBitCast(value.as.uuid, to: uuid_t.self)))
+        case LAR_TYPE_DECIMAL128:
+            self = .decimal128(Decimal128(low: value.as.decimal128.low, high: value.as.decimal128.high))
+        default: self = .null
+        }
+    }
+
+    /// Bytes a string or binary needs in an arena; 0 for other values.
+    var arenaSize: Int {
+        switch self {
+        case .string(let s): return s.utf8.count
+        case .data(let d): return d.count
+        default: return 0
+        }
+    }
+
+    /// The C form of the value; string and binary bytes are copied to arena, which advances.
+    func cValue(arena: inout UnsafeMutableRawPointer) -> lar_value {
+        var value = lar_value()
+        switch self {
+        case .null: value.type = LAR_TYPE_NULL
+        case .int(let v): value.type = LAR_TYPE_INT; value.as.integer = v
+        case .bool(let v): value.type = LAR_TYPE_BOOL; value.as.boolean = v ? 1 : 0
+        case .float(let v): value.type = LAR_TYPE_FLOAT; value.as.float32 = v
+        case .double(let v): value.type = LAR_TYPE_DOUBLE; value.as.float64 = v
+        case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
+        case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue
+        case .uuid(let v): value.type = LAR_TYPE_UUID; value.as.uuid = unsafeBitCast(v.uuid, to: lar_uuid.self)
+        case .decimal128(let v):
+            value.type = LAR_TYPE_DECIMAL128
+            value.as.decimal128 = lar_decimal128(low: v.low, high: v.high)
+        case .string(let s):
+            let start = arena
+            let count = s.utf8.withContiguousStorageIfAvailable { bytes in
+                arena.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                return bytes.count
+            } ?? {
+                let bytes = Array(s.utf8)
+                arena.copyMemory(from: bytes, byteCount: bytes.count)
+                return bytes.count
+            }()
+            arena += count
+            value.type = LAR_TYPE_STRING
+            value.as.string = lar_string(data: start.assumingMemoryBound(to: CChar.self), size: count)
+        case .data(let d):
+            let start = arena
+            d.copyBytes(to: arena.assumingMemoryBound(to: UInt8.self), count: d.count)
+            arena += d.count
+            value.type = LAR_TYPE_BINARY
+            value.as.binary = lar_binary(data: start, size: d.count)
+        }
+        return value
+    }
+
+    /// Calls body with the C form of values (in that order); pointers live only during the call.
+    static func withCValues<R>(_ values: some Collection<_StoredValue>,
+                               _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        let bytes = values.reduce(0) { $0 + $1.arenaSize }
+        return withUnsafeTemporaryAllocation(byteCount: max(bytes, 1), alignment: 8) { arenaBuffer in
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: max(values.count, 1)) { buffer in
+                var arena = arenaBuffer.baseAddress!
+                for (index, value) in values.enumerated() {
+                    buffer[index] = value.cValue(arena: &arena)
+                }
+                return body(buffer.baseAddress!, values.count)
+            }
+        }
+    }
+
+    /// Calls body with the C form of this value.
+    func withCValue<R>(_ body: (UnsafeMutablePointer<lar_value>) -> R) -> R {
+        _StoredValue.withCValues(CollectionOfOne(self)) { values, _ in body(values) }
+    }
+
+    /// The value as Realm's KVC returns it (nil for null).
+    var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .int(let v): return Int(v)
+        case .bool(let v): return v
+        case .float(let v): return v
+        case .double(let v): return v
+        case .string(let v): return v
+        case .data(let v): return v
+        case .date(let v): return v
+        case .objectId(let v): return v
+        case .uuid(let v): return v
+        case .decimal128(let v): return v
+        }
+    }
+
+    /// How Realm prints the value in an object's description and in error messages.
+    var displayText: String {
+        switch self {
+        case .null: return "nil"
+        case .string(let v): return "\"\(v)\""
+        case .data(let v): return "<\(v.count) bytes>"
+        default: return "\(anyValue!)"
+        }
+    }
+}
+
+extension String {
+    init(larderString s: lar_string) {
+        guard let data = s.data, s.size > 0 else { self = ""; return }
+        self = data.withMemoryRebound(to: UInt8.self, capacity: s.size) {
+            String(decoding: UnsafeBufferPointer(start: $0, count: s.size), as: UTF8.self)
+        }
+    }
+}
+
+extension Data {
+    init(larderBinary b: lar_binary) {
+        guard let data = b.data, b.size > 0 else { self = Data(); return }
+        self = Data(bytes: data, count: b.size)
+    }
+}
+
+extension Date {
+    init(larderTimestamp t: lar_timestamp) {
+        self = Date(timeIntervalSince1970: Double(t.seconds) + Double(t.nanoseconds) / 1e9)
+    }
+
+    /// Seconds and nanoseconds of the same sign, as the C core requires.
+    var larderTimestamp: lar_timestamp {
+        let interval = timeIntervalSince1970
+        var seconds = interval.rounded(.towardZero)
+        var nanos = ((interval - seconds) * 1e9).rounded()
+        if abs(nanos) >= 1e9 { seconds += nanos > 0 ? 1 : -1; nanos = 0 }
+        return lar_timestamp(seconds: Int64(seconds), nanoseconds: Int32(nanos))
+    }
+}
+
+extension ObjectId {
+    init(larderValue v: lar_object_id) {
+        let bytes = withUnsafeBytes(of: v.bytes) { Array($0) }
+        self.init(bytes: bytes)
+    }
+
+    var larderValue: lar_object_id {
+        var v = lar_object_id()
+        let source = bytes
+        withUnsafeMutableBytes(of: &v.bytes) { $0.copyBytes(from: source) }
+        return v
+    }
+}

@@ -1,0 +1,67 @@
+import CLarder
+import Foundation
+
+/// Turns the `value:` argument of `Object(value:)` and `Realm.create` into property values.
+enum ValueReader {
+    /// The properties value names, by slot. A dictionary names some, an array the
+    /// first few in property order, an object all of its own that the class shares.
+    static func read(_ value: Any, schema: ClassSchema) -> [(Int, _StoredValue)] {
+        if let dictionary = value as? [String: Any?] {
+            return dictionary.compactMap { name, item in
+                schema.slotByName[name].map { ($0, checked(item, schema.properties[$0])) }
+            }
+        }
+        if let array = value as? [Any?] {
+            if array.count > schema.properties.count {
+                fatalError("Invalid array input: more values (\(array.count)) than properties (\(schema.properties.count)).")
+            }
+            return array.enumerated().map { slot, item in (slot, checked(item, schema.properties[slot])) }
+        }
+        if let object = value as? Object {
+            let source = type(of: object).schema
+            return source.properties.enumerated().compactMap { sourceSlot, property in
+                schema.slotByName[property.name].map { ($0, checked(object.stored(slot: sourceSlot), schema.properties[$0])) }
+            }
+        }
+        fatalError("Invalid value '\(value)' to initialize object of type '\(schema.name)': " +
+                   "expected a dictionary, an array or an object")
+    }
+
+    private static func checked(_ item: Any?, _ property: PropertySchema) -> _StoredValue {
+        if let stored = item as? _StoredValue, let value = convert(stored.anyValue, to: property) { return value }
+        guard let value = convert(item, to: property) else {
+            fatalError("Invalid value '\(item.map { "\($0)" } ?? "nil")' of type " +
+                       "'\(item.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
+        }
+        return value
+    }
+
+    /// The stored form of item for property, or nil when it has the wrong type.
+    static func convert(_ item: Any?, to property: PropertySchema) -> _StoredValue? {
+        guard let item = unwrap(item), !(item is NSNull) else {
+            return property.isOptional ? .null : nil
+        }
+        guard let persistable = item as? any _Persistable else { return nil }
+        let stored = persistable._larderStored
+        switch (stored, property.type) {
+        case (.null, _): return property.isOptional ? .null : nil
+        case (.int, LAR_TYPE_INT), (.bool, LAR_TYPE_BOOL), (.float, LAR_TYPE_FLOAT), (.double, LAR_TYPE_DOUBLE),
+             (.string, LAR_TYPE_STRING), (.data, LAR_TYPE_BINARY), (.date, LAR_TYPE_TIMESTAMP),
+             (.objectId, LAR_TYPE_OBJECT_ID), (.uuid, LAR_TYPE_UUID), (.decimal128, LAR_TYPE_DECIMAL128):
+            return stored
+        case (.int(let v), LAR_TYPE_DOUBLE): return .double(Double(v))
+        case (.int(let v), LAR_TYPE_FLOAT): return .float(Float(v))
+        case (.double(let v), LAR_TYPE_FLOAT): return .float(Float(v))
+        case (.float(let v), LAR_TYPE_DOUBLE): return .double(Double(v))
+        default: return nil
+        }
+    }
+
+    /// Looks through nested optionals in an `Any`.
+    private static func unwrap(_ item: Any?) -> Any? {
+        guard let item else { return nil }
+        let mirror = Mirror(reflecting: item)
+        guard mirror.displayStyle == .optional else { return item }
+        return mirror.children.first.flatMap { unwrap($0.value) }
+    }
+}

@@ -1,0 +1,130 @@
+import CLarder
+import Foundation
+
+/// The base class of every model class, as in Realm:
+///
+///     class Dog: Object {
+///         @Persisted var name = ""
+///         @Persisted var age = 0
+///     }
+///
+/// An object is unmanaged until it is added to a Realm; from then on its
+/// properties read and write the database, inside write transactions.
+open class Object: CustomStringConvertible, Equatable, Hashable {
+    let core: ObjectCore
+
+    public required init() {
+        core = Construction.take()
+    }
+
+    /// Creates an unmanaged object from a dictionary of property names to values,
+    /// from an array of values in property order (a shorter array leaves the rest
+    /// at their defaults), or from another object with the same properties.
+    public convenience init(value: Any) {
+        self.init()
+        let schema = Self.schema
+        for (slot, stored) in ValueReader.read(value, schema: schema) { core.values[slot] = stored }
+    }
+
+    // MARK: Class hooks
+
+    /// The name of the class in the database. Override to rename.
+    open class func className() -> String {
+        String(describing: self)
+    }
+
+    /// The primary key property, for models that do not use `@Persisted(primaryKey: true)`.
+    open class func primaryKey() -> String? { nil }
+
+    /// Indexed properties, for models that do not use `@Persisted(indexed: true)`.
+    open class func indexedProperties() -> [String] { [] }
+
+    static var schema: ClassSchema { ClassSchema.of(self) }
+
+    // MARK: State
+
+    /// The Realm managing this object, or nil while it is unmanaged.
+    public var realm: Realm? { core.realm.map(Realm.init(instance:)) }
+
+    /// True once the object was deleted or its Realm invalidated it.
+    public var isInvalidated: Bool {
+        guard let realm = core.realm else { return false }
+        return core.invalidated || !realm.exists(core)
+    }
+
+    /// True when both are the same object in the same Realm instance (or the same instance).
+    public func isSameObject(as object: Object?) -> Bool {
+        guard let object else { return false }
+        if object === self { return true }
+        guard let realm = core.realm, realm === object.core.realm else { return false }
+        return core.table === object.core.table && core.key == object.core.key
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of the property named key.
+    public func value(forKey key: String) -> Any? {
+        stored(slot: slot(forKey: key)).anyValue
+    }
+
+    /// Sets the property named key; managed objects must be in a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        let slot = slot(forKey: key)
+        let property = Self.schema.properties[slot]
+        guard let stored = ValueReader.convert(value, to: property) else {
+            fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
+                       "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
+        }
+        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { core.values[slot] = stored }
+    }
+
+    public subscript(key: String) -> Any? {
+        get { value(forKey: key) }
+        set { setValue(newValue, forKey: key) }
+    }
+
+    private func slot(forKey key: String) -> Int {
+        guard let slot = Self.schema.slotByName[key] else {
+            fatalError("Invalid property name '\(key)' for class '\(Self.schema.name)'.")
+        }
+        return slot
+    }
+
+    func stored(slot: Int) -> _StoredValue {
+        if let realm = core.realm { return realm.readStored(core, slot: slot) }
+        return core.values[slot]
+    }
+
+    /// Every property value in slot order.
+    func allStored() -> [_StoredValue] {
+        (0..<Self.schema.properties.count).map { stored(slot: $0) }
+    }
+
+    // MARK: Equality and description
+
+    /// Realm's rule: managed objects of a class with a primary key are equal when
+    /// they are the same object; otherwise only an instance equals itself.
+    public static func == (lhs: Object, rhs: Object) -> Bool {
+        if lhs === rhs { return true }
+        guard type(of: lhs).schema.primaryKeySlot != nil else { return false }
+        return lhs.isSameObject(as: rhs)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        if let slot = Self.schema.primaryKeySlot, core.realm != nil, !isInvalidated {
+            hasher.combine(stored(slot: slot))
+        } else {
+            hasher.combine(ObjectIdentifier(self))
+        }
+    }
+
+    open var description: String {
+        let schema = Self.schema
+        if core.realm != nil && isInvalidated { return "[invalid object]" }
+        let lines = schema.properties.enumerated().map { slot, property in
+            "\t\(property.name) = \(stored(slot: slot).displayText);"
+        }
+        return "\(schema.name) {\n" + lines.joined(separator: "\n") + "\n}"
+    }
+}
+

@@ -1,0 +1,74 @@
+import CLarder
+
+/// Declares a stored property of an `Object`, as in Realm:
+///
+///     class Dog: Object {
+///         @Persisted(primaryKey: true) var id = 0
+///         @Persisted var name = ""
+///         @Persisted(indexed: true) var breed: String?
+///     }
+///
+/// While the object is unmanaged the value lives in the object; once it is
+/// added to a Realm every read and write goes to the database.
+@propertyWrapper
+public struct Persisted<Value: _Persistable> {
+    unowned(unsafe) let core: ObjectCore
+    let slot: Int32
+    let options: PropertyOptions
+
+    public init(wrappedValue: Value) {
+        self.init(value: wrappedValue, options: [])
+    }
+
+    /// A property declared without an initial value starts at Realm's default:
+    /// 0, false, "", empty data, nil, or a newly generated ObjectId or UUID.
+    public init() {
+        self.init(value: Value._larderDefault(), options: [])
+    }
+
+    public init(primaryKey: Bool) {
+        self.init(value: Value._larderDefault(), options: primaryKey ? .primaryKey : [])
+    }
+
+    public init(wrappedValue: Value, primaryKey: Bool) {
+        self.init(value: wrappedValue, options: primaryKey ? .primaryKey : [])
+    }
+
+    public init(indexed: Bool) {
+        self.init(value: Value._larderDefault(), options: indexed ? .indexed : [])
+    }
+
+    public init(wrappedValue: Value, indexed: Bool) {
+        self.init(value: wrappedValue, options: indexed ? .indexed : [])
+    }
+
+    private init(value: Value, options: PropertyOptions) {
+        let core = Construction.current()
+        self.core = core
+        self.slot = Int32(core.values.count)
+        self.options = options
+        core.values.append(value._larderStored)
+    }
+
+    public var wrappedValue: Value {
+        get { core.get(Int(slot), as: Value.self) }
+        nonmutating set { core.set(Int(slot), newValue) }
+    }
+}
+
+struct PropertyOptions: OptionSet {
+    let rawValue: UInt8
+    static let primaryKey = PropertyOptions(rawValue: 1)
+    static let indexed = PropertyOptions(rawValue: 2)
+}
+
+/// What schema discovery reads from a `Persisted` found by reflection.
+protocol PersistedProperty {
+    var slot: Int32 { get }
+    var options: PropertyOptions { get }
+    var valueType: any _Persistable.Type { get }
+}
+
+extension Persisted: PersistedProperty {
+    var valueType: any _Persistable.Type { Value.self }
+}

@@ -1,0 +1,63 @@
+import Foundation
+
+extension Realm {
+    /// Where and how a Realm is opened, as in Realm.
+    public struct Configuration: Sendable {
+        /// The database file. Setting it clears `inMemoryIdentifier`.
+        public var fileURL: URL? {
+            didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
+        }
+
+        /// A Realm whose data lives in memory (a file in /dev/shm, removed when the
+        /// last instance closes). Setting it clears `fileURL`.
+        public var inMemoryIdentifier: String? {
+            get { _inMemoryIdentifier }
+            set {
+                _inMemoryIdentifier = newValue
+                if newValue != nil { fileURL = nil }
+            }
+        }
+        private var _inMemoryIdentifier: String?
+
+        public var readOnly: Bool
+        public var schemaVersion: UInt64
+        /// The classes this Realm stores; nil means every model class used so far.
+        public var objectTypes: [Object.Type]?
+
+        public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
+                    readOnly: Bool = false, schemaVersion: UInt64 = 0, objectTypes: [Object.Type]? = nil) {
+            self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
+            self._inMemoryIdentifier = inMemoryIdentifier
+            self.readOnly = readOnly
+            self.schemaVersion = schemaVersion
+            self.objectTypes = objectTypes
+        }
+
+        /// `$XDG_DATA_HOME/larder/default.realm`, or `~/.local/share/larder/default.realm`.
+        public static var defaultFileURL: URL {
+            let environment = ProcessInfo.processInfo.environment
+            let base = environment["XDG_DATA_HOME"].map { URL(fileURLWithPath: $0) }
+                ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+            return base.appendingPathComponent("larder").appendingPathComponent("default.realm")
+        }
+
+        private static let lock = NSLock()
+        nonisolated(unsafe) private static var storedDefault = Configuration()
+
+        /// The configuration `Realm()` uses.
+        public static var defaultConfiguration: Configuration {
+            get { lock.withLock { storedDefault } }
+            set { lock.withLock { storedDefault = newValue } }
+        }
+
+        /// The file this configuration opens.
+        var path: String {
+            if let identifier = inMemoryIdentifier {
+                let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+                let safe = identifier.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "memory"
+                return "\(directory)/larder-\(getpid())-\(safe).realm"
+            }
+            return (fileURL ?? Configuration.defaultFileURL).path
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import CLarder
+
+/// The objects of a class, as in Realm: lazy and live. Nothing is read until it
+/// is used, and every use sees the Realm's current version. Iteration streams
+/// from the database, so memory stays flat however many objects there are.
+public final class Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+    let instance: RealmInstance
+    let table: ManagedClass
+    let sortDescriptors: [SortDescriptor]
+    /// Object keys in result order, for positional access; rebuilt when the version moves.
+    private var snapshot: [lar_objkey] = []
+    private var snapshotVersion: UInt64 = .max
+
+    init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor]) {
+        self.instance = instance
+        self.table = table
+        self.sortDescriptors = sort
+    }
+
+    public var realm: Realm? { Realm(instance: instance) }
+    public var isInvalidated: Bool { false }
+
+    // MARK: Collection
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// O(1) when unsorted: the count comes from the table.
+    public var count: Int {
+        sortDescriptors.isEmpty ? instance.count(table) : keys().count
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    public subscript(position: Int) -> Element {
+        let keys = keys()
+        precondition(position >= 0 && position < keys.count,
+                     "Index \(position) is out of bounds (must be less than \(keys.count)).")
+        return instance.accessor(table, key: keys[position], as: Element.self)
+    }
+
+    public var first: Element? {
+        if sortDescriptors.isEmpty {
+            var iterator = makeIterator()
+            return iterator.next()
+        }
+        return keys().first.map { instance.accessor(table, key: $0, as: Element.self) }
+    }
+
+    public var last: Element? {
+        keys().last.map { instance.accessor(table, key: $0, as: Element.self) }
+    }
+
+    public func makeIterator() -> ResultsIterator<Element> {
+        if sortDescriptors.isEmpty { return ResultsIterator(streaming: instance, table: table) }
+        return ResultsIterator(keys: keys(), instance: instance, table: table)
+    }
+
+    /// The position of object in these results, or nil.
+    public func index(of object: Element) -> Int? {
+        guard object.core.realm === instance, object.core.table.id == table.id else { return nil }
+        return keys().firstIndex(of: object.core.key)
+    }
+
+    // MARK: Sorting
+
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        let added = Array(descriptors)
+        for descriptor in added where table.schema.slotByName[descriptor.keyPath] == nil {
+            fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(table.schema.name)." +
+                       "\(descriptor.keyPath)' does not exist.")
+        }
+        return Results(instance: instance, table: table, sort: added + sortDescriptors)
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of property key for every object, in order.
+    public func value(forKey key: String) -> [Any?] {
+        map { $0.value(forKey: key) }
+    }
+
+    /// Sets property key on every object; only inside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
+        for key in keys() { instance.accessor(table, key: key, as: Element.self).setValue(value, forKey: keyName(key)) }
+        func keyName(_: lar_objkey) -> String { key }
+    }
+
+    public var description: String {
+        let items = prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
+        return "Results<\(table.schema.name)> <\(count)> (\n" + items.joined(separator: ",\n") + "\n)"
+    }
+
+    // MARK: Snapshots
+
+    /// The keys in result order at the current version.
+    func keys() -> [lar_objkey] {
+        let txn = instance.currentTxn()
+        _ = txn
+        if snapshotVersion == instance.version { return snapshot }
+        var keys: [lar_objkey] = []
+        var iterator = ResultsIterator<Element>(streaming: instance, table: table)
+        while let key = iterator.nextKey() { keys.append(key) }
+        if !sortDescriptors.isEmpty { keys = sort(keys) }
+        snapshot = keys
+        snapshotVersion = instance.version
+        return keys
+    }
+
+    private func sort(_ keys: [lar_objkey]) -> [lar_objkey] {
+        let slots = sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+        let core = ObjectCore()
+        let rows: [(key: lar_objkey, values: [_StoredValue])] = keys.map { key in
+            core.bind(to: instance, table: table, key: key)
+            return (key, slots.map { instance.readStored(core, slot: $0) })
+        }
+        return rows.sorted { a, b in
+            for (index, descriptor) in sortDescriptors.enumerated() where a.values[index] != b.values[index] {
+                let before = _StoredValue.ascending(a.values[index], b.values[index])
+                return descriptor.ascending ? before : !before
+            }
+            return a.key < b.key
+        }.map(\.key)
+    }
+}
+
+/// Walks results. Unsorted results stream from the table; when the loop body
+/// writes or refreshes, the walk resumes after the last object in the new version.
+public struct ResultsIterator<Element: Object>: IteratorProtocol {
+    private let instance: RealmInstance
+    private let table: ManagedClass
+    private let cursor: Cursor?
+    private let keys: [lar_objkey]
+    private var position = 0
+    /// The object handed out last; reused when the caller kept no reference to it.
+    private var current: Element?
+
+    init(streaming instance: RealmInstance, table: ManagedClass) {
+        self.instance = instance
+        self.table = table
+        self.cursor = Cursor()
+        self.keys = []
+    }
+
+    init(keys: [lar_objkey], instance: RealmInstance, table: ManagedClass) {
+        self.instance = instance
+        self.table = table
+        self.cursor = nil
+        self.keys = keys
+    }
+
+    public mutating func next() -> Element? {
+        guard let key = nextKey() else {
+            current = nil
+            return nil
+        }
+        if current != nil && isKnownUniquelyReferenced(&current!) && !current!.core.invalidated {
+            current!.core.key = key
+        } else {
+            current = instance.accessor(table, key: key, as: Element.self)
+        }
+        return current
+    }
+
+    mutating func nextKey() -> lar_objkey? {
+        guard let cursor else {
+            defer { position += 1 }
+            return position < keys.count ? keys[position] : nil
+        }
+        return cursor.next(instance, table)
+    }
+
+    /// Owns the C iterator, so an abandoned loop still closes it.
+    final class Cursor {
+        private var handle: OpaquePointer?
+        private var version: UInt64 = .max
+        private var lastKey: lar_objkey = 0
+        private var done = false
+
+        func next(_ instance: RealmInstance, _ table: ManagedClass) -> lar_objkey? {
+            if done { return nil }
+            let txn = instance.currentTxn()
+            _ = txn
+            if handle == nil || version != instance.version {
+                if let handle { lar_iter_close(handle) }
+                handle = instance.openIterator(table, from: lastKey + 1)
+                version = instance.version
+            }
+            var obj = lar_obj()
+            let rc = lar_iter_next(handle, &obj)
+            if rc == LAR_ENOTFOUND {
+                done = true
+                return nil
+            }
+            if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+            lastKey = obj.key
+            return obj.key
+        }
+
+        deinit {
+            if let handle { lar_iter_close(handle) }
+        }
+    }
+}
