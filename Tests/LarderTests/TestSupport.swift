@@ -79,3 +79,12 @@ class RealmTestCase: XCTestCase {
         try Realm(configuration: configuration(types))
     }
 }
+
+/// Runs body on a new thread and waits for it: a thread gets its own Realm instances.
+func onAnotherThread(file: StaticString = #filePath, line: UInt = #line, _ body: @escaping @Sendable () throws -> Void) {
+    let thread = Thread {
+        do { try body() } catch { XCTFail("\(error)", file: file, line: line) }
+    }
+    thread.start()
+    while !thread.isFinished { Thread.sleep(forTimeInterval: 0.002) }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import XCTest
+@testable import Larder
+
+/// Work done in a child process. The test does nothing unless a parent test
+/// started this binary with a scenario name in the environment.
+final class ChildScenarios: XCTestCase {
+    func testRunScenario() throws {
+        let environment = ProcessInfo.processInfo.environment
+        guard let scenario = environment[ChildProcess.scenarioVariable] else { return }
+        let argument = environment[ChildProcess.argumentVariable] ?? ""
+        try Self.run(scenario, argument: argument)
+    }
+
+    static func configuration(_ path: String) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self])
+    }
+
+    static func run(_ scenario: String, argument path: String) throws {
+        switch scenario {
+        case "set-outside-write":
+            let realm = try Realm(configuration: configuration(path))
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            dog.name = "Rex"
+        case "read-deleted":
+            let realm = try Realm(configuration: configuration(path))
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            try realm.write { realm.delete(dog) }
+            _ = dog.name
+        case "add-outside-write":
+            let realm = try Realm(configuration: configuration(path))
+            realm.add(Dog())
+        case "change-primary-key":
+            let realm = try Realm(configuration: configuration(path))
+            let person = Person()
+            try realm.write { realm.add(person) }
+            try realm.write { person.id = 42 }
+        case "wrong-thread":
+            let realm = try Realm(configuration: configuration(path))
+            let dog = Dog()
+            try realm.write { realm.add(dog) }
+            let thread = Thread { _ = dog.name }
+            thread.start()
+            Thread.sleep(forTimeInterval: 5)
+        case "nested-write":
+            let realm = try Realm(configuration: configuration(path))
+            realm.beginWrite()
+            realm.beginWrite()
+        case "write-dogs":
+            // Adds 100 dogs, one write each, racing the parent's own writes.
+            let realm = try Realm(configuration: configuration(path))
+            for index in 0..<100 {
+                try realm.write { realm.add(Dog(value: ["name": "child", "age": index])) }
+            }
+        case "count-dogs":
+            let realm = try Realm(configuration: configuration(path))
+            print("DOGS=\(realm.objects(Dog.self).count)")
+        default:
+            XCTFail("unknown scenario \(scenario)")
+        }
+    }
+}

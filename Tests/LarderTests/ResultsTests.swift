@@ -1,0 +1,114 @@
+import Foundation
+import XCTest
+@testable import Larder
+
+final class ResultsTests: RealmTestCase {
+    private func addDogs(_ realm: Realm, ages: [Int]) throws {
+        try realm.write {
+            for (index, age) in ages.enumerated() { realm.add(Dog(value: ["name": "dog\(index)", "age": age])) }
+        }
+    }
+
+    func testAccessorsAndLiveness() throws {
+        let realm = try openRealm()
+        let dogs = realm.objects(Dog.self)
+        XCTAssertTrue(dogs.isEmpty)
+        XCTAssertNil(dogs.first)
+        XCTAssertNil(dogs.last)
+        try addDogs(realm, ages: [3, 1, 2])
+        XCTAssertEqual(dogs.count, 3, "results are live")
+        XCTAssertEqual(dogs.first?.name, "dog0")
+        XCTAssertEqual(dogs.last?.name, "dog2")
+        XCTAssertEqual(dogs[1].age, 1)
+        XCTAssertEqual(dogs.map(\.age), [3, 1, 2], "iteration keeps creation order")
+        XCTAssertEqual(dogs.index(of: dogs[2]), 2)
+        XCTAssertNil(dogs.index(of: Dog()))
+    }
+
+    func testSorting() throws {
+        let realm = try openRealm()
+        try addDogs(realm, ages: [3, 1, 2, 1])
+        let byAge = realm.objects(Dog.self).sorted(byKeyPath: "age")
+        XCTAssertEqual(byAge.map(\.age), [1, 1, 2, 3])
+        XCTAssertEqual(byAge.map(\.name), ["dog1", "dog3", "dog2", "dog0"])
+        let descending = realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false)
+        XCTAssertEqual(descending.first?.age, 3)
+        let twoKeys = realm.objects(Dog.self).sorted(by: [SortDescriptor(keyPath: "age"), SortDescriptor(keyPath: "name", ascending: false)])
+        XCTAssertEqual(twoKeys.map(\.name), ["dog3", "dog1", "dog2", "dog0"])
+        try realm.write { realm.add(Dog(value: ["name": "puppy", "age": 0])) }
+        XCTAssertEqual(byAge.first?.name, "puppy", "sorted results are live too")
+    }
+
+    func testValueForKeyAndBulkSetValue() throws {
+        let realm = try openRealm()
+        try addDogs(realm, ages: [1, 2])
+        let dogs = realm.objects(Dog.self)
+        XCTAssertEqual(dogs.value(forKey: "age").compactMap { $0 as? Int }, [1, 2])
+        try realm.write { dogs.setValue(9, forKey: "age") }
+        XCTAssertEqual(dogs.map(\.age), [9, 9])
+    }
+
+    func testPrimaryKeyLookupForEveryKeyType() throws {
+        let realm = try openRealm()
+        let person = Person(value: ["id": 42, "name": "Ann"])
+        let typed = AllTypes()
+        try realm.write {
+            realm.add(person)
+            realm.add(typed)
+        }
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 42)?.name, "Ann")
+        XCTAssertNil(realm.object(ofType: Person.self, forPrimaryKey: 43))
+        XCTAssertNotNil(realm.object(ofType: AllTypes.self, forPrimaryKey: typed._id))
+        XCTAssertNil(realm.object(ofType: AllTypes.self, forPrimaryKey: ObjectId.generate()))
+    }
+
+    func testWritingWhileIteratingResumesAfterTheLastObject() throws {
+        let realm = try openRealm()
+        try addDogs(realm, ages: Array(repeating: 1, count: 50))
+        var seen = 0
+        for dog in realm.objects(Dog.self) {
+            try realm.write { dog.age += 1 }
+            seen += 1
+        }
+        XCTAssertEqual(seen, 50)
+        XCTAssertTrue(realm.objects(Dog.self).allSatisfy { $0.age == 2 })
+    }
+
+    func testKeptObjectsAreNotReusedByTheIterator() throws {
+        let realm = try openRealm()
+        try addDogs(realm, ages: [1, 2, 3])
+        let kept = Array(realm.objects(Dog.self))
+        XCTAssertEqual(kept.map(\.age), [1, 2, 3])
+    }
+
+    func testIteratingAMillionObjectsKeepsMemoryFlat() throws {
+        let realm = try openRealm()
+        let total = 1_000_000
+        try realm.write {
+            for index in 0..<total { realm.add(Dog(value: ["name": "d", "age": index])) }
+        }
+        let before = heapBytes()
+        var sum = 0
+        var peak = before
+        var kept: [String] = []
+        for (index, dog) in realm.objects(Dog.self).enumerated() {
+            sum &+= dog.age
+            if index % 100_000 == 0 {
+                peak = max(peak, heapBytes())
+                kept.append(dog.name)
+            }
+        }
+        XCTAssertEqual(sum, total * (total - 1) / 2)
+        XCTAssertEqual(kept.count, 10)
+        // A million accessors would take well over 100 MB; the walk must hold about one.
+        XCTAssertLessThan(peak - before, 4 << 20, "iteration should not hold the objects it visited")
+    }
+
+    /// Anonymous resident memory: the heap, not the pages of the mapped database file.
+    private func heapBytes() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+              let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
+        return kilobytes * 1024
+    }
+}

@@ -1,0 +1,36 @@
+import XCTest
+@testable import Larder
+
+/// Misuse stops the program with Realm's message, as Realm raises an exception.
+final class TrapTests: RealmTestCase {
+    private func assertTraps(_ scenario: String, message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+        XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap", file: file, line: line)
+        XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)",
+                      file: file, line: line)
+    }
+
+    func testSettingAPropertyOutsideAWriteTraps() throws {
+        try assertTraps("set-outside-write", message: "Attempting to modify object outside of a write transaction")
+    }
+
+    func testReadingADeletedObjectTraps() throws {
+        try assertTraps("read-deleted", message: "Object has been deleted or invalidated.")
+    }
+
+    func testAddingOutsideAWriteTraps() throws {
+        try assertTraps("add-outside-write", message: "Can only add, remove, or create objects in a Realm in a write transaction")
+    }
+
+    func testChangingAPrimaryKeyTraps() throws {
+        try assertTraps("change-primary-key", message: "Primary key can't be changed after an object is inserted.")
+    }
+
+    func testUsingAnObjectOnAnotherThreadTraps() throws {
+        try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
+    }
+
+    func testNestedWriteTraps() throws {
+        try assertTraps("nested-write", message: "The Realm is already in a write transaction")
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import XCTest
+@testable import Larder
+
+final class WriteTests: RealmTestCase {
+    func testAddMakesTheInstanceItselfManaged() throws {
+        let realm = try openRealm()
+        let person = Person(value: ["id": 1, "name": "Ann"])
+        try realm.write { realm.add(person) }
+        XCTAssertEqual(person.realm, realm)
+        try realm.write { person.name = "Anna" }
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name, "Anna")
+        try realm.write { realm.add(person) }
+        XCTAssertEqual(realm.objects(Person.self).count, 1, "adding a managed object again does nothing")
+    }
+
+    func testAddASequence() throws {
+        let realm = try openRealm()
+        let dogs = (0..<5).map { Dog(value: ["name": "dog\($0)", "age": $0]) }
+        try realm.write { realm.add(dogs) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 5)
+        XCTAssertTrue(dogs.allSatisfy { $0.realm != nil })
+    }
+
+    func testADuplicatePrimaryKeyThrowsRealmsMessageAndStoresNothing() throws {
+        let realm = try openRealm()
+        try realm.write { realm.add(Person(value: ["id": 5, "name": "first"])) }
+        XCTAssertThrowsError(try realm.write {
+            realm.add(Dog(value: ["name": "also lost"]))
+            realm.add(Person(value: ["id": 5, "name": "second"]))
+        }) { error in
+            XCTAssertEqual((error as? Realm.Error)?.message,
+                           "Attempting to create an object of type 'Person' with an existing primary key value '5'.")
+        }
+        XCTAssertFalse(realm.isInWriteTransaction)
+        XCTAssertEqual(realm.objects(Dog.self).count, 0, "the failed write left the file as it was")
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 5)?.name, "first")
+        XCTAssertThrowsError(try realm.write { realm.create(Person.self, value: ["id": 5]) })
+    }
+
+    func testUpdateModifiedChangesOnlyWhatDiffers() throws {
+        let realm = try openRealm()
+        try realm.write { realm.add(Person(value: ["id": 1234, "name": "Jones", "nickname": "J"])) }
+        let update = Person(value: ["id": 1234, "name": "Bowie", "nickname": "J"])
+        try realm.write { realm.add(update, update: .modified) }
+        XCTAssertEqual(realm.objects(Person.self).count, 1)
+        let stored = try XCTUnwrap(realm.object(ofType: Person.self, forPrimaryKey: 1234))
+        XCTAssertEqual(stored.name, "Bowie")
+        XCTAssertTrue(update.isSameObject(as: stored), "the added instance now refers to the stored object")
+        try realm.write { realm.add(Person(value: ["id": 1234]), update: .all) }
+        XCTAssertEqual(stored.name, "", ".all writes every property")
+        XCTAssertNil(stored.nickname)
+        try realm.write { realm.add(Person(value: ["id": 99, "name": "new"]), update: .modified) }
+        XCTAssertEqual(realm.objects(Person.self).count, 2, "an update policy inserts a missing key")
+    }
+
+    func testCreateCopiesAndLeavesUnnamedPropertiesUntouched() throws {
+        let realm = try openRealm()
+        let source = Person(value: ["id": 1, "name": "Ann", "nickname": "A", "city": "Oslo"])
+        let created = try realm.write { realm.create(Person.self, value: source) }
+        XCTAssertNil(source.realm, "create copies; its value stays unmanaged")
+        XCTAssertEqual(created.city, "Oslo")
+        try realm.write { realm.create(Person.self, value: ["id": 1, "name": "Anna"], update: .modified) }
+        XCTAssertEqual(created.name, "Anna")
+        XCTAssertEqual(created.nickname, "A", "a property the value does not name keeps its value")
+        XCTAssertEqual(created.city, "Oslo")
+        let withDefaults = try realm.write { realm.create(Person.self, value: ["id": 2]) }
+        XCTAssertEqual(withDefaults.city, "Berlin")
+    }
+
+    func testDeleteObjectSequenceResultsAndAll() throws {
+        let realm = try openRealm()
+        let dogs = (0..<6).map { Dog(value: ["age": $0]) }
+        try realm.write {
+            realm.add(dogs)
+            realm.add(Person(value: ["id": 1]))
+        }
+        try realm.write { realm.delete(dogs[0]) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 5)
+        try realm.write { realm.delete(dogs[1...2]) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 3)
+        try realm.write { realm.delete(realm.objects(Dog.self)) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+        XCTAssertTrue(dogs[5].isInvalidated)
+        try realm.write { realm.deleteAll() }
+        XCTAssertTrue(realm.isEmpty)
+        try realm.write { realm.add(Person(value: ["id": 1])) }
+        XCTAssertEqual(realm.objects(Person.self).count, 1, "a primary key is free again after deleteAll")
+    }
+
+    func testUpdatingAsTheSeedPagesDo() throws {
+        let realm = try openRealm()
+        try realm.write { realm.add(Dog(value: ["name": "Rex", "age": 1])) }
+        let dog = realm.objects(Dog.self).first!
+        try! realm.write {
+            dog.name = "Wolfie"
+            dog.age += 1
+        }
+        let allDogs = realm.objects(Dog.self)
+        try! realm.write {
+            allDogs.setValue("Sparky", forKey: "name")
+            dog.setValue(5, forKey: "age")
+        }
+        XCTAssertEqual(dog.name, "Sparky")
+        XCTAssertEqual(dog.age, 5)
+    }
+}
