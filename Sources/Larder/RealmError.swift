@@ -1,8 +1,9 @@
 import CLarder
+import Foundation
 
 extension Realm {
     /// An error thrown by opening a Realm or by a write transaction, with Realm's codes.
-    public struct Error: Swift.Error, Equatable, CustomStringConvertible {
+    public struct Error: LocalizedError, Equatable, CustomStringConvertible {
         public enum Code: Int, Sendable {
             case fail = 1, fileAccess = 2, filePermissionDenied = 3, fileExists = 4, fileNotFound = 5
             case fileFormatUpgradeRequired = 6, incompatibleLockFile = 8, addressSpaceExhausted = 9
@@ -18,7 +19,7 @@ extension Realm {
             self.message = message
         }
 
-        public var localizedDescription: String { message }
+        public var errorDescription: String? { message }
         public var description: String { "Realm.Error(\(code)): \(message)" }
 
         public static let fail = Code.fail
