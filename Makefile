@@ -94,8 +94,11 @@ $(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench.h $(CORE_OBJ)
 	$(CC) $(CFLAGS) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ Benchmarks/c/bench.c \
 	    $(CORE_OBJ) $(LMDB_LIBS) -lpthread
 
-bench: $(BUILD)/bench_c
+# The C benchmark first; the Swift one reads its results to print ratios from the same run.
+bench: $(BUILD)/bench_c | deps
 	$(BUILD)/bench_c $(BUILD)/bench
+	$(SWIFT) build -c release --package-path Benchmarks/swift --scratch-path Benchmarks/swift/.build
+	Benchmarks/swift/.build/release/LarderBench $(BUILD)/bench
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

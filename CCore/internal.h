@@ -25,6 +25,12 @@ typedef struct schema_property {
     uint32_t slot_size;
 } schema_property;
 
+/* What decoding a slot needs, packed so a whole row's plan fits in a few cache lines. */
+typedef struct slot_plan {
+    uint32_t offset;        /* from the start of the row */
+    uint32_t type;          /* lar_type, or LAR_TYPE_NULL for a collection */
+} slot_plan;
+
 typedef struct schema_class {
     char *name;
     unsigned int flags;
@@ -32,7 +38,9 @@ typedef struct schema_class {
     schema_property *properties;
     int32_t primary_key;    /* property index or -1 */
     bool has_indexes;       /* any LAR_PROP_INDEXED property other than the primary key */
+    bool has_optional;      /* any property may be null: rows need their null bitmap read */
     uint32_t fixed_size;    /* sum of slot sizes */
+    slot_plan *plan;        /* one per property */
     MDB_dbi dbi;            /* the object table */
 } schema_class;
 
@@ -154,6 +162,9 @@ int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *ro
 
 /* ---- rows and values (row.c, value.c, keys.c) ---- */
 
+/* Bytes before a row's fixed slots: its property count. */
+#define ROW_HEADER_SIZE 2
+
 uint32_t slot_size_of(const lar_property_def *def);
 /* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
@@ -168,6 +179,8 @@ const char *type_name(lar_type type);
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
 /* Decodes one property; strings point into row. */
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out);
+/* Decodes every property into out; strings are copied into txn when it writes. */
+int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
                lar_value *out);
@@ -190,6 +203,7 @@ struct lar_iter {
     uint64_t epoch;
     lar_objkey last_key;      /* 0 before the first step */
     bool done;
+    bool seeking;             /* the next step must seek, even in a read transaction */
     struct lar_iter *next;
 };
 

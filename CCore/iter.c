@@ -59,35 +59,67 @@ static int step(lar_iter *iter, MDB_val *key, MDB_val *data)
         iter->epoch = txn->epoch;
     }
     if (iter->last_key == 0) return mdb_cursor_get(iter->cursor, key, data, MDB_FIRST);
-    if (!txn->write) return mdb_cursor_get(iter->cursor, key, data, MDB_NEXT);
+    if (!txn->write && !iter->seeking) return mdb_cursor_get(iter->cursor, key, data, MDB_NEXT);
+    iter->seeking = false;
     lar_objkey from = iter->last_key + 1;
     key->mv_size = sizeof from;
     key->mv_data = &from;
     return mdb_cursor_get(iter->cursor, key, data, MDB_SET_RANGE);
 }
 
-int lar_iter_next(lar_iter *iter, lar_obj *out)
+/* Steps to the next object; fills *row with its row. */
+static int advance(lar_iter *iter, lar_obj *out, MDB_val *row)
 {
-    if (!iter || !out) return lar_fail(LAR_EINVAL, "lar_iter_next: iter and out must not be NULL");
-    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_next: the iterator's transaction has ended");
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
     int err = txn_check(iter->txn, false);
     if (err) return err;
     if (iter->done) return LAR_ENOTFOUND;
-    MDB_val key, row;
-    int rc = step(iter, &key, &row);
+    MDB_val key;
+    int rc = step(iter, &key, row);
     if (rc == MDB_NOTFOUND) {
         iter->done = true;
         return LAR_ENOTFOUND;
     }
-    if (rc) return lar_fail_mdb(rc, "lar_iter_next");
+    if (rc) return lar_fail_mdb(rc, "cannot step an iterator");
     memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
     out->cls = iter->cls_id;
     out->key = iter->last_key;
+    return LAR_OK;
+}
+
+int lar_iter_next(lar_iter *iter, lar_obj *out)
+{
+    if (!iter || !out) return lar_fail(LAR_EINVAL, "lar_iter_next: iter and out must not be NULL");
+    MDB_val row;
+    int err = advance(iter, out, &row);
+    if (err) return err;
     /* The row is in hand: the reads that usually follow need no second lookup. */
     lar_txn *txn = iter->txn;
     txn->cache_valid = true;
     txn->cache_obj = *out;
     txn->cache_row = row;
+    return LAR_OK;
+}
+
+int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count)
+{
+    if (!iter || !out || !values)
+        return lar_fail(LAR_EINVAL, "lar_iter_next_all: iter, out and values must not be NULL");
+    if (count != iter->cls->property_count)
+        return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
+                        iter->cls->property_count, count);
+    MDB_val row;
+    int err = advance(iter, out, &row);
+    return err ? err : row_decode_all(iter->txn, iter->cls, &row, values);
+}
+
+int lar_iter_seek(lar_iter *iter, lar_objkey key)
+{
+    if (!iter) return lar_fail(LAR_EINVAL, "lar_iter_seek: iter is NULL");
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_seek: the iterator's transaction has ended");
+    iter->last_key = key ? key - 1 : 0;
+    iter->done = false;
+    iter->seeking = true;
     return LAR_OK;
 }
 

@@ -180,8 +180,7 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count)
     if (count != cls->property_count)
         return lar_fail(LAR_EINVAL, "lar_obj_get_all: class '%s' has %u properties, not %zu", cls->name,
                         cls->property_count, count);
-    for (uint32_t i = 0; !err && i < cls->property_count; i++) err = row_decode(txn, cls, &row, i, &out[i]);
-    return err;
+    return row_decode_all(txn, cls, &row, out);
 }
 
 int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out)

@@ -13,7 +13,7 @@
 
 #include <string.h>
 
-#define ROW_HEADER 2
+#define ROW_HEADER ROW_HEADER_SIZE
 
 static uint32_t fixed_end(const schema_class *cls, uint32_t count)
 {
@@ -86,6 +86,8 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
     return LAR_OK;
 }
 
+static int keep_var(lar_txn *txn, lar_value *value);
+
 static int corrupt(const schema_class *cls)
 {
     return lar_fail(LAR_ECORRUPT, "an object of class '%s' has an undecodable row", cls->name);
@@ -108,24 +110,10 @@ static int decode_var(const uint8_t *slot, const MDB_val *row, bool string, lar_
     return LAR_OK;
 }
 
-int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
+/* Decodes the slot of a non-null value of type def->type. */
+static int decode_slot(const schema_class *cls, const lar_property_def *def, const uint8_t *slot,
+                       const MDB_val *row, lar_value *out)
 {
-    const uint8_t *bytes = row->mv_data;
-    uint16_t count;
-    if (row->mv_size < ROW_HEADER) return corrupt(cls);
-    memcpy(&count, bytes, ROW_HEADER);
-    const lar_property_def *def = &cls->properties[prop].def;
-    if (prop >= count) {
-        *out = value_default(def);
-        return LAR_OK;
-    }
-    uint32_t bitmap_at = ROW_HEADER + fixed_end(cls, count);
-    if (bitmap_at + (count + 7u) / 8 > row->mv_size) return corrupt(cls);
-    if (bytes[bitmap_at + prop / 8] & (1u << (prop % 8))) {
-        out->type = LAR_TYPE_NULL;
-        return LAR_OK;
-    }
-    const uint8_t *slot = bytes + ROW_HEADER + cls->properties[prop].slot_offset;
     out->type = def->type;
     switch (def->type) {
     case LAR_TYPE_INT: memcpy(&out->as.integer, slot, 8); break;
@@ -151,20 +139,97 @@ int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, l
     return LAR_OK;
 }
 
+/* The row's property count and where its null bitmap starts; LAR_ECORRUPT if they do not fit. */
+static int row_shape(const schema_class *cls, const MDB_val *row, uint16_t *count, uint32_t *bitmap_at)
+{
+    if (row->mv_size < ROW_HEADER) return corrupt(cls);
+    memcpy(count, row->mv_data, ROW_HEADER);
+    *bitmap_at = ROW_HEADER + fixed_end(cls, *count);
+    if (*count > cls->property_count || *bitmap_at + (*count + 7u) / 8 > row->mv_size) return corrupt(cls);
+    return LAR_OK;
+}
+
+int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
+{
+    uint16_t count = 0;
+    uint32_t bitmap_at = 0;
+    int err = row_shape(cls, row, &count, &bitmap_at);
+    if (err) return err;
+    const lar_property_def *def = &cls->properties[prop].def;
+    const uint8_t *bytes = row->mv_data;
+    if (prop >= count) *out = value_default(def);
+    else if (bytes[bitmap_at + prop / 8] & (1u << (prop % 8))) out->type = LAR_TYPE_NULL;
+    else return decode_slot(cls, def, bytes + ROW_HEADER + cls->properties[prop].slot_offset, row, out);
+    return LAR_OK;
+}
+
+/* Whether a slot of this type decodes inline, without a call: the numbers. */
+static bool is_inline(uint32_t type)
+{
+    return type == LAR_TYPE_INT || type == LAR_TYPE_DOUBLE || type == LAR_TYPE_BOOL || type == LAR_TYPE_FLOAT;
+}
+
+int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out)
+{
+    uint16_t count = 0;
+    uint32_t bitmap_at = 0;
+    int err = row_shape(cls, row, &count, &bitmap_at);
+    if (err) return err;
+    /* Locals, not cls fields: stores to out could alias them and force reloads. */
+    const uint8_t *bytes = row->mv_data;
+    const slot_plan *plan = cls->plan;
+    const uint32_t decoded = count < cls->property_count ? count : cls->property_count;
+    const bool has_optional = cls->has_optional;
+    bool rest = decoded < cls->property_count;
+    /* First pass, with no calls so everything stays in registers: nulls and numbers. */
+    for (uint32_t i = 0; i < decoded; i++) {
+        const uint8_t *slot = bytes + plan[i].offset;
+        if (has_optional && (bytes[bitmap_at + i / 8] & (1u << (i % 8)))) {
+            out[i].type = LAR_TYPE_NULL;
+            continue;
+        }
+        out[i].type = (lar_type)plan[i].type;
+        switch (plan[i].type) {
+        case LAR_TYPE_INT: memcpy(&out[i].as.integer, slot, 8); break;
+        case LAR_TYPE_DOUBLE: memcpy(&out[i].as.float64, slot, 8); break;
+        case LAR_TYPE_FLOAT: memcpy(&out[i].as.float32, slot, 4); break;
+        case LAR_TYPE_BOOL: out[i].as.boolean = slot[0] != 0; break;
+        default: rest = true; break;
+        }
+    }
+    if (!rest) return LAR_OK;
+    /* Second pass: everything else, and the properties an older, shorter row lacks. */
+    for (uint32_t i = 0; i < cls->property_count; i++) {
+        const lar_property_def *def = &cls->properties[i].def;
+        if (i >= count) {
+            out[i] = value_default(def);
+        } else if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
+            err = decode_slot(cls, def, bytes + plan[i].offset, row, &out[i]);
+            if (!err && txn->write) err = keep_var(txn, &out[i]);
+            if (err) return err;
+        }
+    }
+    return LAR_OK;
+}
+
+/* A write transaction's dirty pages move under later writes: hand out a stable copy. */
+static int keep_var(lar_txn *txn, lar_value *value)
+{
+    if (value->type == LAR_TYPE_STRING) {
+        const char *copy = txn_keep(txn, value->as.string.data, value->as.string.size + 1);
+        if (!copy) return LAR_ENOMEM;
+        value->as.string.data = copy;
+    } else if (value->type == LAR_TYPE_BINARY && value->as.binary.size) {
+        const void *copy = txn_keep(txn, value->as.binary.data, value->as.binary.size);
+        if (!copy) return LAR_ENOMEM;
+        value->as.binary.data = copy;
+    }
+    return LAR_OK;
+}
+
 int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
                lar_value *out)
 {
     int err = row_decode_raw(cls, row, prop, out);
-    if (err || !txn->write) return err;
-    /* A write transaction's dirty pages move under later writes: hand out a stable copy. */
-    if (out->type == LAR_TYPE_STRING) {
-        const char *copy = txn_keep(txn, out->as.string.data, out->as.string.size + 1);
-        if (!copy) return LAR_ENOMEM;
-        out->as.string.data = copy;
-    } else if (out->type == LAR_TYPE_BINARY && out->as.binary.size) {
-        const void *copy = txn_keep(txn, out->as.binary.data, out->as.binary.size);
-        if (!copy) return LAR_ENOMEM;
-        out->as.binary.data = copy;
-    }
-    return LAR_OK;
+    return err || !txn->write ? err : keep_var(txn, out);
 }

@@ -27,6 +27,7 @@ static void class_clear(schema_class *cls)
         free((char *)cls->properties[i].def.origin_property);
     }
     free(cls->properties);
+    free(cls->plan);
     free(cls->name);
 }
 
@@ -52,11 +53,14 @@ static char *copy_string(const char *s)
 }
 
 /* Computes the row layout and the key facts of a class whose properties are set. */
-static void class_finish(schema_class *cls)
+static int class_finish(schema_class *cls)
 {
+    cls->plan = calloc(cls->property_count ? cls->property_count : 1, sizeof *cls->plan);
+    if (!cls->plan) return lar_fail(LAR_ENOMEM, "out of memory laying out class '%s'", cls->name);
     uint32_t offset = 0;
     cls->primary_key = -1;
     cls->has_indexes = false;
+    cls->has_optional = false;
     for (uint32_t i = 0; i < cls->property_count; i++) {
         schema_property *p = &cls->properties[i];
         p->slot_offset = offset;
@@ -64,8 +68,12 @@ static void class_finish(schema_class *cls)
         offset += p->slot_size;
         if (p->def.flags & LAR_PROP_PRIMARY_KEY) cls->primary_key = (int32_t)i;
         else if (p->def.flags & LAR_PROP_INDEXED) cls->has_indexes = true;
+        if (p->def.flags & LAR_PROP_OPTIONAL) cls->has_optional = true;
+        cls->plan[i].offset = ROW_HEADER_SIZE + p->slot_offset;
+        cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }
     cls->fixed_size = offset;
+    return LAR_OK;
 }
 
 static int class_from_def(const lar_class_def *def, schema_class *out)
@@ -91,8 +99,9 @@ static int class_from_def(const lar_class_def *def, schema_class *out)
             return lar_fail(LAR_ENOMEM, "out of memory copying class '%s'", def->name);
         }
     }
-    class_finish(out);
-    return LAR_OK;
+    int err = class_finish(out);
+    if (err) class_clear(out);
+    return err;
 }
 
 /* ---- the stored form ---- */
@@ -189,7 +198,7 @@ static void parse_class(reader *r, schema_class *cls)
         p->origin_property = take_string(r);
         if (!p->name) r->bad = true;
     }
-    class_finish(cls);
+    if (!r->bad && class_finish(cls)) r->bad = true;
 }
 
 static int parse(const MDB_val *blob, lar_schema *schema)

@@ -600,6 +600,31 @@ int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out);
  */
 int lar_iter_next(lar_iter *iter, lar_obj *out);
 
+/** @brief Step to the next object and read all its properties: the fast path for scans.
+ *
+ * The same as lar_iter_next() followed by lar_obj_get_all(), in one call.
+ * Ownership: as lar_obj_get().
+ * @param[in]  iter    An iterator.
+ * @param[out] out     Receives the object.
+ * @param[out] values  Receives count values in property-index order.
+ * @param[in]  count   The class's property count.
+ * @return As lar_iter_next() (#LAR_ENOTFOUND at the end, without setting the
+ *         last error); #LAR_EINVAL also when values is NULL or count is not
+ *         the property count; #LAR_ECORRUPT.
+ */
+int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count);
+
+/** @brief Move an iterator so that its next step returns the first object
+ *  whose key is at least key.
+ *
+ * Lets a caller resume a walk in a new transaction at the object where an
+ * earlier iterator stopped (pass the last key seen plus one).
+ * @param[in] iter  An iterator.
+ * @param[in] key   The smallest key to return next; 0 restarts from the first object.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL), #LAR_EMISUSE (its transaction ended).
+ */
+int lar_iter_seek(lar_iter *iter, lar_objkey key);
+
 /** @brief Close an iterator.
  * @param[in] iter  An iterator, or NULL.
  */

@@ -18,34 +18,34 @@ public protocol _Persistable {
 }
 
 extension _Persistable {
-    public static var _larderIsOptional: Bool { false }
-    public static func _larderRead(_ value: lar_value) -> Self {
+    @inlinable public static var _larderIsOptional: Bool { false }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Self {
         _larderFrom(_StoredValue(value)) ?? _larderDefault()
     }
 }
 
 extension Int: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_INT }
-    public static func _larderDefault() -> Int { 0 }
-    public static func _larderFrom(_ value: _StoredValue) -> Int? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_INT }
+    @inlinable public static func _larderDefault() -> Int { 0 }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Int? {
         if case .int(let v) = value { return Int(truncatingIfNeeded: v) }
         return nil
     }
-    @inline(__always) public static func _larderRead(_ value: lar_value) -> Int { Int(value.as.integer) }
-    public var _larderStored: _StoredValue { .int(Int64(self)) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Int { Int(value.as.integer) }
+    @inlinable public var _larderStored: _StoredValue { .int(Int64(self)) }
 }
 
 /// The narrower integers are stored as 64-bit integers, as Realm stores them.
 public protocol _PersistableInteger: _Persistable, FixedWidthInteger {}
 extension _PersistableInteger {
-    public static var _larderType: lar_type { LAR_TYPE_INT }
-    public static func _larderDefault() -> Self { 0 }
-    public static func _larderFrom(_ value: _StoredValue) -> Self? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_INT }
+    @inlinable public static func _larderDefault() -> Self { 0 }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Self? {
         if case .int(let v) = value { return Self(truncatingIfNeeded: v) }
         return nil
     }
-    public static func _larderRead(_ value: lar_value) -> Self { Self(truncatingIfNeeded: value.as.integer) }
-    public var _larderStored: _StoredValue { .int(Int64(self)) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Self { Self(truncatingIfNeeded: value.as.integer) }
+    @inlinable public var _larderStored: _StoredValue { .int(Int64(self)) }
 }
 extension Int8: _PersistableInteger {}
 extension Int16: _PersistableInteger {}
@@ -53,114 +53,114 @@ extension Int32: _PersistableInteger {}
 extension Int64: _PersistableInteger {}
 
 extension Bool: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_BOOL }
-    public static func _larderDefault() -> Bool { false }
-    public static func _larderFrom(_ value: _StoredValue) -> Bool? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_BOOL }
+    @inlinable public static func _larderDefault() -> Bool { false }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Bool? {
         if case .bool(let v) = value { return v }
         return nil
     }
-    public static func _larderRead(_ value: lar_value) -> Bool { value.as.boolean != 0 }
-    public var _larderStored: _StoredValue { .bool(self) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Bool { value.as.boolean != 0 }
+    @inlinable public var _larderStored: _StoredValue { .bool(self) }
 }
 
 extension Float: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_FLOAT }
-    public static func _larderDefault() -> Float { 0 }
-    public static func _larderFrom(_ value: _StoredValue) -> Float? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_FLOAT }
+    @inlinable public static func _larderDefault() -> Float { 0 }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Float? {
         if case .float(let v) = value { return v }
         return nil
     }
-    public static func _larderRead(_ value: lar_value) -> Float { value.as.float32 }
-    public var _larderStored: _StoredValue { .float(self) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Float { value.as.float32 }
+    @inlinable public var _larderStored: _StoredValue { .float(self) }
 }
 
 extension Double: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_DOUBLE }
-    public static func _larderDefault() -> Double { 0 }
-    public static func _larderFrom(_ value: _StoredValue) -> Double? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_DOUBLE }
+    @inlinable public static func _larderDefault() -> Double { 0 }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Double? {
         if case .double(let v) = value { return v }
         return nil
     }
-    public static func _larderRead(_ value: lar_value) -> Double { value.as.float64 }
-    public var _larderStored: _StoredValue { .double(self) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> Double { value.as.float64 }
+    @inlinable public var _larderStored: _StoredValue { .double(self) }
 }
 
 extension String: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_STRING }
-    public static func _larderDefault() -> String { "" }
-    public static func _larderFrom(_ value: _StoredValue) -> String? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_STRING }
+    @inlinable public static func _larderDefault() -> String { "" }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> String? {
         if case .string(let v) = value { return v }
         return nil
     }
-    public static func _larderRead(_ value: lar_value) -> String { String(larderString: value.as.string) }
-    public var _larderStored: _StoredValue { .string(self) }
+    @inlinable public static func _larderRead(_ value: lar_value) -> String { String(larderString: value.as.string) }
+    @inlinable public var _larderStored: _StoredValue { .string(self) }
 }
 
 extension Data: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_BINARY }
-    public static func _larderDefault() -> Data { Data() }
-    public static func _larderFrom(_ value: _StoredValue) -> Data? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_BINARY }
+    @inlinable public static func _larderDefault() -> Data { Data() }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Data? {
         if case .data(let v) = value { return v }
         return nil
     }
-    public var _larderStored: _StoredValue { .data(self) }
+    @inlinable public var _larderStored: _StoredValue { .data(self) }
 }
 
 extension Date: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_TIMESTAMP }
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_TIMESTAMP }
     /// Realm's default date is the reference date of 1970.
-    public static func _larderDefault() -> Date { Date(timeIntervalSince1970: 0) }
-    public static func _larderFrom(_ value: _StoredValue) -> Date? {
+    @inlinable public static func _larderDefault() -> Date { Date(timeIntervalSince1970: 0) }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Date? {
         if case .date(let v) = value { return v }
         return nil
     }
-    public var _larderStored: _StoredValue { .date(self) }
+    @inlinable public var _larderStored: _StoredValue { .date(self) }
 }
 
 extension ObjectId: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_OBJECT_ID }
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_OBJECT_ID }
     /// Realm generates a new ObjectId for a property declared without a value.
-    public static func _larderDefault() -> ObjectId { .generate() }
-    public static func _larderFrom(_ value: _StoredValue) -> ObjectId? {
+    @inlinable public static func _larderDefault() -> ObjectId { .generate() }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> ObjectId? {
         if case .objectId(let v) = value { return v }
         return nil
     }
-    public var _larderStored: _StoredValue { .objectId(self) }
+    @inlinable public var _larderStored: _StoredValue { .objectId(self) }
 }
 
 extension UUID: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_UUID }
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_UUID }
     /// Realm generates a new UUID for a property declared without a value.
-    public static func _larderDefault() -> UUID { UUID() }
-    public static func _larderFrom(_ value: _StoredValue) -> UUID? {
+    @inlinable public static func _larderDefault() -> UUID { UUID() }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> UUID? {
         if case .uuid(let v) = value { return v }
         return nil
     }
-    public var _larderStored: _StoredValue { .uuid(self) }
+    @inlinable public var _larderStored: _StoredValue { .uuid(self) }
 }
 
 extension Decimal128: _Persistable {
-    public static var _larderType: lar_type { LAR_TYPE_DECIMAL128 }
-    public static func _larderDefault() -> Decimal128 { Decimal128(low: 0, high: 0x3040_0000_0000_0000) }
-    public static func _larderFrom(_ value: _StoredValue) -> Decimal128? {
+    @inlinable public static var _larderType: lar_type { LAR_TYPE_DECIMAL128 }
+    @inlinable public static func _larderDefault() -> Decimal128 { Decimal128(low: 0, high: 0x3040_0000_0000_0000) }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Decimal128? {
         if case .decimal128(let v) = value { return v }
         return nil
     }
-    public var _larderStored: _StoredValue { .decimal128(self) }
+    @inlinable public var _larderStored: _StoredValue { .decimal128(self) }
 }
 
 extension Optional: _Persistable where Wrapped: _Persistable {
-    public static var _larderType: lar_type { Wrapped._larderType }
-    public static var _larderIsOptional: Bool { true }
-    public static func _larderDefault() -> Wrapped? { nil }
-    public static func _larderFrom(_ value: _StoredValue) -> Wrapped?? {
+    @inlinable public static var _larderType: lar_type { Wrapped._larderType }
+    @inlinable public static var _larderIsOptional: Bool { true }
+    @inlinable public static func _larderDefault() -> Wrapped? { nil }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped._larderFrom(value).map { .some($0) }
     }
-    public static func _larderRead(_ value: lar_value) -> Wrapped? {
+    @inlinable public static func _larderRead(_ value: lar_value) -> Wrapped? {
         value.type == LAR_TYPE_NULL ? nil : Wrapped._larderRead(value)
     }
-    public var _larderStored: _StoredValue { self?._larderStored ?? .null }
+    @inlinable public var _larderStored: _StoredValue { self?._larderStored ?? .null }
 }
 
 /// An enum stored through its raw value, as in Realm:
@@ -168,14 +168,14 @@ extension Optional: _Persistable where Wrapped: _Persistable {
 public protocol PersistableEnum: _Persistable, RawRepresentable, CaseIterable where RawValue: _Persistable {}
 
 extension PersistableEnum {
-    public static var _larderType: lar_type { RawValue._larderType }
+    @inlinable public static var _larderType: lar_type { RawValue._larderType }
     /// Realm's default for an enum property is its first case.
-    public static func _larderDefault() -> Self { allCases.first! }
-    public static func _larderFrom(_ value: _StoredValue) -> Self? {
+    @inlinable public static func _larderDefault() -> Self { allCases.first! }
+    @inlinable public static func _larderFrom(_ value: _StoredValue) -> Self? {
         RawValue._larderFrom(value).flatMap { Self(rawValue: $0) }
     }
-    public static func _larderRead(_ value: lar_value) -> Self {
+    @inlinable public static func _larderRead(_ value: lar_value) -> Self {
         Self(rawValue: RawValue._larderRead(value)) ?? _larderDefault()
     }
-    public var _larderStored: _StoredValue { rawValue._larderStored }
+    @inlinable public var _larderStored: _StoredValue { rawValue._larderStored }
 }

@@ -12,37 +12,44 @@ import CLarder
 /// added to a Realm every read and write goes to the database.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    unowned(unsafe) let core: ObjectCore
-    let slot: Int32
-    let options: PropertyOptions
+    @usableFromInline unowned(unsafe) let core: ObjectCore
+    @usableFromInline let slot: Int32
+    @usableFromInline let options: PropertyOptions
 
+    @inlinable
     public init(wrappedValue: Value) {
         self.init(value: wrappedValue, options: [])
     }
 
     /// A property declared without an initial value starts at Realm's default:
     /// 0, false, "", empty data, nil, or a newly generated ObjectId or UUID.
+    @inlinable
     public init() {
         self.init(value: Value._larderDefault(), options: [])
     }
 
+    @inlinable
     public init(primaryKey: Bool) {
         self.init(value: Value._larderDefault(), options: primaryKey ? .primaryKey : [])
     }
 
+    @inlinable
     public init(wrappedValue: Value, primaryKey: Bool) {
         self.init(value: wrappedValue, options: primaryKey ? .primaryKey : [])
     }
 
+    @inlinable
     public init(indexed: Bool) {
         self.init(value: Value._larderDefault(), options: indexed ? .indexed : [])
     }
 
+    @inlinable
     public init(wrappedValue: Value, indexed: Bool) {
         self.init(value: wrappedValue, options: indexed ? .indexed : [])
     }
 
-    private init(value: Value, options: PropertyOptions) {
+    @inlinable
+    init(value: Value, options: PropertyOptions) {
         let core = Construction.current()
         self.core = core
         self.slot = Int32(core.values.count)
@@ -50,16 +57,21 @@ public struct Persisted<Value: _Persistable> {
         core.values.append(value._larderStored)
     }
 
+    // Inlinable, with the paths below it, so that reads specialize in the app's module:
+    // an unspecialized generic read costs ten times more.
+    @inlinable
     public var wrappedValue: Value {
         get { core.get(Int(slot), as: Value.self) }
         nonmutating set { core.set(Int(slot), newValue) }
     }
 }
 
+@usableFromInline
 struct PropertyOptions: OptionSet {
-    let rawValue: UInt8
-    static let primaryKey = PropertyOptions(rawValue: 1)
-    static let indexed = PropertyOptions(rawValue: 2)
+    @usableFromInline let rawValue: UInt8
+    @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
+    @usableFromInline static let primaryKey = PropertyOptions(rawValue: 1)
+    @usableFromInline static let indexed = PropertyOptions(rawValue: 2)
 }
 
 /// What schema discovery reads from a `Persisted` found by reflection.

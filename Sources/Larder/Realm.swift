@@ -125,7 +125,7 @@ public struct Realm: Equatable {
     }
 
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        instance.object(ofType: type, forPrimaryKey: key)
+        instance.object(ofType: type, forPrimaryKey: key).map { unsafeDowncast($0, to: Element.self) }
     }
 
     /// True when the file holds no objects.

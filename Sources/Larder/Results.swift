@@ -36,7 +36,7 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
         let keys = keys()
         precondition(position >= 0 && position < keys.count,
                      "Index \(position) is out of bounds (must be less than \(keys.count)).")
-        return instance.accessor(table, key: keys[position], as: Element.self)
+        return unsafeDowncast(instance.accessor(table, key: keys[position]), to: Element.self)
     }
 
     public var first: Element? {
@@ -44,11 +44,11 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
             var iterator = makeIterator()
             return iterator.next()
         }
-        return keys().first.map { instance.accessor(table, key: $0, as: Element.self) }
+        return keys().first.map { unsafeDowncast(instance.accessor(table, key: $0), to: Element.self) }
     }
 
     public var last: Element? {
-        keys().last.map { instance.accessor(table, key: $0, as: Element.self) }
+        keys().last.map { unsafeDowncast(instance.accessor(table, key: $0), to: Element.self) }
     }
 
     public func makeIterator() -> ResultsIterator<Element> {
@@ -87,8 +87,7 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
     /// Sets property key on every object; only inside a write transaction.
     public func setValue(_ value: Any?, forKey key: String) {
         if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
-        for key in keys() { instance.accessor(table, key: key, as: Element.self).setValue(value, forKey: keyName(key)) }
-        func keyName(_: lar_objkey) -> String { key }
+        for objectKey in keys() { instance.accessor(table, key: objectKey).setValue(value, forKey: key) }
     }
 
     public var description: String {
@@ -104,8 +103,8 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
         _ = txn
         if snapshotVersion == instance.version { return snapshot }
         var keys: [lar_objkey] = []
-        var iterator = ResultsIterator<Element>(streaming: instance, table: table)
-        while let key = iterator.nextKey() { keys.append(key) }
+        let walker = ResultsWalker(instance: instance, table: table, keys: nil)
+        while let key = walker.nextKey() { keys.append(key) }
         if !sortDescriptors.isEmpty { keys = sort(keys) }
         snapshot = keys
         snapshotVersion = instance.version
@@ -132,78 +131,90 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 /// Walks results. Unsorted results stream from the table; when the loop body
 /// writes or refreshes, the walk resumes after the last object in the new version.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
-    private let instance: RealmInstance
-    private let table: ManagedClass
-    private let cursor: Cursor?
-    private let keys: [lar_objkey]
-    private var position = 0
-    /// The object handed out last; reused when the caller kept no reference to it.
-    private var current: Element?
+    @usableFromInline let walker: ResultsWalker
 
     init(streaming instance: RealmInstance, table: ManagedClass) {
-        self.instance = instance
-        self.table = table
-        self.cursor = Cursor()
-        self.keys = []
+        walker = ResultsWalker(instance: instance, table: table, keys: nil)
     }
 
     init(keys: [lar_objkey], instance: RealmInstance, table: ManagedClass) {
+        walker = ResultsWalker(instance: instance, table: table, keys: keys)
+    }
+
+    @inlinable
+    public mutating func next() -> Element? {
+        walker.step().map { unsafeDowncast($0, to: Element.self) }
+    }
+
+    mutating func nextKey() -> lar_objkey? {
+        walker.nextKey()
+    }
+}
+
+/// The non-generic work of `ResultsIterator`, so it compiles once, in this module.
+@usableFromInline
+final class ResultsWalker {
+    private let instance: RealmInstance
+    private let table: ManagedClass
+    private let keys: [lar_objkey]?
+    private var position = 0
+    /// The object handed out last; reused when the caller kept no reference to it.
+    private var current: Object?
+    private var handle: OpaquePointer?
+    private var version: UInt64 = .max
+    private var lastKey: lar_objkey = 0
+    private var done = false
+
+    init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?) {
         self.instance = instance
         self.table = table
-        self.cursor = nil
         self.keys = keys
     }
 
-    public mutating func next() -> Element? {
-        guard let key = nextKey() else {
+    deinit {
+        if let handle { lar_iter_close(handle) }
+    }
+
+    /// The next object: the previous accessor rebound when nobody else holds it.
+    @usableFromInline
+    func step() -> Object? {
+        guard let key = keys == nil ? nextStreamed() : nextKey() else {
             current = nil
             return nil
         }
         if current != nil && isKnownUniquelyReferenced(&current!) && !current!.core.invalidated {
             current!.core.key = key
         } else {
-            current = instance.accessor(table, key: key, as: Element.self)
+            current = instance.accessor(table, key: key)
         }
         return current
     }
 
-    mutating func nextKey() -> lar_objkey? {
-        guard let cursor else {
-            defer { position += 1 }
-            return position < keys.count ? keys[position] : nil
-        }
-        return cursor.next(instance, table)
+    func nextKey() -> lar_objkey? {
+        guard let keys else { return nextStreamed() }
+        defer { position += 1 }
+        return position < keys.count ? keys[position] : nil
     }
 
-    /// Owns the C iterator, so an abandoned loop still closes it.
-    final class Cursor {
-        private var handle: OpaquePointer?
-        private var version: UInt64 = .max
-        private var lastKey: lar_objkey = 0
-        private var done = false
-
-        func next(_ instance: RealmInstance, _ table: ManagedClass) -> lar_objkey? {
-            if done { return nil }
-            let txn = instance.currentTxn()
-            _ = txn
-            if handle == nil || version != instance.version {
-                if let handle { lar_iter_close(handle) }
-                handle = instance.openIterator(table, from: lastKey + 1)
-                version = instance.version
-            }
-            var obj = lar_obj()
-            let rc = lar_iter_next(handle, &obj)
-            if rc == LAR_ENOTFOUND {
-                done = true
-                return nil
-            }
-            if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
-            lastKey = obj.key
-            return obj.key
-        }
-
-        deinit {
+    /// Steps the C iterator, decoding the row straight into the class's read cache.
+    private func nextStreamed() -> lar_objkey? {
+        if done { return nil }
+        _ = instance.currentTxn()
+        if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
+            handle = instance.openIterator(table, from: lastKey + 1)
+            version = instance.version
         }
+        var obj = lar_obj()
+        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
+        if rc == LAR_ENOTFOUND {
+            done = true
+            return nil
+        }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        lastKey = obj.key
+        table.cachedKey = obj.key
+        table.cachedVersion = version
+        return obj.key
     }
 }

@@ -127,16 +127,17 @@ private struct WeakEnvironment {
 
 /// A class as one Realm instance reads it: the file's class id, where each Swift
 /// property sits in the stored row, and a one-row cache of decoded values.
+@usableFromInline
 final class ManagedClass {
     let schema: ClassSchema
     let id: lar_class
     /// For each Swift slot, the stored property index.
-    let propertyIndex: UnsafeMutablePointer<Int>
+    @usableFromInline let propertyIndex: UnsafeMutablePointer<Int>
     /// The last row read, in stored property order.
-    let values: UnsafeMutablePointer<lar_value>
+    @usableFromInline let values: UnsafeMutablePointer<lar_value>
     let storedCount: Int
-    var cachedKey: lar_objkey = 0
-    var cachedVersion: UInt64 = .max
+    @usableFromInline var cachedKey: lar_objkey = 0
+    @usableFromInline var cachedVersion: UInt64 = .max
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
@@ -156,6 +157,7 @@ final class ManagedClass {
                                   "property '\(schema.name).\(property.name)' was added")
             }
             propertyIndex[slot] = Int(index)
+            if Int(index) != slot { isInSlotOrder = false }
         }
     }
 
@@ -164,7 +166,8 @@ final class ManagedClass {
         propertyIndex.deallocate()
     }
 
-    var primaryKeyIndex: Int? { schema.primaryKeySlot.map { propertyIndex[$0] } }
+    /// True when stored order is slot order, as it is for classes this program declared.
+    private(set) var isInSlotOrder = true
 
     /// Values in Swift slot order, rearranged into stored order.
     func storedOrder(_ values: some Collection<_StoredValue>) -> [_StoredValue] {

@@ -6,28 +6,29 @@ import Foundation
 /// Every `@Persisted` wrapper of an object points at the same core and knows its
 /// slot (its position in declaration order), so a property read needs neither
 /// key paths nor reflection.
+@usableFromInline
 final class ObjectCore {
     /// Values in slot order while the object is unmanaged; emptied once it is managed.
-    var values: ContiguousArray<_StoredValue> = []
+    @usableFromInline var values: ContiguousArray<_StoredValue> = []
     /// The Realm instance managing the object, or nil while unmanaged.
-    var realm: RealmInstance?
+    @usableFromInline var realm: RealmInstance?
     /// The object's row: its class table in `realm` and its key there.
-    unowned(unsafe) var table: ManagedClass!
-    var key: lar_objkey = 0
+    @usableFromInline unowned(unsafe) var table: ManagedClass!
+    @usableFromInline var key: lar_objkey = 0
     /// Set when the object was deleted through this accessor, or its Realm invalidated it.
-    var invalidated = false
+    @usableFromInline var invalidated = false
     /// The instance's invalidation count when the object was bound: `invalidate()` ends it.
-    var generation: UInt64 = 0
+    @usableFromInline var generation: UInt64 = 0
 
-    var isManaged: Bool { realm != nil }
+    @usableFromInline init() {}
 
-    @inline(__always)
+    @inlinable
     func get<Value: _Persistable>(_ slot: Int, as _: Value.Type) -> Value {
         if let realm { return realm.read(self, slot: slot) }
         return Value._larderFrom(values[slot]) ?? Value._larderDefault()
     }
 
-    @inline(__always)
+    @inlinable
     func set<Value: _Persistable>(_ slot: Int, _ value: Value) {
         if let realm { return realm.write(self, slot: slot, value._larderStored) }
         values[slot] = value._larderStored
@@ -50,6 +51,7 @@ final class ObjectCore {
 /// declaration order; the first wrapper creates the core, the others join it,
 /// and `Object.init` takes it. The slot is per thread, since objects are built
 /// on many threads at once.
+@usableFromInline
 enum Construction {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()
@@ -58,6 +60,7 @@ enum Construction {
     }()
 
     /// The core that the wrapper being initialized belongs to.
+    @usableFromInline
     static func current() -> ObjectCore {
         if let pointer = pthread_getspecific(key) {
             return Unmanaged<ObjectCore>.fromOpaque(pointer).takeUnretainedValue()

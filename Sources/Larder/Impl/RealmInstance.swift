@@ -3,6 +3,7 @@ import Foundation
 
 /// One thread's live view of a database file: its transaction, its classes, and
 /// the version counter that tells cached reads when to look again.
+@usableFromInline
 final class RealmInstance {
     let configuration: Realm.Configuration
     let environment: Environment
@@ -15,7 +16,7 @@ final class RealmInstance {
     private var readTxn: OpaquePointer?
     private(set) var isInWriteTransaction = false
     /// Bumped whenever what an object reads may have changed: writes, refreshes, new transactions.
-    private(set) var version: UInt64 = 0
+    @usableFromInline private(set) var version: UInt64 = 0
     /// Bumped by `invalidate()`: objects bound before it are invalidated.
     private(set) var generation: UInt64 = 0
     private var tables: [ObjectIdentifier: ManagedClass] = [:]
@@ -198,7 +199,7 @@ final class RealmInstance {
 
     // MARK: Reading objects
 
-    @inline(__always)
+    @inlinable
     func read<Value: _Persistable>(_ core: ObjectCore, slot: Int) -> Value {
         let table = core.table!
         if table.cachedKey != core.key || table.cachedVersion != version || core.invalidated {
@@ -214,8 +215,8 @@ final class RealmInstance {
     }
 
     /// Decodes core's row into its class's one-row cache.
-    @inline(never)
-    private func load(_ core: ObjectCore, _ table: ManagedClass) {
+    @usableFromInline @inline(never)
+    func load(_ core: ObjectCore, _ table: ManagedClass) {
         verifyThread()
         if core.invalidated || core.generation != generation {
             fatalError("Object has been deleted or invalidated.")
@@ -235,10 +236,10 @@ final class RealmInstance {
     }
 
     /// A managed object of table's class for key.
-    func accessor<Element: Object>(_ table: ManagedClass, key: lar_objkey, as _: Element.Type) -> Element {
+    func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
         let object = table.schema.type.init()
         object.core.bind(to: self, table: table, key: key)
-        return unsafeDowncast(object, to: Element.self)
+        return object
     }
 
     func count(_ table: ManagedClass) -> Int {
@@ -256,10 +257,10 @@ final class RealmInstance {
         }
     }
 
-    func object<Element: Object, Key>(ofType type: Element.Type, forPrimaryKey key: Key) -> Element? {
+    func object(ofType type: Object.Type, forPrimaryKey key: Any?) -> Object? {
         let table = table(for: type)
         guard let found = find(table, primaryKey: key) else { return nil }
-        return accessor(table, key: found, as: type)
+        return accessor(table, key: found)
     }
 
     private func find(_ table: ManagedClass, primaryKey key: Any?) -> lar_objkey? {
@@ -284,6 +285,7 @@ final class RealmInstance {
 
     // MARK: Writing objects
 
+    @usableFromInline
     func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
         verifyThread()
         if !isInWriteTransaction {
@@ -319,8 +321,7 @@ final class RealmInstance {
         }
         let table = table(for: type(of: object))
         checkLayout(core, table.schema)
-        let named = core.values.enumerated().map { ($0.offset, $0.element) }
-        guard let key = upsert(table, named: named, defaults: core.values, update: update) else { return }
+        guard let key = upsert(table, named: nil, defaults: core.values, update: update) else { return }
         core.bind(to: self, table: table, key: key)
         addedInWrite.append(core)
     }
@@ -337,27 +338,31 @@ final class RealmInstance {
             prototype.core.values = values
             return prototype
         }
-        return accessor(table, key: key, as: type)
+        return unsafeDowncast(accessor(table, key: key), to: T.self)
     }
 
-    /// Creates the object, or with an update policy updates the one with its
-    /// primary key; returns its key, or nil with the write's error recorded.
-    private func upsert(_ table: ManagedClass, named: [(Int, _StoredValue)], defaults: ContiguousArray<_StoredValue>,
+    /// Creates the object from values, or with an update policy updates the one
+    /// with its primary key, writing the named values (nil: all of them). Returns
+    /// its key, or nil with the write's error recorded.
+    private func upsert(_ table: ManagedClass, named: [(Int, _StoredValue)]?, defaults: ContiguousArray<_StoredValue>,
                         update: Realm.UpdatePolicy) -> lar_objkey? {
         if update != .error {
             guard let pk = table.schema.primaryKeySlot else {
                 fatalError("'\(table.schema.name)' does not have a primary key and can not be updated")
             }
             if let existing = find(table, stored: defaults[pk]) {
-                updateExisting(table, key: existing, named: named, update: update)
+                let changes = named ?? defaults.enumerated().map { ($0.offset, $0.element) }
+                updateExisting(table, key: existing, named: changes, update: update)
                 return existing
             }
         }
         var created = lar_obj()
         let txn = txn!
-        let rc = _StoredValue.withCValues(table.storedOrder(defaults)) { values, count in
+        let create = { (values: UnsafeMutablePointer<lar_value>, count: Int) in
             lar_obj_create(txn, table.id, values, count, &created)
         }
+        let rc = table.isInSlotOrder ? _StoredValue.withCValues(defaults, create)
+                                     : _StoredValue.withCValues(table.storedOrder(defaults), create)
         version &+= 1
         if rc == LAR_EEXISTS, let pk = table.schema.primaryKeySlot {
             let value = defaults[pk].anyValue.map { "\($0)" } ?? "null"

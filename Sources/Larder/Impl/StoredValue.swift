@@ -17,6 +17,7 @@ public enum _StoredValue: Hashable {
     case decimal128(Decimal128)
 
     /// Reads a C value; strings and bytes are copied out of the transaction's memory.
+    @usableFromInline
     init(_ value: lar_value) {
         switch value.type {
         case LAR_TYPE_INT: self = .int(value.as.integer)
@@ -130,6 +131,7 @@ public enum _StoredValue: Hashable {
 }
 
 extension String {
+    @usableFromInline
     init(larderString s: lar_string) {
         guard let data = s.data, s.size > 0 else { self = ""; return }
         self = data.withMemoryRebound(to: UInt8.self, capacity: s.size) {

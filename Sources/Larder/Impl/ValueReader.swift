@@ -38,10 +38,8 @@ enum ValueReader {
 
     /// The stored form of item for property, or nil when it has the wrong type.
     static func convert(_ item: Any?, to property: PropertySchema) -> _StoredValue? {
-        guard let item = unwrap(item), !(item is NSNull) else {
-            return property.isOptional ? .null : nil
-        }
-        guard let persistable = item as? any _Persistable else { return nil }
+        guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
+        guard let persistable = (item as? any _Persistable) ?? unwrap(item) else { return nil }
         let stored = persistable._larderStored
         switch (stored, property.type) {
         case (.null, _): return property.isOptional ? .null : nil
@@ -57,11 +55,11 @@ enum ValueReader {
         }
     }
 
-    /// Looks through nested optionals in an `Any`.
-    private static func unwrap(_ item: Any?) -> Any? {
-        guard let item else { return nil }
+    /// Looks through an optional of a non-persistable type wrapped in an `Any` (rare: slow).
+    private static func unwrap(_ item: Any) -> (any _Persistable)? {
         let mirror = Mirror(reflecting: item)
-        guard mirror.displayStyle == .optional else { return item }
-        return mirror.children.first.flatMap { unwrap($0.value) }
+        guard mirror.displayStyle == .optional else { return nil }
+        guard let wrapped = mirror.children.first?.value else { return Optional<Int>.none }
+        return (wrapped as? any _Persistable) ?? unwrap(wrapped)
     }
 }

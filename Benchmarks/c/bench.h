@@ -1,0 +1,58 @@
+/* Small helpers for the C benchmark: a monotonic clock, a deterministic RNG, a shuffle. */
+#ifndef LARDER_BENCH_H
+#define LARDER_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Nanoseconds from CLOCK_MONOTONIC: only differences mean anything. */
+static inline uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* xorshift64*: deterministic for a given seed, which must not be 0. */
+typedef struct bench_rng {
+    uint64_t state;
+} bench_rng;
+
+static inline bench_rng bench_rng_seed(uint64_t seed)
+{
+    bench_rng rng = {seed ? seed : 0x9E3779B97F4A7C15ull};
+    return rng;
+}
+
+static inline uint64_t bench_rng_next(bench_rng *rng)
+{
+    uint64_t x = rng->state;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    rng->state = x;
+    return x * 0x2545F4914F6CDD1Dull;
+}
+
+/* A uniform integer in [0, bound), bound > 0 (rejection sampling: no modulo bias). */
+static inline uint64_t bench_rng_below(bench_rng *rng, uint64_t bound)
+{
+    uint64_t limit = UINT64_MAX - UINT64_MAX % bound;
+    uint64_t x;
+    do x = bench_rng_next(rng); while (x >= limit);
+    return x % bound;
+}
+
+/* Fisher-Yates shuffle of count int64 values. */
+static inline void bench_shuffle(int64_t *items, size_t count, bench_rng *rng)
+{
+    for (size_t i = count; i > 1; i--) {
+        size_t j = (size_t)bench_rng_below(rng, i);
+        int64_t t = items[i - 1];
+        items[i - 1] = items[j];
+        items[j] = t;
+    }
+}
+
+#endif

@@ -1,0 +1,685 @@
+#!/usr/bin/env python3
+"""Larder through a foreign-function interface: Python's ctypes, standard library only.
+
+Usage: python3 Tests/ffi/test_ffi.py <liblarder.so> <shared.larder> [unittest options]
+
+<shared.larder> is the file written by the C tests (make test-c): schema
+version 1, class "Person" (id INT primary key, name STRING, age INT optional,
+score DOUBLE) holding (1, "Ada", 36, 9.5), (2, "Grace", 45, 8.25) and
+(3, "Linus", null, 7.0). It is copied to a temporary directory before it is
+opened, so this test never alters it.
+"""
+import ctypes
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from ctypes import (POINTER, Structure, Union, byref, c_char_p, c_double, c_float, c_int,
+                    c_int32, c_int64, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
+
+LIB_PATH = None
+SHARED_PATH = None
+lib = None
+
+# ---- constants of larder.h ----
+
+LAR_OK = 0
+LAR_EINVAL = -1
+LAR_EMISUSE = -2
+LAR_ENOTFOUND = -3
+LAR_EEXISTS = -4
+LAR_ETYPE = -5
+LAR_EREADONLY = -12
+LAR_EDELETED = -13
+ALL_CODES = range(0, -17, -1)  # LAR_OK ... LAR_EBUSY (-16)
+
+LAR_TYPE_NULL, LAR_TYPE_INT, LAR_TYPE_BOOL, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE = 0, 1, 2, 3, 4
+LAR_TYPE_STRING, LAR_TYPE_BINARY, LAR_TYPE_TIMESTAMP = 5, 6, 7
+LAR_COLLECTION_NONE = 0
+LAR_PROP_OPTIONAL, LAR_PROP_PRIMARY_KEY, LAR_PROP_INDEXED = 0x1, 0x2, 0x4
+LAR_ENV_READONLY, LAR_ENV_NOSYNC = 0x1, 0x2
+LAR_ENV_OPTIONS_VERSION = 1
+LAR_TXN_READ, LAR_TXN_WRITE = 0x0, 0x1
+
+# ---- structures of larder.h (C enums are int-sized) ----
+
+
+class LarTimestamp(Structure):
+    _fields_ = [("seconds", c_int64), ("nanoseconds", c_int32)]
+
+
+class LarObjectId(Structure):
+    _fields_ = [("bytes", c_uint8 * 12)]
+
+
+class LarUuid(Structure):
+    _fields_ = [("bytes", c_uint8 * 16)]
+
+
+class LarDecimal128(Structure):
+    _fields_ = [("low", c_uint64), ("high", c_uint64)]
+
+
+class LarString(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]  # c_void_p: strings may hold NULs
+
+
+class LarBinary(Structure):
+    _fields_ = [("data", c_void_p), ("size", c_size_t)]
+
+
+class LarObj(Structure):
+    _fields_ = [("cls", c_uint32), ("key", c_uint64)]
+
+
+class LarValueUnion(Union):
+    _fields_ = [("integer", c_int64), ("boolean", c_int), ("float32", c_float), ("float64", c_double),
+                ("string", LarString), ("binary", LarBinary), ("timestamp", LarTimestamp),
+                ("object_id", LarObjectId), ("uuid", LarUuid), ("decimal128", LarDecimal128),
+                ("link", LarObj)]
+
+
+class LarValue(Structure):
+    _fields_ = [("type", c_int), ("as_", LarValueUnion)]  # "as" in C; a keyword in Python
+
+
+class LarError(Structure):
+    _fields_ = [("code", c_int), ("message", c_char_p)]
+
+
+class LarEnvOptions(Structure):
+    _fields_ = [("version", c_uint), ("initial_map_size", c_size_t), ("flags", c_uint)]
+
+
+class LarEnvInfo(Structure):
+    _fields_ = [("map_size", c_size_t), ("used_size", c_size_t), ("schema_version", c_uint64),
+                ("format_version", c_uint32), ("class_count", c_uint32)]
+
+
+class LarPropertyDef(Structure):
+    _fields_ = [("name", c_char_p), ("type", c_int), ("collection", c_int), ("flags", c_uint),
+                ("target_class", c_char_p), ("origin_property", c_char_p)]
+
+
+class LarClassDef(Structure):
+    _fields_ = [("name", c_char_p), ("properties", POINTER(LarPropertyDef)),
+                ("property_count", c_size_t), ("flags", c_uint)]
+
+
+class LarClassInfo(Structure):
+    _fields_ = [("name", c_char_p), ("property_count", c_uint32), ("primary_key", c_int32),
+                ("flags", c_uint)]
+
+
+Env = c_void_p  # opaque handles
+Txn = c_void_p
+Iter = c_void_p
+
+
+def load_library(path):
+    """Loads liblarder and declares the signatures of the functions used here."""
+    so = ctypes.CDLL(os.path.abspath(path))
+    sigs = {
+        "lar_version": (c_char_p, [POINTER(c_int), POINTER(c_int), POINTER(c_int)]),
+        "lar_error_last": (POINTER(LarError), []),
+        "lar_error_clear": (None, []),
+        "lar_strerror": (c_char_p, [c_int]),
+        "lar_env_options_init": (c_int, [POINTER(LarEnvOptions)]),
+        "lar_env_open": (c_int, [c_char_p, POINTER(LarEnvOptions), POINTER(Env)]),
+        "lar_env_close": (c_int, [Env]),
+        "lar_env_info_get": (c_int, [Env, POINTER(LarEnvInfo)]),
+        "lar_schema_apply": (c_int, [Env, POINTER(LarClassDef), c_size_t, c_uint64]),
+        "lar_class_find": (c_int, [Env, c_char_p, POINTER(c_uint32)]),
+        "lar_class_info_get": (c_int, [Env, c_uint32, POINTER(LarClassInfo)]),
+        "lar_property_find": (c_int, [Env, c_uint32, c_char_p, POINTER(c_uint32)]),
+        "lar_property_info_get": (c_int, [Env, c_uint32, c_uint32, POINTER(LarPropertyDef)]),
+        "lar_txn_begin": (c_int, [Env, c_uint, POINTER(Txn)]),
+        "lar_txn_commit": (c_int, [Txn]),
+        "lar_txn_abort": (c_int, [Txn]),
+        "lar_txn_free": (None, [Txn]),
+        "lar_txn_state": (c_int, [Txn, POINTER(c_int), POINTER(c_int)]),
+        "lar_obj_create": (c_int, [Txn, c_uint32, POINTER(LarValue), c_size_t, POINTER(LarObj)]),
+        "lar_obj_get": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue)]),
+        "lar_obj_get_all": (c_int, [Txn, LarObj, POINTER(LarValue), c_size_t]),
+        "lar_obj_set": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue)]),
+        "lar_obj_delete": (c_int, [Txn, LarObj]),
+        "lar_obj_exists": (c_int, [Txn, LarObj, POINTER(c_int)]),
+        "lar_obj_find": (c_int, [Txn, c_uint32, POINTER(LarValue), POINTER(LarObj)]),
+        "lar_objects_count": (c_int, [Txn, c_uint32, POINTER(c_uint64)]),
+        "lar_iter_open": (c_int, [Txn, c_uint32, POINTER(Iter)]),
+        "lar_iter_next": (c_int, [Iter, POINTER(LarObj)]),
+        "lar_iter_close": (None, [Iter]),
+    }
+    for name, (restype, argtypes) in sigs.items():
+        fn = getattr(so, name)
+        fn.restype = restype
+        fn.argtypes = argtypes
+    return so
+
+
+# ---- helpers ----
+
+
+class LarderError(Exception):
+    def __init__(self, what, code, message):
+        super().__init__(f"{what}: {code} ({message})")
+        self.code = code
+        self.message = message
+
+
+def last_error():
+    err = lib.lar_error_last().contents
+    return err.code, err.message.decode("utf-8", "replace")
+
+
+def check(rc, what):
+    if rc != LAR_OK:
+        code, message = last_error()
+        raise LarderError(what, rc, message)
+
+
+class Values:
+    """Builds lar_value arrays from Python values, keeping the input bytes alive."""
+
+    def __init__(self):
+        self.keep = []
+
+    def one(self, ltype, py):
+        v = LarValue()
+        if py is None:
+            v.type = LAR_TYPE_NULL
+            return v
+        v.type = ltype
+        if ltype == LAR_TYPE_INT:
+            v.as_.integer = py
+        elif ltype == LAR_TYPE_BOOL:
+            v.as_.boolean = 1 if py else 0
+        elif ltype == LAR_TYPE_DOUBLE:
+            v.as_.float64 = py
+        elif ltype == LAR_TYPE_FLOAT:
+            v.as_.float32 = py
+        elif ltype in (LAR_TYPE_STRING, LAR_TYPE_BINARY):
+            data = py.encode("utf-8") if ltype == LAR_TYPE_STRING else bytes(py)
+            buf = ctypes.create_string_buffer(data, len(data) + 1)
+            self.keep.append(buf)
+            member = v.as_.string if ltype == LAR_TYPE_STRING else v.as_.binary
+            member.data = ctypes.cast(buf, c_void_p)
+            member.size = len(data)
+        elif ltype == LAR_TYPE_TIMESTAMP:
+            v.as_.timestamp.seconds, v.as_.timestamp.nanoseconds = py
+        else:
+            raise ValueError(f"type {ltype} not handled by this test")
+        return v
+
+    def array(self, types, row):
+        arr = (LarValue * len(types))()
+        for i, (t, py) in enumerate(zip(types, row)):
+            arr[i] = self.one(t, py)
+        return arr
+
+
+def to_python(v):
+    """Converts a lar_value read from the database; checks the NUL after strings."""
+    t = v.type
+    if t == LAR_TYPE_NULL:
+        return None
+    if t == LAR_TYPE_INT:
+        return v.as_.integer
+    if t == LAR_TYPE_BOOL:
+        assert v.as_.boolean in (0, 1), v.as_.boolean
+        return bool(v.as_.boolean)
+    if t == LAR_TYPE_DOUBLE:
+        return v.as_.float64
+    if t == LAR_TYPE_FLOAT:
+        return v.as_.float32
+    if t == LAR_TYPE_STRING:
+        s = v.as_.string
+        raw = ctypes.string_at(s.data, s.size + 1)
+        assert raw[-1:] == b"\0", "a string read from the database is not NUL-terminated"
+        return raw[:-1].decode("utf-8")
+    if t == LAR_TYPE_BINARY:
+        b = v.as_.binary
+        return ctypes.string_at(b.data, b.size) if b.size else b""
+    if t == LAR_TYPE_TIMESTAMP:
+        return (v.as_.timestamp.seconds, v.as_.timestamp.nanoseconds)
+    raise AssertionError(f"unexpected value type {t}")
+
+
+def make_class(name, props):
+    """props: (name, type, flags) tuples. Returns (lar_class_def, keepalive)."""
+    arr = (LarPropertyDef * len(props))()
+    for i, (pname, ptype, flags) in enumerate(props):
+        arr[i] = LarPropertyDef(pname.encode(), ptype, LAR_COLLECTION_NONE, flags, None, None)
+    return LarClassDef(name.encode(), arr, len(props), 0), arr
+
+
+class Database:
+    """An open environment plus small wrappers that check return codes."""
+
+    def __init__(self, path, flags=0):
+        options = LarEnvOptions()
+        check(lib.lar_env_options_init(byref(options)), "lar_env_options_init")
+        options.flags = flags
+        self.env = Env()
+        check(lib.lar_env_open(path.encode(), byref(options), byref(self.env)), "lar_env_open")
+
+    def close(self):
+        if self.env:
+            check(lib.lar_env_close(self.env), "lar_env_close")
+            self.env = None
+
+    def begin(self, flags=LAR_TXN_READ):
+        txn = Txn()
+        check(lib.lar_txn_begin(self.env, flags, byref(txn)), "lar_txn_begin")
+        return txn
+
+    def class_id(self, name):
+        cls = c_uint32()
+        check(lib.lar_class_find(self.env, name.encode(), byref(cls)), f"lar_class_find {name}")
+        return cls.value
+
+    def prop(self, cls, name):
+        index = c_uint32()
+        check(lib.lar_property_find(self.env, cls, name.encode(), byref(index)), f"lar_property_find {name}")
+        return index.value
+
+
+def find(txn, cls, key_type, key):
+    obj = LarObj()
+    vals = Values()
+    check(lib.lar_obj_find(txn, cls, byref(vals.one(key_type, key)), byref(obj)), f"lar_obj_find {key!r}")
+    return obj
+
+
+def get(txn, obj, prop):
+    v = LarValue()
+    check(lib.lar_obj_get(txn, obj, prop, byref(v)), "lar_obj_get")
+    return to_python(v)
+
+
+def get_all(txn, obj, count):
+    arr = (LarValue * count)()
+    check(lib.lar_obj_get_all(txn, obj, arr, count), "lar_obj_get_all")
+    return tuple(to_python(v) for v in arr)
+
+
+def count(txn, cls):
+    n = c_uint64()
+    check(lib.lar_objects_count(txn, cls, byref(n)), "lar_objects_count")
+    return n.value
+
+
+def iterate(txn, cls):
+    it = Iter()
+    check(lib.lar_iter_open(txn, cls, byref(it)), "lar_iter_open")
+    objs = []
+    try:
+        while True:
+            obj = LarObj()
+            rc = lib.lar_iter_next(it, byref(obj))
+            if rc == LAR_ENOTFOUND:
+                return objs
+            check(rc, "lar_iter_next")
+            objs.append(obj)
+    finally:
+        lib.lar_iter_close(it)
+
+
+def end(txn, commit=True):
+    try:
+        if commit:
+            check(lib.lar_txn_commit(txn), "lar_txn_commit")
+    finally:
+        lib.lar_txn_free(txn)
+
+
+# ---- tests ----
+
+
+class LayoutTests(unittest.TestCase):
+    """The ctypes declarations match the C ABI of a 64-bit Linux."""
+
+    @unittest.skipUnless(ctypes.sizeof(c_void_p) == 8, "sizes below are for LP64")
+    def test_struct_sizes(self):
+        self.assertEqual(ctypes.sizeof(LarValue), 24)
+        self.assertEqual(LarValue.as_.offset, 8)
+        self.assertEqual(ctypes.sizeof(LarTimestamp), 16)
+        self.assertEqual(ctypes.sizeof(LarObj), 16)
+        self.assertEqual(ctypes.sizeof(LarPropertyDef), 40)
+        self.assertEqual(ctypes.sizeof(LarClassDef), 32)
+        self.assertEqual(ctypes.sizeof(LarEnvOptions), 24)
+        self.assertEqual(ctypes.sizeof(LarEnvInfo), 32)
+        self.assertEqual(ctypes.sizeof(LarClassInfo), 24)
+        self.assertEqual(ctypes.sizeof(LarError), 16)
+
+
+class VersionAndErrorTests(unittest.TestCase):
+    def test_version(self):
+        major, minor, patch = c_int(-1), c_int(-1), c_int(-1)
+        text = lib.lar_version(byref(major), byref(minor), byref(patch))
+        self.assertEqual(text, b"%d.%d.%d" % (major.value, minor.value, patch.value))
+        self.assertEqual((major.value, minor.value, patch.value), (0, 1, 0))
+        self.assertEqual(lib.lar_version(None, None, None), text)
+
+    def test_strerror(self):
+        texts = {}
+        for code in ALL_CODES:
+            text = lib.lar_strerror(code)
+            self.assertTrue(text, f"lar_strerror({code}) is empty")
+            self.assertNotEqual(text, b"unknown error", f"lar_strerror({code})")
+            texts[code] = text
+        self.assertEqual(len(set(texts.values())), len(texts), "two codes share a description")
+        self.assertEqual(lib.lar_strerror(12345), b"unknown error")
+        self.assertEqual(lib.lar_strerror(-17), b"unknown error")
+
+    def test_error_last_and_clear(self):
+        lib.lar_error_clear()
+        self.assertEqual(last_error()[0], LAR_OK)
+        env = Env()
+        missing = os.path.join(tempfile.gettempdir(), "larder-ffi-missing-dir", "x", "db.larder")
+        rc = lib.lar_env_open(missing.encode(), None, byref(env))
+        self.assertNotEqual(rc, LAR_OK)
+        code, message = last_error()
+        self.assertEqual(code, rc)
+        self.assertTrue(message)
+        lib.lar_error_clear()
+        self.assertEqual(last_error()[0], LAR_OK)
+        self.assertEqual(lib.lar_env_open(None, None, byref(env)), LAR_EINVAL)
+
+
+GADGET_PROPS = [
+    ("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY),
+    ("label", LAR_TYPE_STRING, 0),
+    ("weight", LAR_TYPE_DOUBLE, 0),
+    ("rating", LAR_TYPE_INT, LAR_PROP_OPTIONAL),
+    ("active", LAR_TYPE_BOOL, 0),
+    ("blob", LAR_TYPE_BINARY, 0),
+    ("made", LAR_TYPE_TIMESTAMP, 0),
+]
+GADGET_TYPES = [t for _, t, _ in GADGET_PROPS]
+GADGETS = [
+    (1, "alpha", 1.5, 10, True, b"\x00\x01\xff", (1700000000, 123456789)),
+    (2, "b\u00e9ta \u2713", -0.25, None, False, b"", (-1, -500000000)),
+    (3, "", 1e300, -(2 ** 63), True, bytes(range(256)), (0, 0)),
+    (-7, "x" * 1000, 0.0, 2 ** 63 - 1, False, b"\0" * 3, (253402300799, 999999999)),
+]
+
+
+class NewDatabaseTests(unittest.TestCase):
+    """A database created and filled from Python."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-")
+        self.db = Database(os.path.join(self.dir, "new.larder"))
+        cdef, self._keep = make_class("Gadget", GADGET_PROPS)
+        check(lib.lar_schema_apply(self.db.env, byref(cdef), 1, 3), "lar_schema_apply")
+        self.cls = self.db.class_id("Gadget")
+        # Property indexes follow the stored order: look each one up.
+        self.props = [self.db.prop(self.cls, name) for name, _, _ in GADGET_PROPS]
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            for row in GADGETS:
+                self.create(txn, row)
+        finally:
+            end(txn)
+
+    def tearDown(self):
+        try:
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def create(self, txn, row):
+        vals = Values()
+        arr = (LarValue * len(GADGET_PROPS))()
+        for spec_index, prop in enumerate(self.props):
+            arr[prop] = vals.one(GADGET_TYPES[spec_index], row[spec_index])
+        obj = LarObj()
+        rc = lib.lar_obj_create(txn, self.cls, arr, len(GADGET_PROPS), byref(obj))
+        return rc, obj
+
+    def read(self, txn, obj):
+        values = get_all(txn, obj, len(GADGET_PROPS))
+        return tuple(values[prop] for prop in self.props)
+
+    def test_schema_as_stored(self):
+        info = LarEnvInfo()
+        check(lib.lar_env_info_get(self.db.env, byref(info)), "lar_env_info_get")
+        self.assertEqual(info.schema_version, 3)
+        self.assertEqual(info.class_count, 1)
+        self.assertEqual(info.format_version, 1)
+        cinfo = LarClassInfo()
+        check(lib.lar_class_info_get(self.db.env, self.cls, byref(cinfo)), "lar_class_info_get")
+        self.assertEqual(cinfo.name, b"Gadget")
+        self.assertEqual(cinfo.property_count, len(GADGET_PROPS))
+        self.assertEqual(cinfo.primary_key, self.props[0])
+        for (name, ptype, flags), prop in zip(GADGET_PROPS, self.props):
+            pdef = LarPropertyDef()
+            check(lib.lar_property_info_get(self.db.env, self.cls, prop, byref(pdef)), "lar_property_info_get")
+            self.assertEqual((pdef.name, pdef.type, pdef.collection, pdef.flags),
+                             (name.encode(), ptype, LAR_COLLECTION_NONE, flags))
+
+    def test_read_back_find_count_iterate(self):
+        txn = self.db.begin()
+        try:
+            self.assertEqual(count(txn, self.cls), len(GADGETS))
+            for row in GADGETS:
+                obj = find(txn, self.cls, LAR_TYPE_INT, row[0])
+                self.assertEqual(obj.cls, self.cls)
+                self.assertEqual(self.read(txn, obj), row)
+                # One property at a time gives the same values.
+                self.assertEqual(tuple(get(txn, obj, p) for p in self.props), row)
+            rows = [self.read(txn, obj) for obj in iterate(txn, self.cls)]
+            self.assertEqual(rows, GADGETS)  # creation order
+        finally:
+            end(txn)
+
+    def test_missing_and_wrong_keys(self):
+        txn = self.db.begin()
+        try:
+            obj, vals = LarObj(), Values()
+            self.assertEqual(lib.lar_obj_find(txn, self.cls, byref(vals.one(LAR_TYPE_INT, 99)), byref(obj)),
+                             LAR_ENOTFOUND)
+            self.assertEqual(last_error()[0], LAR_ENOTFOUND)
+            self.assertEqual(lib.lar_obj_find(txn, self.cls, byref(vals.one(LAR_TYPE_STRING, "1")), byref(obj)),
+                             LAR_ETYPE)
+            code, message = last_error()
+            self.assertEqual(code, LAR_ETYPE)
+            self.assertTrue(message)
+            v = LarValue()
+            obj = find(txn, self.cls, LAR_TYPE_INT, 1)
+            self.assertEqual(lib.lar_obj_get(txn, obj, 99, byref(v)), LAR_EINVAL)
+            arr = vals.array(GADGET_TYPES, GADGETS[0])
+            self.assertEqual(lib.lar_obj_create(txn, self.cls, arr, len(GADGET_PROPS), None), LAR_EMISUSE)
+        finally:
+            end(txn)
+
+    def test_duplicate_primary_key_keeps_txn_usable(self):
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            lib.lar_error_clear()
+            rc, _ = self.create(txn, (2, "dup", 0.0, None, False, b"", (0, 0)))
+            self.assertEqual(rc, LAR_EEXISTS)
+            code, message = last_error()
+            self.assertEqual(code, LAR_EEXISTS)
+            self.assertTrue(message and message != "no error", message)
+            active, write = c_int(), c_int()
+            check(lib.lar_txn_state(txn, byref(active), byref(write)), "lar_txn_state")
+            self.assertEqual((active.value, write.value), (1, 1))
+            rc, obj = self.create(txn, (4, "four", 4.0, 4, True, b"4", (4, 4)))
+            check(rc, "lar_obj_create after LAR_EEXISTS")
+            self.assertEqual(get(txn, obj, self.props[1]), "four")
+        finally:
+            end(txn)
+        txn = self.db.begin()
+        try:
+            self.assertEqual(count(txn, self.cls), len(GADGETS) + 1)
+            self.assertEqual(self.read(txn, find(txn, self.cls, LAR_TYPE_INT, 2)), GADGETS[1])
+        finally:
+            end(txn)
+
+    def test_type_errors(self):
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            row = list(GADGETS[0])
+            row[0] = 50
+            types = list(GADGET_TYPES)
+            arr = (LarValue * len(GADGET_PROPS))()
+            vals = Values()
+            for i, prop in enumerate(self.props):
+                arr[prop] = vals.one(types[i], row[i])
+            arr[self.props[1]] = vals.one(LAR_TYPE_INT, 5)  # label must be a string
+            self.assertEqual(lib.lar_obj_create(txn, self.cls, arr, len(GADGET_PROPS), None), LAR_ETYPE)
+            arr[self.props[1]] = vals.one(LAR_TYPE_STRING, None)  # and is required
+            self.assertEqual(lib.lar_obj_create(txn, self.cls, arr, len(GADGET_PROPS), None), LAR_ETYPE)
+            self.assertEqual(lib.lar_obj_create(txn, self.cls, arr, 2, None), LAR_EINVAL)
+            self.assertTrue(last_error()[1])
+        finally:
+            end(txn, commit=False)
+
+    def test_update_and_delete(self):
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            obj = find(txn, self.cls, LAR_TYPE_INT, 2)
+            vals = Values()
+            check(lib.lar_obj_set(txn, obj, self.props[3], byref(vals.one(LAR_TYPE_INT, 77))), "lar_obj_set")
+            check(lib.lar_obj_set(txn, obj, self.props[1], byref(vals.one(LAR_TYPE_STRING, "gamma"))),
+                  "lar_obj_set")
+            self.assertEqual(lib.lar_obj_set(txn, obj, self.props[0], byref(vals.one(LAR_TYPE_INT, 9))),
+                             LAR_EINVAL)  # a primary key cannot change
+            gone = find(txn, self.cls, LAR_TYPE_INT, 3)
+            check(lib.lar_obj_delete(txn, gone), "lar_obj_delete")
+            self.assertEqual(lib.lar_obj_delete(txn, gone), LAR_EDELETED)
+        finally:
+            end(txn)
+        txn = self.db.begin()
+        try:
+            obj = find(txn, self.cls, LAR_TYPE_INT, 2)
+            self.assertEqual(get(txn, obj, self.props[3]), 77)
+            self.assertEqual(get(txn, obj, self.props[1]), "gamma")
+            exists = c_int(-1)
+            check(lib.lar_obj_exists(txn, gone, byref(exists)), "lar_obj_exists")
+            self.assertEqual(exists.value, 0)
+            v = LarValue()
+            self.assertEqual(lib.lar_obj_get(txn, gone, self.props[1], byref(v)), LAR_EDELETED)
+            self.assertEqual(count(txn, self.cls), len(GADGETS) - 1)
+            self.assertEqual(lib.lar_obj_find(txn, self.cls, byref(vals.one(LAR_TYPE_INT, 3)), byref(LarObj())),
+                             LAR_ENOTFOUND)
+        finally:
+            end(txn)
+
+    def test_reopen(self):
+        self.db.close()
+        self.db = Database(os.path.join(self.dir, "new.larder"), LAR_ENV_READONLY)
+        cls = self.db.class_id("Gadget")
+        props = [self.db.prop(cls, name) for name, _, _ in GADGET_PROPS]
+        self.assertEqual(props, self.props)
+        txn = Txn()
+        self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
+        txn = self.db.begin()
+        try:
+            rows = [self.read(txn, obj) for obj in iterate(txn, cls)]
+            self.assertEqual(rows, GADGETS)
+        finally:
+            end(txn)
+
+
+PERSONS = {1: ("Ada", 36, 9.5), 2: ("Grace", 45, 8.25), 3: ("Linus", None, 7.0)}
+
+
+class SharedFileTests(unittest.TestCase):
+    """The file the C tests wrote, read from Python."""
+
+    def setUp(self):
+        if not os.path.isfile(SHARED_PATH):
+            self.fail(f"{SHARED_PATH} is missing: run `make test-c` first")
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-shared-")
+        path = os.path.join(self.dir, "shared.larder")
+        shutil.copyfile(SHARED_PATH, path)  # not the lock file: LMDB makes a fresh one
+        self.db = Database(path, LAR_ENV_READONLY)
+
+    def tearDown(self):
+        try:
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_schema(self):
+        info = LarEnvInfo()
+        check(lib.lar_env_info_get(self.db.env, byref(info)), "lar_env_info_get")
+        self.assertEqual(info.schema_version, 1)
+        cls = self.db.class_id("Person")
+        cinfo = LarClassInfo()
+        check(lib.lar_class_info_get(self.db.env, cls, byref(cinfo)), "lar_class_info_get")
+        self.assertEqual((cinfo.name, cinfo.property_count, cinfo.primary_key), (b"Person", 4, 0))
+        expected = [("id", LAR_TYPE_INT, True, False), ("name", LAR_TYPE_STRING, False, False),
+                    ("age", LAR_TYPE_INT, False, True), ("score", LAR_TYPE_DOUBLE, False, False)]
+        for index, (name, ptype, primary, optional) in enumerate(expected):
+            self.assertEqual(self.db.prop(cls, name), index, f"position of {name}")
+            pdef = LarPropertyDef()
+            check(lib.lar_property_info_get(self.db.env, cls, index, byref(pdef)), "lar_property_info_get")
+            self.assertEqual(pdef.name, name.encode())
+            self.assertEqual(pdef.type, ptype, name)
+            self.assertEqual(pdef.collection, LAR_COLLECTION_NONE, name)
+            self.assertEqual(bool(pdef.flags & LAR_PROP_PRIMARY_KEY), primary, name)
+            self.assertEqual(bool(pdef.flags & LAR_PROP_OPTIONAL), optional, name)
+        unknown = c_uint32()
+        self.assertEqual(lib.lar_property_find(self.db.env, cls, b"email", byref(unknown)), LAR_ENOTFOUND)
+        self.assertEqual(lib.lar_class_find(self.db.env, b"Nobody", byref(unknown)), LAR_ENOTFOUND)
+
+    def test_objects(self):
+        cls = self.db.class_id("Person")
+        p = {name: self.db.prop(cls, name) for name in ("id", "name", "age", "score")}
+        txn = self.db.begin()
+        try:
+            self.assertEqual(count(txn, cls), 3)
+            seen = {}
+            for obj in iterate(txn, cls):
+                values = get_all(txn, obj, 4)
+                ident = values[p["id"]]
+                self.assertNotIn(ident, seen)
+                seen[ident] = (values[p["name"]], values[p["age"]], values[p["score"]])
+                v = LarValue()
+                check(lib.lar_obj_get(txn, obj, p["age"], byref(v)), "lar_obj_get age")
+                self.assertEqual(v.type, LAR_TYPE_NULL if ident == 3 else LAR_TYPE_INT)
+                check(lib.lar_obj_get(txn, obj, p["score"], byref(v)), "lar_obj_get score")
+                self.assertEqual(v.type, LAR_TYPE_DOUBLE)
+            self.assertEqual(seen, PERSONS)
+            for ident, (name, age, score) in PERSONS.items():
+                obj = find(txn, cls, LAR_TYPE_INT, ident)
+                self.assertEqual((get(txn, obj, p["id"]), get(txn, obj, p["name"]), get(txn, obj, p["age"]),
+                                  get(txn, obj, p["score"])), (ident, name, age, score))
+            missing = LarObj()
+            self.assertEqual(lib.lar_obj_find(txn, cls, byref(Values().one(LAR_TYPE_INT, 4)), byref(missing)),
+                             LAR_ENOTFOUND)
+        finally:
+            end(txn)
+        txn = Txn()
+        self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
+
+
+def main():
+    global LIB_PATH, SHARED_PATH, lib
+    if len(sys.argv) < 3 or sys.argv[1].startswith("-") or sys.argv[2].startswith("-"):
+        print(__doc__.strip().splitlines()[2], file=sys.stderr)
+        return 2
+    LIB_PATH, SHARED_PATH = sys.argv[1], sys.argv[2]
+    try:
+        lib = load_library(LIB_PATH)
+    except (OSError, AttributeError) as e:
+        print(f"test_ffi: cannot load {LIB_PATH}: {e}", file=sys.stderr)
+        return 1
+    print(f"test_ffi: {LIB_PATH} (Larder {lib.lar_version(None, None, None).decode()}), "
+          f"shared file {SHARED_PATH}")
+    program = unittest.main(argv=[sys.argv[0]] + sys.argv[3:], exit=False, verbosity=2)
+    result = program.result
+    failed = len(result.failures) + len(result.errors) + len(result.unexpectedSuccesses)
+    passed = result.testsRun - failed - len(result.skipped)
+    print(f"test_ffi: {passed} passed, {len(result.failures)} failed, {len(result.errors)} errors, "
+          f"{len(result.skipped)} skipped")
+    return 0 if result.wasSuccessful() and result.testsRun > 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
