@@ -22,7 +22,7 @@ CTEST_SRC := $(wildcard Tests/c/*.c)
 
 all: lib
 
-lib: $(BUILD)/liblarder.so $(BUILD)/liblarder.a $(BUILD)/larder.pc
+lib: $(BUILD)/liblarder.so $(BUILD)/liblarder.so.0 $(BUILD)/liblarder.a $(BUILD)/larder.pc
 
 # Installs liblmdb-dev when pkg-config cannot find lmdb (a fresh Debian/Ubuntu machine).
 deps:
@@ -39,6 +39,10 @@ $(BUILD)/asan/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
 $(BUILD)/liblarder.so: $(CORE_OBJ) build-aux/exports.map
 	$(CC) -shared -Wl,-soname,liblarder.so.0 -Wl,--version-script=build-aux/exports.map \
 	    -o $@ $(CORE_OBJ) $(LMDB_LIBS) -lpthread
+
+# Programs linked against the library look for its soname.
+$(BUILD)/liblarder.so.0: $(BUILD)/liblarder.so
+	ln -sf liblarder.so $@
 
 $(BUILD)/liblarder.a: $(CORE_OBJ)
 	rm -f $@ && ar rcs $@ $(CORE_OBJ)

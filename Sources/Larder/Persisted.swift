@@ -12,7 +12,9 @@ import CLarder
 /// added to a Realm every read and write goes to the database.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    @usableFromInline unowned(unsafe) let core: ObjectCore
+    /// Unretained: the object owns its core, and touching a reference count on
+    /// every property access would cost more than the access.
+    @usableFromInline let core: Unmanaged<ObjectCore>
     @usableFromInline let slot: Int32
     @usableFromInline let options: PropertyOptions
 
@@ -51,7 +53,7 @@ public struct Persisted<Value: _Persistable> {
     @inlinable
     init(value: Value, options: PropertyOptions) {
         let core = Construction.current()
-        self.core = core
+        self.core = Unmanaged.passUnretained(core)
         self.slot = Int32(core.values.count)
         self.options = options
         core.values.append(value._larderStored)
@@ -61,8 +63,8 @@ public struct Persisted<Value: _Persistable> {
     // an unspecialized generic read costs ten times more.
     @inlinable
     public var wrappedValue: Value {
-        get { core.get(Int(slot), as: Value.self) }
-        nonmutating set { core.set(Int(slot), newValue) }
+        get { core._withUnsafeGuaranteedRef { $0.get(Int(slot), as: Value.self) } }
+        nonmutating set { core._withUnsafeGuaranteedRef { $0.set(Int(slot), newValue) } }
     }
 }
 

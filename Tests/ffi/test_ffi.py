@@ -149,6 +149,8 @@ def load_library(path):
         "lar_objects_count": (c_int, [Txn, c_uint32, POINTER(c_uint64)]),
         "lar_iter_open": (c_int, [Txn, c_uint32, POINTER(Iter)]),
         "lar_iter_next": (c_int, [Iter, POINTER(LarObj)]),
+        "lar_iter_next_all": (c_int, [Iter, POINTER(LarObj), POINTER(LarValue), c_size_t]),
+        "lar_iter_seek": (c_int, [Iter, c_uint64]),
         "lar_iter_close": (None, [Iter]),
     }
     for name, (restype, argtypes) in sigs.items():
@@ -473,6 +475,37 @@ class NewDatabaseTests(unittest.TestCase):
             rows = [self.read(txn, obj) for obj in iterate(txn, self.cls)]
             self.assertEqual(rows, GADGETS)  # creation order
         finally:
+            end(txn)
+
+    def test_iter_next_all_and_seek(self):
+        txn = self.db.begin()
+        it = Iter()
+        check(lib.lar_iter_open(txn, self.cls, byref(it)), "lar_iter_open")
+        try:
+            n = len(GADGET_PROPS)
+            objs, rows = [], []
+            while True:
+                obj, arr = LarObj(), (LarValue * n)()
+                rc = lib.lar_iter_next_all(it, byref(obj), arr, n)
+                if rc == LAR_ENOTFOUND:
+                    break
+                check(rc, "lar_iter_next_all")
+                objs.append(obj)
+                rows.append(tuple(to_python(arr[p]) for p in self.props))
+            self.assertEqual(rows, GADGETS)
+            self.assertEqual(lib.lar_iter_next_all(it, byref(LarObj()), (LarValue * n)(), n - 1), LAR_EINVAL)
+            # Resume at the third object, as a caller would in a new transaction.
+            check(lib.lar_iter_seek(it, objs[2].key), "lar_iter_seek")
+            obj = LarObj()
+            check(lib.lar_iter_next(it, byref(obj)), "lar_iter_next after seek")
+            self.assertEqual(obj.key, objs[2].key)
+            check(lib.lar_iter_seek(it, 0), "lar_iter_seek 0")
+            check(lib.lar_iter_next(it, byref(obj)), "lar_iter_next after seek 0")
+            self.assertEqual(obj.key, objs[0].key)
+            check(lib.lar_iter_seek(it, objs[-1].key + 1), "lar_iter_seek past the end")
+            self.assertEqual(lib.lar_iter_next(it, byref(obj)), LAR_ENOTFOUND)
+        finally:
+            lib.lar_iter_close(it)
             end(txn)
 
     def test_missing_and_wrong_keys(self):

@@ -136,8 +136,8 @@ final class ManagedClass {
     /// The last row read, in stored property order.
     @usableFromInline let values: UnsafeMutablePointer<lar_value>
     let storedCount: Int
-    @usableFromInline var cachedKey: lar_objkey = 0
-    @usableFromInline var cachedVersion: UInt64 = .max
+    @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
+    @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema

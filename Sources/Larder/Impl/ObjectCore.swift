@@ -6,37 +6,43 @@ import Foundation
 /// Every `@Persisted` wrapper of an object points at the same core and knows its
 /// slot (its position in declaration order), so a property read needs neither
 /// key paths nor reflection.
+///
+/// Objects are confined to one thread, so the fields skip Swift's dynamic
+/// exclusivity checks, which would otherwise cost more than the read itself.
 @usableFromInline
 final class ObjectCore {
     /// Values in slot order while the object is unmanaged; emptied once it is managed.
-    @usableFromInline var values: ContiguousArray<_StoredValue> = []
-    /// The Realm instance managing the object, or nil while unmanaged.
-    @usableFromInline var realm: RealmInstance?
+    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<_StoredValue> = []
+    /// The Realm instance managing the object (kept alive by it), or nil while unmanaged.
+    @exclusivity(unchecked) var realm: RealmInstance?
+    /// The same, without reference counting, for the read path.
+    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var instance: RealmInstance?
     /// The object's row: its class table in `realm` and its key there.
-    @usableFromInline unowned(unsafe) var table: ManagedClass!
-    @usableFromInline var key: lar_objkey = 0
+    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var table: ManagedClass!
+    @exclusivity(unchecked) @usableFromInline var key: lar_objkey = 0
     /// Set when the object was deleted through this accessor, or its Realm invalidated it.
-    @usableFromInline var invalidated = false
+    @exclusivity(unchecked) @usableFromInline var invalidated = false
     /// The instance's invalidation count when the object was bound: `invalidate()` ends it.
-    @usableFromInline var generation: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
 
     @usableFromInline init() {}
 
     @inlinable
     func get<Value: _Persistable>(_ slot: Int, as _: Value.Type) -> Value {
-        if let realm { return realm.read(self, slot: slot) }
+        if let instance { return instance.read(self, slot: slot) }
         return Value._larderFrom(values[slot]) ?? Value._larderDefault()
     }
 
     @inlinable
     func set<Value: _Persistable>(_ slot: Int, _ value: Value) {
-        if let realm { return realm.write(self, slot: slot, value._larderStored) }
+        if let instance { return instance.write(self, slot: slot, value._larderStored) }
         values[slot] = value._larderStored
     }
 
     /// Points this core at a row: the object becomes managed.
     func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
         self.realm = realm
+        instance = realm
         generation = realm.generation
         self.table = table
         self.key = key

@@ -11,14 +11,14 @@ final class RealmInstance {
     var autorefresh = true
 
     /// The transaction reads and writes go through; nil until needed.
-    private var txn: OpaquePointer?
+    @exclusivity(unchecked) private var txn: OpaquePointer?
     /// The read transaction, kept between uses so it can be renewed cheaply.
     private var readTxn: OpaquePointer?
     private(set) var isInWriteTransaction = false
     /// Bumped whenever what an object reads may have changed: writes, refreshes, new transactions.
-    @usableFromInline private(set) var version: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline private(set) var version: UInt64 = 0
     /// Bumped by `invalidate()`: objects bound before it are invalidated.
-    private(set) var generation: UInt64 = 0
+    @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     private var tables: [ObjectIdentifier: ManagedClass] = [:]
     /// Tables made during the current write, and tables retired by a cancelled one:
     /// objects hold them unowned, so they live as long as the instance.
@@ -34,6 +34,7 @@ final class RealmInstance {
     }
 
     deinit {
+        cache?.remove(self, at: configuration.path)
         if let txn { lar_txn_free(txn) }
         if let readTxn, readTxn != txn { lar_txn_free(readTxn) }
     }
@@ -41,6 +42,8 @@ final class RealmInstance {
     // MARK: The per-thread cache
 
     private static let cacheKey = "larder.realms"
+    /// This thread's cache, which lists the instance until it is freed.
+    private var cache: InstanceCache?
 
     static func forCurrentThread(_ configuration: Realm.Configuration) throws -> RealmInstance {
         let dictionary = Thread.current.threadDictionary
@@ -50,7 +53,7 @@ final class RealmInstance {
             return fresh
         }()
         let path = configuration.path
-        if let cached = cache.instances[path]?.instance, cached.configuration.readOnly == configuration.readOnly {
+        if let cached = cache.instance(at: path), cached.configuration.readOnly == configuration.readOnly {
             if cached.autorefresh { cached.refresh() }
             return cached
         }
@@ -58,7 +61,8 @@ final class RealmInstance {
         if configuration.schemaVersion != 0 || configuration.objectTypes != nil {
             try instance.checkSchemaVersion()
         }
-        cache.instances[path] = WeakInstance(instance: instance)
+        cache.insert(instance, at: path)
+        instance.cache = cache
         return instance
     }
 
@@ -440,10 +444,26 @@ final class RealmInstance {
     }
 }
 
+/// A thread's Realm instances by path. It holds them unretained, not weakly: a
+/// weak reference would put every retain of an instance on the runtime's slow path.
 private final class InstanceCache {
-    var instances: [String: WeakInstance] = [:]
-}
+    private let lock = NSLock()
+    private var instances: [String: Unmanaged<RealmInstance>] = [:]
 
-private struct WeakInstance {
-    weak var instance: RealmInstance?
+    func instance(at path: String) -> RealmInstance? {
+        lock.withLock { instances[path]?.takeUnretainedValue() }
+    }
+
+    func insert(_ instance: RealmInstance, at path: String) {
+        lock.withLock { instances[path] = Unmanaged.passUnretained(instance) }
+    }
+
+    /// Called by the instance's deinit.
+    func remove(_ instance: RealmInstance, at path: String) {
+        lock.withLock {
+            if instances[path]?.toOpaque() == Unmanaged.passUnretained(instance).toOpaque() {
+                instances[path] = nil
+            }
+        }
+    }
 }
