@@ -39,6 +39,7 @@ typedef struct schema_class {
     int32_t primary_key;    /* property index or -1 */
     bool has_indexes;       /* any LAR_PROP_INDEXED property other than the primary key */
     bool has_optional;      /* any property may be null: rows need their null bitmap read */
+    bool all_wide_numbers;  /* every property is a required int or double: 8-byte slots, no nulls */
     uint32_t fixed_size;    /* sum of slot sizes */
     slot_plan *plan;        /* one per property */
     MDB_dbi dbi;            /* the object table */
@@ -110,6 +111,29 @@ int buffer_reserve(byte_buffer *buffer, size_t extra);
 int buffer_append(byte_buffer *buffer, const void *bytes, size_t size);
 void buffer_free(byte_buffer *buffer);
 
+/* ---- the replay log (log.c) ---- */
+
+enum { LOG_PUT = 1, LOG_DEL, LOG_DROP, LOG_OPEN };
+#define LOG_NO_DATA UINT32_MAX
+
+typedef struct log_entry {
+    uint32_t op, dbi, flags, key_size, data_size; /* data_size LOG_NO_DATA: no data */
+} log_entry;
+
+typedef struct log_chunk log_chunk;
+typedef struct replay_log {
+    log_chunk *head, *tail;
+} replay_log;
+
+/* Records one mutation; key and data are copied. */
+int log_append(replay_log *log, uint32_t op, MDB_dbi dbi, unsigned int flags, const void *key,
+               size_t key_size, const MDB_val *data);
+/* Calls apply for every entry in order; stops at, and returns, the first nonzero result. */
+typedef int (*log_apply)(void *context, const log_entry *entry, uint8_t *key, uint8_t *data);
+int log_replay(const replay_log *log, log_apply apply, void *context);
+/* Empties the log, keeping its memory for later transactions. */
+void log_clear(replay_log *log);
+
 /* Per-class write state: the next object key, loaded on first use. */
 typedef struct class_write_state {
     lar_objkey next_key;
@@ -137,7 +161,7 @@ struct lar_txn {
     /* Write transactions only. */
     class_write_state *classes;
     uint32_t class_capacity;
-    byte_buffer log;          /* every put/del/drop, replayed after the map grows */
+    replay_log log;           /* every mutation, replayed after the map grows */
     byte_buffer row;          /* scratch space for encoding a row */
     byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
     size_t copy_count, copy_capacity;

@@ -70,9 +70,9 @@ static int step(lar_iter *iter, MDB_val *key, MDB_val *data)
 /* Steps to the next object; fills *row with its row. */
 static int advance(lar_iter *iter, lar_obj *out, MDB_val *row)
 {
-    if (!iter->txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
-    int err = txn_check(iter->txn, false);
-    if (err) return err;
+    lar_txn *txn = iter->txn;
+    if (!txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
+    if (txn->state != TXN_ACTIVE || txn->failed) return txn_check(txn, false); /* records why */
     if (iter->done) return LAR_ENOTFOUND;
     MDB_val key;
     int rc = step(iter, &key, row);

@@ -22,7 +22,7 @@ static int values_init(value_array *values, uint32_t count)
 
 static void values_free(value_array *values)
 {
-    if (values->items != values->stack) free(values->items);
+    if (values->items && values->items != values->stack) free(values->items);
 }
 
 static int open_class(lar_txn *txn, bool write, lar_class cls, const schema_class **out)
@@ -105,15 +105,26 @@ static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cl
 
 /* ---- creating ---- */
 
-static int stage_values(const schema_class *cls, const lar_value *given, value_array *out)
+/* Checks the caller's values; copies them (or builds defaults) into out only when
+ * some need converting, and points *use at the values to store. */
+static int stage_values(const schema_class *cls, const lar_value *given, value_array *out,
+                        const lar_value **use)
 {
+    bool convert = !given;
+    for (uint32_t i = 0; given && i < cls->property_count; i++) {
+        int err = value_check(cls, i, &given[i]);
+        if (err) return err;
+        convert |= given[i].type != LAR_TYPE_NULL && given[i].type != cls->properties[i].def.type;
+    }
+    out->items = NULL;
+    *use = given;
+    if (!convert) return LAR_OK;
     int err = values_init(out, cls->property_count);
     for (uint32_t i = 0; !err && i < cls->property_count; i++) {
         const lar_property_def *def = &cls->properties[i].def;
-        lar_value value = given ? given[i] : value_default(def);
-        err = value_check(cls, i, &value);
-        out->items[i] = value_normalize(def, &value);
+        out->items[i] = given ? value_normalize(def, &given[i]) : value_default(def);
     }
+    *use = out->items;
     return err;
 }
 
@@ -146,8 +157,9 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
         return lar_fail(LAR_EINVAL, "lar_obj_create: class '%s' has %u properties; got %zu values%s",
                         c->name, c->property_count, value_count, values ? "" : " and a NULL array");
     value_array staged;
-    err = stage_values(c, value_count ? values : NULL, &staged);
-    if (!err) err = insert(txn, c, cls, staged.items, out);
+    const lar_value *use;
+    err = stage_values(c, value_count ? values : NULL, &staged, &use);
+    if (!err) err = insert(txn, c, cls, use, out);
     values_free(&staged);
     return err;
 }

@@ -144,7 +144,7 @@ static int row_shape(const schema_class *cls, const MDB_val *row, uint16_t *coun
 {
     if (row->mv_size < ROW_HEADER) return corrupt(cls);
     memcpy(count, row->mv_data, ROW_HEADER);
-    *bitmap_at = ROW_HEADER + fixed_end(cls, *count);
+    *bitmap_at = ROW_HEADER + (*count == cls->property_count ? cls->fixed_size : fixed_end(cls, *count));
     if (*count > cls->property_count || *bitmap_at + (*count + 7u) / 8 > row->mv_size) return corrupt(cls);
     return LAR_OK;
 }
@@ -181,6 +181,14 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, la
     const uint32_t decoded = count < cls->property_count ? count : cls->property_count;
     const bool has_optional = cls->has_optional;
     bool rest = decoded < cls->property_count;
+    if (cls->all_wide_numbers && !rest) {
+        /* Rows of required ints and doubles: consecutive 8-byte slots, copied straight. */
+        for (uint32_t i = 0; i < decoded; i++) {
+            out[i].type = (lar_type)plan[i].type;
+            memcpy(&out[i].as.integer, bytes + ROW_HEADER + 8 * i, 8);
+        }
+        return LAR_OK;
+    }
     /* First pass, with no calls so everything stays in registers: nulls and numbers. */
     for (uint32_t i = 0; i < decoded; i++) {
         const uint8_t *slot = bytes + plan[i].offset;

@@ -61,6 +61,7 @@ static int class_finish(schema_class *cls)
     cls->primary_key = -1;
     cls->has_indexes = false;
     cls->has_optional = false;
+    cls->all_wide_numbers = true;
     for (uint32_t i = 0; i < cls->property_count; i++) {
         schema_property *p = &cls->properties[i];
         p->slot_offset = offset;
@@ -69,6 +70,9 @@ static int class_finish(schema_class *cls)
         if (p->def.flags & LAR_PROP_PRIMARY_KEY) cls->primary_key = (int32_t)i;
         else if (p->def.flags & LAR_PROP_INDEXED) cls->has_indexes = true;
         if (p->def.flags & LAR_PROP_OPTIONAL) cls->has_optional = true;
+        if ((p->def.type != LAR_TYPE_INT && p->def.type != LAR_TYPE_DOUBLE) || p->def.collection ||
+            (p->def.flags & LAR_PROP_OPTIONAL))
+            cls->all_wide_numbers = false;
         cls->plan[i].offset = ROW_HEADER_SIZE + p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }

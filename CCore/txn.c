@@ -42,33 +42,15 @@ void buffer_free(byte_buffer *buffer)
     buffer->size = buffer->capacity = 0;
 }
 
-/* ---- the replay log ---- */
+/* ---- replaying ---- */
 
-enum { LOG_PUT = 1, LOG_DEL, LOG_DROP, LOG_OPEN };
-#define NO_DATA UINT32_MAX
-
-typedef struct log_entry {
-    uint32_t op, dbi, flags, key_size, data_size;
-} log_entry;
-
-static int log_append(lar_txn *txn, uint32_t op, MDB_dbi dbi, unsigned int flags,
-                      const void *key, size_t key_size, const MDB_val *data)
+static int replay_entry(void *context, const log_entry *entry, uint8_t *key, uint8_t *data)
 {
-    log_entry entry = {op, dbi, flags, (uint32_t)key_size, data ? (uint32_t)data->mv_size : NO_DATA};
-    int err = buffer_reserve(&txn->log, sizeof entry + key_size + (data ? data->mv_size : 0));
-    if (err) return err;
-    buffer_append(&txn->log, &entry, sizeof entry);
-    buffer_append(&txn->log, key, key_size);
-    if (data) buffer_append(&txn->log, data->mv_data, data->mv_size);
-    return LAR_OK;
-}
-
-static int replay_entry(lar_txn *txn, const log_entry *entry, uint8_t *key, uint8_t *data)
-{
+    lar_txn *txn = context;
     MDB_val k = {entry->key_size, key}, d = {entry->data_size, data};
     switch (entry->op) {
     case LOG_PUT: return mdb_put(txn->mdb, entry->dbi, &k, &d, entry->flags);
-    case LOG_DEL: return mdb_del(txn->mdb, entry->dbi, &k, entry->data_size == NO_DATA ? NULL : &d);
+    case LOG_DEL: return mdb_del(txn->mdb, entry->dbi, &k, entry->data_size == LOG_NO_DATA ? NULL : &d);
     case LOG_DROP: return mdb_drop(txn->mdb, entry->dbi, 0);
     default: {
         MDB_dbi dbi;
@@ -76,23 +58,6 @@ static int replay_entry(lar_txn *txn, const log_entry *entry, uint8_t *key, uint
         return !rc && dbi != entry->dbi ? MDB_BAD_DBI : rc;
     }
     }
-}
-
-static int replay(lar_txn *txn)
-{
-    uint8_t *at = txn->log.data, *end = at + txn->log.size;
-    while (at < end) {
-        log_entry entry;
-        memcpy(&entry, at, sizeof entry);
-        at += sizeof entry;
-        uint8_t *key = at;
-        at += entry.key_size;
-        uint8_t *data = at;
-        if (entry.data_size != NO_DATA) at += entry.data_size;
-        int rc = replay_entry(txn, &entry, key, data);
-        if (rc) return rc;
-    }
-    return 0;
 }
 
 /* ---- beginning and ending ---- */
@@ -129,7 +94,7 @@ static int regrow(lar_txn *txn)
         if (!err) err = begin_mdb(txn);
         if (!err && mdb_txn_id(txn->mdb) != txn->base_txnid)
             err = lar_fail(LAR_EIO, "another program wrote to '%s' without Larder's writer lock", env->path);
-        int rc = err ? 0 : replay(txn);
+        int rc = err ? 0 : log_replay(&txn->log, replay_entry, txn);
         if (!err && !rc) return LAR_OK;
         if (!err && rc != MDB_MAP_FULL) err = lar_fail_mdb(rc, "cannot replay a write after growing the map");
         if (err) {
@@ -161,7 +126,7 @@ static void finish(lar_txn *txn)
     schema_free(txn->own_schema); /* published by a commit, else its tables are gone */
     txn->own_schema = NULL;
     if (txn->write) {
-        txn->log.size = 0;
+        log_clear(&txn->log);
         if (txn->classes) memset(txn->classes, 0, txn->class_capacity * sizeof *txn->classes);
         env_unlock_writer(env);
     }
@@ -321,7 +286,7 @@ void lar_txn_free(lar_txn *txn)
     release_keeps(txn);
     free(txn->copies);
     free(txn->classes);
-    buffer_free(&txn->log);
+    log_clear(&txn->log);
     buffer_free(&txn->row);
     free(txn);
 }
@@ -350,7 +315,7 @@ int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int
     txn->cache_valid = false;
     for (;;) {
         int rc = mdb_put(txn->mdb, dbi, key, data, flags);
-        if (!rc) return log_append(txn, LOG_PUT, dbi, flags, key->mv_data, key->mv_size, data);
+        if (!rc) return log_append(&txn->log, LOG_PUT, dbi, flags, key->mv_data, key->mv_size, data);
         if (rc == MDB_KEYEXIST) return LAR_EEXISTS;
         if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot write");
         int err = regrow(txn);
@@ -363,7 +328,7 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
     txn->cache_valid = false;
     for (;;) {
         int rc = mdb_del(txn->mdb, dbi, key, data);
-        if (!rc) return log_append(txn, LOG_DEL, dbi, 0, key->mv_data, key->mv_size, data);
+        if (!rc) return log_append(&txn->log, LOG_DEL, dbi, 0, key->mv_data, key->mv_size, data);
         if (rc == MDB_NOTFOUND) return LAR_ENOTFOUND;
         if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot delete");
         int err = regrow(txn);
@@ -376,7 +341,7 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
     txn->cache_valid = false;
     for (;;) {
         int rc = mdb_drop(txn->mdb, dbi, 0);
-        if (!rc) return log_append(txn, LOG_DROP, dbi, 0, "", 0, NULL);
+        if (!rc) return log_append(&txn->log, LOG_DROP, dbi, 0, "", 0, NULL);
         if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot empty a table");
         int err = regrow(txn);
         if (err) return err;
@@ -387,7 +352,7 @@ int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *
 {
     int rc = mdb_dbi_open(txn->mdb, name, flags, out);
     if (rc) return lar_fail_mdb(rc, "cannot create a class table");
-    return log_append(txn, LOG_OPEN, *out, flags, name, strlen(name) + 1, NULL);
+    return log_append(&txn->log, LOG_OPEN, *out, flags, name, strlen(name) + 1, NULL);
 }
 
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)
