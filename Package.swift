@@ -19,7 +19,8 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE"), .headerSearchPath("CCore")],
             linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("pthread")]
         ),
-        .target(name: "Larder", dependencies: ["CLarder"], path: "Sources/Larder"),
+        .target(name: "CLarderSwift", path: "Sources/CLarderSwift"),
+        .target(name: "Larder", dependencies: ["CLarder", "CLarderSwift"], path: "Sources/Larder"),
         .testTarget(name: "LarderTests", dependencies: ["Larder"], path: "Tests/LarderTests"),
     ]
 )

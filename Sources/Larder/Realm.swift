@@ -8,7 +8,7 @@ import Foundation
 /// objects and results, must stay on that thread. It reads one consistent
 /// version of the file until it refreshes or writes.
 public struct Realm: Equatable {
-    let instance: RealmInstance
+    @usableFromInline let instance: RealmInstance
 
     init(instance: RealmInstance) {
         self.instance = instance
@@ -124,8 +124,11 @@ public struct Realm: Equatable {
         Results(instance: instance, table: instance.table(for: type), sort: [])
     }
 
+    @inlinable
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
-        instance.object(ofType: type, forPrimaryKey: key).map { unsafeDowncast($0, to: Element.self) }
+        // Specialized in the caller, the cast below is free for the usual key types.
+        let stored = (key as? any _Persistable)?._larderStored
+        return instance.object(ofType: type, primaryKey: stored, key: key).map { unsafeDowncast($0, to: Element.self) }
     }
 
     /// True when the file holds no objects.

@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 /// The state behind one `Object`: its values while unmanaged, its row once managed.
@@ -15,36 +16,43 @@ final class ObjectCore {
     @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<_StoredValue> = []
     /// The Realm instance managing the object (kept alive by it), or nil while unmanaged.
     @exclusivity(unchecked) var realm: RealmInstance?
-    /// The same, without reference counting, for the read path.
-    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var instance: RealmInstance?
-    /// The object's row: its class table in `realm` and its key there.
-    @exclusivity(unchecked) @usableFromInline unowned(unsafe) var table: ManagedClass!
+    /// The same, unretained, for the read path: retaining it on every read would
+    /// cost more than the read.
+    @exclusivity(unchecked) @usableFromInline var instanceRef: Unmanaged<RealmInstance>?
+    /// The object's row: its class table in `realm` (unretained; the instance keeps
+    /// its tables) and its key there.
+    @exclusivity(unchecked) @usableFromInline var tableRef: Unmanaged<ManagedClass>?
+    var table: ManagedClass! { tableRef?.takeUnretainedValue() }
     @exclusivity(unchecked) @usableFromInline var key: lar_objkey = 0
     /// Set when the object was deleted through this accessor, or its Realm invalidated it.
     @exclusivity(unchecked) @usableFromInline var invalidated = false
     /// The instance's invalidation count when the object was bound: `invalidate()` ends it.
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
+    /// The write transaction that added this object, if it was added: cancelling it invalidates the object.
+    @exclusivity(unchecked) var addedInWrite: UInt64 = 0
 
     @usableFromInline init() {}
 
     @inlinable
     func get<Value: _Persistable>(_ slot: Int, as _: Value.Type) -> Value {
-        if let instance { return instance.read(self, slot: slot) }
+        if let instanceRef { return instanceRef._withUnsafeGuaranteedRef { $0.read(self, slot: slot) } }
         return Value._larderFrom(values[slot]) ?? Value._larderDefault()
     }
 
     @inlinable
     func set<Value: _Persistable>(_ slot: Int, _ value: Value) {
-        if let instance { return instance.write(self, slot: slot, value._larderStored) }
+        if let instanceRef {
+            return instanceRef._withUnsafeGuaranteedRef { $0.write(self, slot: slot, value._larderStored) }
+        }
         values[slot] = value._larderStored
     }
 
     /// Points this core at a row: the object becomes managed.
     func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
         self.realm = realm
-        instance = realm
+        instanceRef = Unmanaged.passUnretained(realm)
         generation = realm.generation
-        self.table = table
+        tableRef = Unmanaged.passUnretained(table)
         self.key = key
         invalidated = false
         values = []
@@ -59,27 +67,22 @@ final class ObjectCore {
 /// on many threads at once.
 @usableFromInline
 enum Construction {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
     /// The core that the wrapper being initialized belongs to.
     @usableFromInline
     static func current() -> ObjectCore {
-        if let pointer = pthread_getspecific(key) {
+        if let pointer = larder_swift_construction_get() {
             return Unmanaged<ObjectCore>.fromOpaque(pointer).takeUnretainedValue()
         }
         let core = ObjectCore()
-        pthread_setspecific(key, Unmanaged.passRetained(core).toOpaque())
+        core.values.reserveCapacity(16) // most models: one allocation, not five
+        larder_swift_construction_set(Unmanaged.passRetained(core).toOpaque())
         return core
     }
 
     /// Takes the finished core for `Object.init`; a class without properties gets a fresh one.
     static func take() -> ObjectCore {
-        guard let pointer = pthread_getspecific(key) else { return ObjectCore() }
-        pthread_setspecific(key, nil)
+        guard let pointer = larder_swift_construction_get() else { return ObjectCore() }
+        larder_swift_construction_set(nil)
         return Unmanaged<ObjectCore>.fromOpaque(pointer).takeRetainedValue()
     }
 }

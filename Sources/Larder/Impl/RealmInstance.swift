@@ -20,13 +20,16 @@ final class RealmInstance {
     /// Bumped by `invalidate()`: objects bound before it are invalidated.
     @exclusivity(unchecked) private(set) var generation: UInt64 = 0
     private var tables: [ObjectIdentifier: ManagedClass] = [:]
+    private var lastTable: ManagedClass?
     /// Tables made during the current write, and tables retired by a cancelled one:
     /// objects hold them unowned, so they live as long as the instance.
     private var tablesMadeInWrite: [ObjectIdentifier] = []
     private var retiredTables: [ManagedClass] = []
     /// The first error of the current write; `commitWrite` cancels and throws it.
     private var pendingError: Realm.Error?
-    private var addedInWrite: [ObjectCore] = []
+    /// Numbers the write transactions; objects remember the one that added them.
+    private var writeSerial: UInt64 = 0
+    private var cancelledWrites: Set<UInt64> = []
 
     private init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
@@ -115,6 +118,7 @@ final class RealmInstance {
         if rc != LAR_OK { fatalCoreError(rc, "Cannot begin a write transaction") }
         txn = writer
         isInWriteTransaction = true
+        writeSerial &+= 1
         pendingError = nil
         version &+= 1
     }
@@ -143,9 +147,10 @@ final class RealmInstance {
             fatalError("Can't cancel a non-existing write transaction")
         }
         lar_txn_free(writer)
-        for core in addedInWrite { core.invalidated = true }
+        cancelledWrites.insert(writeSerial)
         finishWrite()
         // Classes declared in the cancelled write are gone from the file.
+        lastTable = nil
         for type in tablesMadeInWrite {
             if let table = tables.removeValue(forKey: type) { retiredTables.append(table) }
         }
@@ -156,7 +161,6 @@ final class RealmInstance {
     private func finishWrite() {
         txn = nil
         isInWriteTransaction = false
-        addedInWrite = []
         pendingError = nil
         version &+= 1
     }
@@ -188,7 +192,12 @@ final class RealmInstance {
 
     /// This instance's view of a class, declaring it to the file if it is new.
     func table(for type: Object.Type) -> ManagedClass {
-        if let table = tables[ObjectIdentifier(type)] { return table }
+        // Bulk work touches one class again and again: skip the dictionary then.
+        if let last = lastTable, last.schema.type == type { return last }
+        if let table = tables[ObjectIdentifier(type)] {
+            lastTable = table
+            return table
+        }
         let schema = ClassSchema.of(type)
         do {
             let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
@@ -205,11 +214,12 @@ final class RealmInstance {
 
     @inlinable
     func read<Value: _Persistable>(_ core: ObjectCore, slot: Int) -> Value {
-        let table = core.table!
-        if table.cachedKey != core.key || table.cachedVersion != version || core.invalidated {
-            load(core, table)
+        core.tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
+            if table.cachedKey != core.key || table.cachedVersion != version || core.invalidated {
+                load(core, table)
+            }
+            return Value._larderRead(table.values[table.propertyIndex[slot]])
         }
-        return Value._larderRead(table.values[table.propertyIndex[slot]])
     }
 
     func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
@@ -222,9 +232,7 @@ final class RealmInstance {
     @usableFromInline @inline(never)
     func load(_ core: ObjectCore, _ table: ManagedClass) {
         verifyThread()
-        if core.invalidated || core.generation != generation {
-            fatalError("Object has been deleted or invalidated.")
-        }
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
@@ -232,8 +240,14 @@ final class RealmInstance {
         table.cachedVersion = version
     }
 
+    /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.
+    func isInvalidated(_ core: ObjectCore) -> Bool {
+        core.invalidated || core.generation != generation ||
+            (core.addedInWrite != 0 && cancelledWrites.contains(core.addedInWrite))
+    }
+
     func exists(_ core: ObjectCore) -> Bool {
-        if core.generation != generation { return false }
+        if isInvalidated(core) { return false }
         var exists: Int32 = 0
         lar_obj_exists(currentTxn(), lar_obj(cls: core.table.id, key: core.key), &exists)
         return exists != 0
@@ -261,17 +275,21 @@ final class RealmInstance {
         }
     }
 
-    func object(ofType type: Object.Type, forPrimaryKey key: Any?) -> Object? {
+    /// The object with a primary key, given in stored form when the caller could
+    /// convert it without a dynamic cast, else as it came.
+    @usableFromInline
+    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
         let table = table(for: type)
-        guard let found = find(table, primaryKey: key) else { return nil }
+        guard let found = find(table, primaryKey: stored, key: key) else { return nil }
         return accessor(table, key: found)
     }
 
-    private func find(_ table: ManagedClass, primaryKey key: Any?) -> lar_objkey? {
+    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
         guard let slot = table.schema.primaryKeySlot else {
             fatalError("'\(table.schema.name)' does not have a primary key")
         }
-        guard let stored = ValueReader.convert(key, to: table.schema.properties[slot]) else {
+        let property = table.schema.properties[slot]
+        guard let stored = stored.flatMap({ ValueReader.coerce($0, to: property) }) ?? ValueReader.convert(key, to: property) else {
             fatalError("Invalid value '\(key.map { "\($0)" } ?? "nil")' of type '\(key.map { "\(type(of: $0))" } ?? "nil")' " +
                        "for primary key of '\(table.schema.name)'")
         }
@@ -296,7 +314,7 @@ final class RealmInstance {
             fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
                        "on an RLMRealm instance first.")
         }
-        if core.invalidated || core.generation != generation { fatalError("Object has been deleted or invalidated.") }
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
         let obj = lar_obj(cls: table.id, key: core.key)
         let rc = value.withCValue { lar_obj_set(txn, obj, UInt32(table.propertyIndex[slot]), $0) }
@@ -318,7 +336,7 @@ final class RealmInstance {
             if owner !== self {
                 fatalError("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
             }
-            if core.invalidated || !exists(core) {
+            if !exists(core) {
                 fatalError("Adding a deleted or invalidated object to a Realm is not permitted")
             }
             return
@@ -327,7 +345,7 @@ final class RealmInstance {
         checkLayout(core, table.schema)
         guard let key = upsert(table, named: nil, defaults: core.values, update: update) else { return }
         core.bind(to: self, table: table, key: key)
-        addedInWrite.append(core)
+        core.addedInWrite = writeSerial
     }
 
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
@@ -403,7 +421,7 @@ final class RealmInstance {
     func delete(_ object: Object) {
         requireWrite()
         let core = object.core
-        guard core.realm === self, !core.invalidated else {
+        guard core.realm === self, !isInvalidated(core) else {
             fatalError("Can only delete an object from the Realm it belongs to.")
         }
         let rc = lar_obj_delete(txn, lar_obj(cls: core.table.id, key: core.key))

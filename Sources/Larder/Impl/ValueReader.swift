@@ -40,7 +40,11 @@ enum ValueReader {
     static func convert(_ item: Any?, to property: PropertySchema) -> _StoredValue? {
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
         guard let persistable = (item as? any _Persistable) ?? unwrap(item) else { return nil }
-        let stored = persistable._larderStored
+        return coerce(persistable._larderStored, to: property)
+    }
+
+    /// stored, converted to the property's type where Realm converts (int to double...), or nil.
+    static func coerce(_ stored: _StoredValue, to property: PropertySchema) -> _StoredValue? {
         switch (stored, property.type) {
         case (.null, _): return property.isOptional ? .null : nil
         case (.int, LAR_TYPE_INT), (.bool, LAR_TYPE_BOOL), (.float, LAR_TYPE_FLOAT), (.double, LAR_TYPE_DOUBLE),

@@ -1,0 +1,3 @@
+#include "CLarderSwift.h"
+
+_Thread_local void *larder_swift_construction;
