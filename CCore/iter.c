@@ -108,9 +108,24 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
     if (count != iter->cls->property_count)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
                         iter->cls->property_count, count);
-    MDB_val row;
+    MDB_val key, row;
+    lar_txn *txn = iter->txn;
+    /* The common step of a read scan, without the general path's checks. */
+    if (txn && iter->cursor && iter->last_key && !txn->write && !iter->seeking && !iter->done &&
+        txn->state == TXN_ACTIVE && iter->epoch == txn->epoch) {
+        int rc = mdb_cursor_get(iter->cursor, &key, &row, MDB_NEXT);
+        if (rc == 0) {
+            memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
+            out->cls = iter->cls_id;
+            out->key = iter->last_key;
+            return row_decode_all(txn, iter->cls, &row, values);
+        }
+        if (rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot step an iterator");
+        iter->done = true;
+        return LAR_ENOTFOUND;
+    }
     int err = advance(iter, out, &row);
-    return err ? err : row_decode_all(iter->txn, iter->cls, &row, values);
+    return err ? err : row_decode_all(txn, iter->cls, &row, values);
 }
 
 int lar_iter_seek(lar_iter *iter, lar_objkey key)
