@@ -47,9 +47,11 @@ static int check_lmdb_magic(const char *path, off_t size)
 }
 
 /* Finds the file's identity, creating an empty file when it is missing and writable. */
-static int identify_file(const char *path, bool readonly, struct stat *st)
+static int identify_file(const char *path, bool readonly, struct stat *st, bool *created)
 {
+    *created = false;
     if (stat(path, st) == 0) {
+        *created = st->st_size == 0;
         if (!S_ISREG(st->st_mode))
             return lar_fail(LAR_EINVAL, "'%s' is not a regular file", path);
         return check_lmdb_magic(path, st->st_size);
@@ -60,6 +62,7 @@ static int identify_file(const char *path, bool readonly, struct stat *st)
     if (fd < 0) return lar_fail(LAR_EIO, "cannot create '%s': %s", path, strerror(errno));
     int rc = fstat(fd, st);
     close(fd);
+    *created = true;
     if (rc != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
     return LAR_OK;
 }
@@ -156,6 +159,7 @@ static bool file_is_empty_lmdb(lar_env *env)
 
 static void env_destroy(lar_env *env)
 {
+    txn_detach_all(env);
     if (env->mdb) mdb_env_close(env->mdb);
     if (env->lock_fd >= 0) close(env->lock_fd);
     schema_free(env->schema);
@@ -188,7 +192,9 @@ static int env_create(const char *path, const lar_env_options *options, lar_env 
     return LAR_OK;
 }
 
-static int env_start(lar_env *env, const lar_env_options *options)
+/* A file that was empty before LMDB opened it is new and gets Larder's metadata;
+ * an existing LMDB file without it belongs to someone else. */
+static int env_start(lar_env *env, const lar_env_options *options, bool created)
 {
     bool readonly = options->flags & LAR_ENV_READONLY;
     unsigned int flags = MDB_NOSUBDIR | MDB_NOTLS | (readonly ? MDB_RDONLY : 0) |
@@ -199,7 +205,7 @@ static int env_start(lar_env *env, const lar_env_options *options)
     if (!rc) rc = mdb_env_set_mapsize(env->mdb, options->initial_map_size);
     if (!rc) rc = mdb_env_open(env->mdb, env->path, flags, 0644);
     if (rc) return lar_fail_mdb(rc, env->path);
-    if (!readonly && file_is_empty_lmdb(env)) {
+    if (!readonly && created && file_is_empty_lmdb(env)) {
         int err = initialize_file(env);
         if (err) return err;
     }
@@ -223,7 +229,8 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
 
     pthread_mutex_lock(&registry_lock);
     struct stat st;
-    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st);
+    bool created = false;
+    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st, &created);
     for (lar_env *env = registry; !err && env; env = env->next) {
         if (env->device == st.st_dev && env->inode == st.st_ino) {
             env->refcount++;
@@ -237,7 +244,7 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
     if (!err) {
         env->device = st.st_dev;
         env->inode = st.st_ino;
-        err = env_start(env, options);
+        err = env_start(env, options, created);
         if (err) {
             env_destroy(env);
         } else {
@@ -289,10 +296,11 @@ int lar_env_info_get(lar_env *env, lar_env_info *out)
     out->map_size = info.me_mapsize;
     out->used_size = (info.me_last_pgno + 1) * (size_t)stat.ms_psize;
     out->format_version = LARDER_FORMAT_VERSION;
-    pthread_mutex_lock(&env->mutex);
-    out->schema_version = env->schema->version;
-    out->class_count = env->schema->class_count;
-    pthread_mutex_unlock(&env->mutex);
+    lar_schema *schema;
+    int err = schema_current(env, &schema);
+    if (err) return err;
+    out->schema_version = schema->version;
+    out->class_count = schema->class_count;
     return LAR_OK;
 }
 

@@ -58,6 +58,8 @@ void schema_free(lar_schema *schema);
 /* Reads the stored schema in txn, opening each class table. */
 int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out);
 const schema_class *schema_class_at(const lar_schema *schema, lar_class cls);
+/* The newest schema of env (the calling thread's write may hold uncommitted classes). */
+int schema_current(lar_env *env, lar_schema **out);
 
 /* ---- environments (env.c) ---- */
 
@@ -77,6 +79,7 @@ struct lar_env {
     bool writer_active;       /* serialises this process's writers: flock() cannot, threads share it */
     pthread_t writer_thread;
     struct lar_txn *writer_txn;    /* the active write transaction, if any */
+    struct lar_txn *handles;       /* every transaction handle not yet freed */
     pthread_cond_t writer_done;
 
     pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
@@ -168,7 +171,11 @@ struct lar_txn {
 
     struct lar_iter *iterators;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */
+    struct lar_txn *next_handle, *prev_handle; /* in env->handles */
 };
+
+/* Closes the LMDB side of every handle of a closing environment; lar_txn_free() still works. */
+void txn_detach_all(lar_env *env);
 
 /* Checks that txn is active (and writable when write is true); records the error otherwise. */
 int txn_check(lar_txn *txn, bool write);

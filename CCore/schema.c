@@ -502,7 +502,7 @@ int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_co
 /* ---- lookups ---- */
 
 /* The newest schema: another process may have added classes since this one last looked. */
-static int current_schema(lar_env *env, lar_schema **out)
+int schema_current(lar_env *env, lar_schema **out)
 {
     lar_txn *own = own_write(env); /* it may hold classes not yet committed */
     if (own && own->state == TXN_ACTIVE) {
@@ -521,7 +521,7 @@ int lar_class_find(lar_env *env, const char *name, lar_class *out)
 {
     if (!env || !name || !out) return lar_fail(LAR_EINVAL, "lar_class_find: NULL argument");
     lar_schema *schema;
-    int err = current_schema(env, &schema);
+    int err = schema_current(env, &schema);
     if (err) return err;
     const schema_class *cls = find_class(schema, name);
     if (!cls) return lar_fail(LAR_ENOTFOUND, "no class named '%s'", name);
@@ -532,7 +532,7 @@ int lar_class_find(lar_env *env, const char *name, lar_class *out)
 static int class_for(lar_env *env, lar_class cls, const schema_class **out)
 {
     lar_schema *schema;
-    int err = current_schema(env, &schema);
+    int err = schema_current(env, &schema);
     if (err) return err;
     *out = schema_class_at(schema, cls);
     return *out ? LAR_OK : lar_fail(LAR_EINVAL, "unknown class %u", cls);

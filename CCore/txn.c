@@ -180,8 +180,33 @@ int lar_txn_begin(lar_env *env, unsigned int flags, lar_txn **out)
         free(txn);
         return err;
     }
+    pthread_mutex_lock(&env->mutex);
+    txn->next_handle = env->handles;
+    if (env->handles) env->handles->prev_handle = txn;
+    env->handles = txn;
+    pthread_mutex_unlock(&env->mutex);
     *out = txn;
     return LAR_OK;
+}
+
+static void forget_handle(lar_txn *txn)
+{
+    lar_env *env = txn->env;
+    pthread_mutex_lock(&env->mutex);
+    if (txn->prev_handle) txn->prev_handle->next_handle = txn->next_handle;
+    else env->handles = txn->next_handle;
+    if (txn->next_handle) txn->next_handle->prev_handle = txn->prev_handle;
+    pthread_mutex_unlock(&env->mutex);
+}
+
+void txn_detach_all(lar_env *env)
+{
+    for (lar_txn *txn = env->handles; txn; txn = txn->next_handle) {
+        if (txn->mdb) mdb_txn_abort(txn->mdb); /* only ended handles remain: close refuses live ones */
+        txn->mdb = NULL;
+        txn->env = NULL;
+    }
+    env->handles = NULL;
 }
 
 static int check_owner(lar_txn *txn, const char *function)
@@ -275,14 +300,18 @@ int lar_txn_renew(lar_txn *txn)
     if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_renew: txn is NULL");
     if (txn->write) return lar_fail(LAR_EMISUSE, "lar_txn_renew: only read transactions can be renewed");
     if (txn->state == TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "lar_txn_renew: the transaction is active");
+    if (!txn->env) return lar_fail(LAR_EMISUSE, "lar_txn_renew: its environment was closed");
     return start(txn);
 }
 
 void lar_txn_free(lar_txn *txn)
 {
     if (!txn) return;
-    if (lar_txn_abort(txn) != LAR_OK) return; /* a writer of another thread: leave it to that thread */
-    if (txn->mdb) mdb_txn_abort(txn->mdb);
+    if (txn->env) {
+        if (lar_txn_abort(txn) != LAR_OK) return; /* a writer of another thread: leave it to that thread */
+        if (txn->mdb) mdb_txn_abort(txn->mdb);
+        forget_handle(txn);
+    }
     release_keeps(txn);
     free(txn->copies);
     free(txn->classes);
