@@ -182,7 +182,7 @@ final class ResultsWalker {
             current = nil
             return nil
         }
-        if current != nil && isKnownUniquelyReferenced(&current!) && !current!.core.invalidated {
+        if current != nil && isKnownUniquelyReferenced(&current!) && !instance.isInvalidated(current!.core) {
             current!.core.key = key
         } else {
             current = instance.accessor(table, key: key)

@@ -1,0 +1,427 @@
+/* Environments: opening, sharing, refusing foreign files, read-only mode, info, closing. */
+#include "test.h"
+
+#include <lmdb.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+TEST(env_options_init_fills_defaults)
+{
+    lar_env_options options;
+    memset(&options, 0xFF, sizeof options);
+    CHECK_OK(lar_env_options_init(&options));
+    CHECK_EQ(options.version, LAR_ENV_OPTIONS_VERSION);
+    CHECK_EQ(options.initial_map_size, (size_t)64 << 20); /* "Default 64 MiB." */
+    CHECK_EQ(options.flags, 0);
+    CHECK_RC(lar_env_options_init(NULL), LAR_EINVAL);
+}
+
+TEST(env_open_creates_file_and_lock_file)
+{
+    const char *path = test_db_path(NULL);
+    char lock[4200];
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    CHECK(!file_exists(path));
+    lar_env *env = open_env(path);
+    CHECK(file_exists(path));
+    CHECK(file_exists(lock)); /* "together with its lock file <path>-lock" */
+    close_env(env);
+    CHECK(file_exists(path));
+
+    /* Reopening the file it created works. */
+    env = open_env(path);
+    close_env(env);
+}
+
+TEST(env_open_with_null_options_uses_defaults)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_env_info info = env_info(env);
+    CHECK_EQ(info.map_size, (size_t)64 << 20);
+    close_env(env);
+}
+
+TEST(env_open_honours_initial_map_size)
+{
+    lar_env *env = open_env_with(test_db_path(NULL), (size_t)4 << 20, 0);
+    CHECK_EQ(env_info(env).map_size, (size_t)4 << 20);
+    close_env(env);
+}
+
+TEST(env_open_refuses_bad_options_version)
+{
+    const char *path = test_db_path(NULL);
+    lar_env_options options;
+    CHECK_OK(lar_env_options_init(&options));
+    lar_env *env = NULL;
+    options.version = 0;
+    CHECK_RC(lar_env_open(path, &options, &env), LAR_EINVAL);
+    options.version = LAR_ENV_OPTIONS_VERSION + 1;
+    CHECK_RC(lar_env_open(path, &options, &env), LAR_EINVAL);
+    CHECK(env == NULL);
+}
+
+TEST(env_open_refuses_unknown_flags)
+{
+    const char *path = test_db_path(NULL);
+    lar_env_options options;
+    CHECK_OK(lar_env_options_init(&options));
+    lar_env *env = NULL;
+    options.flags = 0x4u;
+    CHECK_RC(lar_env_open(path, &options, &env), LAR_EINVAL);
+    options.flags = LAR_ENV_NOSYNC | 0x80000000u;
+    CHECK_RC(lar_env_open(path, &options, &env), LAR_EINVAL);
+    CHECK(env == NULL);
+}
+
+TEST(env_open_null_arguments)
+{
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(NULL, NULL, &env), LAR_EINVAL);
+    CHECK_RC(lar_env_open(test_db_path(NULL), NULL, NULL), LAR_EINVAL);
+    CHECK(env == NULL);
+}
+
+TEST(env_close_null_is_ignored)
+{
+    CHECK_OK(lar_env_close(NULL));
+}
+
+/* "Opening one path twice in a process returns the same environment, reference counted." */
+TEST(env_open_twice_shares_one_environment)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *first = open_env(path);
+    person_schema p = person_setup(first);
+
+    /* Another spelling of the same file, and options that must be ignored. */
+    char other_spelling[4200];
+    snprintf(other_spelling, sizeof other_spelling, "%s/./%s", test_data_dir(), strrchr(path, '/') + 1);
+    lar_env *second = open_env_with(other_spelling, (size_t)1 << 20, LAR_ENV_READONLY);
+    CHECK(second == first);
+
+    /* Both handles work: write through one, read through the other. */
+    lar_txn *txn = begin_write(second); /* writable: the READONLY option was ignored */
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    txn = begin_read(first);
+    CHECK_EQ(count_objects(txn, p.cls), 1);
+    commit_txn(txn);
+
+    /* Closing one reference keeps the other usable, for reads and writes. */
+    close_env(first);
+    txn = begin_write(second);
+    person_create(txn, &p, 2, "Grace", 45, 8.25);
+    commit_txn(txn);
+    txn = begin_read(second);
+    CHECK_EQ(count_objects(txn, p.cls), 2);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("Ada"));
+    commit_txn(txn);
+    close_env(second);
+
+    /* After the last close the file opens afresh, with everything stored. */
+    lar_env *again = open_env(path);
+    txn = begin_read(again);
+    CHECK_EQ(count_objects(txn, person_lookup(again).cls), 2);
+    commit_txn(txn);
+    close_env(again);
+}
+
+/* Checks that opening path fails with code and leaves its bytes as they were. */
+static void check_refused_untouched(const char *path, int code)
+{
+    size_t before_size, after_size;
+    uint8_t *before = file_read(path, &before_size);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), code);
+    CHECK(env == NULL);
+    /* A read-only open must refuse it too. */
+    lar_env_options options;
+    CHECK_OK(lar_env_options_init(&options));
+    options.flags = LAR_ENV_READONLY;
+    CHECK_RC(lar_env_open(path, &options, &env), code);
+    uint8_t *after = file_read(path, &after_size);
+    CHECK_EQ(after_size, before_size);
+    CHECK_MEM(after, before, before_size);
+    free(before);
+    free(after);
+}
+
+TEST(env_refuses_text_file_and_leaves_it_untouched)
+{
+    const char *path = test_db_path(NULL);
+    const char text[] = "This is a plain text file, not a database.\nIt has two lines.\n";
+    file_write(path, text, sizeof text - 1);
+    check_refused_untouched(path, LAR_ENOTLARDER);
+}
+
+TEST(env_refuses_short_and_binary_files)
+{
+    /* Shorter than any database header. */
+    const char *tiny = test_db_path("tiny");
+    file_write(tiny, "hi", 2);
+    check_refused_untouched(tiny, LAR_ENOTLARDER);
+
+    /* Page-sized garbage. */
+    const char *junk = test_db_path("junk");
+    uint8_t bytes[8192];
+    for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (uint8_t)(i * 131 + 7);
+    file_write(junk, bytes, sizeof bytes);
+    check_refused_untouched(junk, LAR_ENOTLARDER);
+}
+
+/* Writes an LMDB environment at path, as another program would; with a record when with_data. */
+static void write_plain_lmdb(const char *path, bool with_data)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_mapsize(mdb, (size_t)1 << 20) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, NULL, 0, &dbi) == 0);
+    if (with_data) {
+        MDB_val key = {5, "hello"}, data = {5, "world"};
+        CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
+    }
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+TEST(env_refuses_lmdb_file_without_larder_metadata)
+{
+    const char *path = test_db_path(NULL);
+    write_plain_lmdb(path, true);
+    check_refused_untouched(path, LAR_ENOTLARDER);
+
+    /* The other program's data is still there. */
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_val key = {5, "hello"}, data;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR | MDB_RDONLY, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, MDB_RDONLY, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, NULL, 0, &dbi) == 0);
+    CHECK(mdb_get(txn, dbi, &key, &data) == 0);
+    CHECK(data.mv_size == 5 && memcmp(data.mv_data, "world", 5) == 0);
+    mdb_txn_abort(txn);
+    mdb_env_close(mdb);
+}
+
+/* "An existing file must be a Larder database ...; otherwise it is refused and not modified."
+ * An LMDB file another program created and left empty is not a Larder database either. */
+TEST(env_refuses_empty_lmdb_file_without_larder_metadata)
+{
+    const char *path = test_db_path(NULL);
+    write_plain_lmdb(path, false);
+    check_refused_untouched(path, LAR_ENOTLARDER);
+}
+
+/* White-box: this test writes a newer format number where the library keeps it (the "format"
+ * record of the "larder" table), since no public call can make a newer file. */
+TEST(env_refuses_newer_format_and_leaves_it_untouched)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_setup(env);
+    close_env(env);
+
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 64) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
+    uint32_t newer = LARDER_FORMAT_VERSION + 1;
+    MDB_val key = {6, "format"}, data = {sizeof newer, &newer}, old;
+    CHECK(mdb_get(txn, dbi, &key, &old) == 0); /* the layout this test assumes */
+    CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+
+    check_refused_untouched(path, LAR_EVERSION);
+}
+
+TEST(env_open_fails_when_the_file_cannot_be_created)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/no-such-directory/db.larder", test_data_dir());
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EIO);
+    CHECK(env == NULL);
+}
+
+TEST(env_readonly_open_of_missing_file_fails)
+{
+    const char *path = test_db_path(NULL);
+    lar_env_options options;
+    CHECK_OK(lar_env_options_init(&options));
+    options.flags = LAR_ENV_READONLY;
+    lar_env *env = NULL;
+    int rc = lar_env_open(path, &options, &env);
+    CHECK(rc != LAR_OK);
+    CHECK_EQ(lar_error_last()->code, rc);
+    CHECK(env == NULL);
+    CHECK(!file_exists(path)); /* "A missing file is created (unless LAR_ENV_READONLY)" */
+    CHECK_RC(lar_env_open(path, &options, &env), LAR_EIO); /* "the file cannot be opened" */
+}
+
+TEST(env_readonly_reads_but_refuses_writes)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+
+    env = open_env_with(path, (size_t)64 << 20, LAR_ENV_READONLY);
+    p = person_lookup(env);
+    txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("Ada"));
+    commit_txn(txn);
+
+    lar_txn *write = NULL;
+    CHECK_RC(lar_txn_begin(env, LAR_TXN_WRITE, &write), LAR_EREADONLY);
+    CHECK(write == NULL);
+    lar_property_def props[] = {PROP("x", LAR_TYPE_INT, 0)};
+    lar_class_def other = CLASS_DEF("Other", props);
+    CHECK_RC(lar_schema_apply(env, &other, 1, 2), LAR_EREADONLY);
+    CHECK_EQ(env_info(env).class_count, 1);
+    close_env(env);
+}
+
+TEST(env_info_reports_schema_and_sizes)
+{
+    lar_env *env = open_env_with(test_db_path(NULL), (size_t)8 << 20, 0);
+    lar_env_info info = env_info(env);
+    CHECK_EQ(info.map_size, (size_t)8 << 20);
+    CHECK(info.used_size > 0 && info.used_size <= info.map_size);
+    CHECK_EQ(info.schema_version, 0); /* nothing declared yet */
+    CHECK_EQ(info.format_version, LARDER_FORMAT_VERSION);
+    CHECK_EQ(info.class_count, 0);
+
+    lar_property_def a_props[] = {PROP("x", LAR_TYPE_INT, 0)};
+    lar_property_def b_props[] = {PROP("y", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("A", a_props), CLASS_DEF("B", b_props)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 3));
+    info = env_info(env);
+    CHECK_EQ(info.schema_version, 3);
+    CHECK_EQ(info.class_count, 2);
+    size_t used_before = info.used_size;
+
+    /* Writing data makes more of the file used. */
+    lar_class a = class_id(env, "A");
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 2000; i++) {
+        lar_value v = val_int(i);
+        CHECK_OK(lar_obj_create(txn, a, &v, 1, NULL));
+    }
+    commit_txn(txn);
+    info = env_info(env);
+    CHECK(info.used_size > used_before);
+    CHECK(info.used_size <= info.map_size);
+
+    CHECK_RC(lar_env_info_get(NULL, &info), LAR_EINVAL);
+    CHECK_RC(lar_env_info_get(env, NULL), LAR_EINVAL);
+    close_env(env);
+}
+
+TEST(env_close_with_live_transaction_is_refused)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+
+    lar_txn *read = begin_read(env);
+    CHECK_RC(lar_env_close(env), LAR_EMISUSE);
+    /* The environment stayed open: the transaction still works. */
+    CHECK_EQ(count_objects(read, p.cls), 0);
+    commit_txn(read);
+
+    lar_txn *write = begin_write(env);
+    CHECK_RC(lar_env_close(env), LAR_EMISUSE);
+    person_create(write, &p, 1, "Ada", 36, 9.5);
+    commit_txn(write);
+
+    close_env(env);
+}
+
+/* Only active transactions block the close; an ended handle may be freed afterwards:
+ * "The handle stays allocated: free it with lar_txn_free()". */
+TEST(env_close_with_ended_unfreed_transaction)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_setup(env);
+    lar_txn *read = begin_read(env);
+    lar_txn *write = begin_write(env);
+    CHECK_OK(lar_txn_commit(read));
+    CHECK_OK(lar_txn_abort(write));
+    close_env(env);
+    lar_txn_free(read);
+    lar_txn_free(write);
+}
+
+TEST(env_close_of_a_shared_reference_with_live_transaction)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *first = open_env(path);
+    lar_env *second = open_env(path);
+    person_schema p = person_setup(first);
+    lar_txn *txn = begin_read(first);
+    /* Not the last reference: it is released. */
+    CHECK_OK(lar_env_close(first));
+    /* The last one refuses while the transaction lives. */
+    CHECK_RC(lar_env_close(second), LAR_EMISUSE);
+    CHECK_EQ(count_objects(txn, p.cls), 0);
+    commit_txn(txn);
+    close_env(second);
+}
+
+TEST(env_nosync_still_stores_commits)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env_with(path, (size_t)1 << 20, LAR_ENV_NOSYNC);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 7, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+
+    env = open_env(path);
+    p = person_lookup(env);
+    txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 7), p.age), val_int(36));
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(env_two_files_are_independent)
+{
+    lar_env *a = open_env(test_db_path("a"));
+    lar_env *b = open_env(test_db_path("b"));
+    CHECK(a != b);
+    person_schema pa = person_setup(a);
+    person_schema pb = person_setup(b);
+    /* "a thread may have at most one write transaction per environment": one per file is fine. */
+    lar_txn *wa = begin_write(a);
+    lar_txn *wb = begin_write(b);
+    person_create(wa, &pa, 1, "A", 1, 1);
+    person_create(wb, &pb, 1, "B", 2, 2);
+    person_create(wb, &pb, 2, "B2", 3, 3);
+    commit_txn(wa);
+    commit_txn(wb);
+    lar_txn *ra = begin_read(a), *rb = begin_read(b);
+    CHECK_EQ(count_objects(ra, pa.cls), 1);
+    CHECK_EQ(count_objects(rb, pb.cls), 2);
+    commit_txn(ra);
+    commit_txn(rb);
+    close_env(a);
+    close_env(b);
+}

@@ -1,0 +1,415 @@
+/* Iterators: creation order, changes during iteration, the end, seeking, misuse. */
+#include "test.h"
+
+#include <stdlib.h>
+
+/* Creates count people whose primary keys run backwards, so key order is not creation order;
+ * age holds the creation index. */
+static void create_people(lar_env *env, const person_schema *p, int count)
+{
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < count; i++) person_create(txn, p, 100000 - i, "someone", i, i);
+    commit_txn(txn);
+}
+
+/* Walks the class; returns the ages seen, in order (the caller frees them). */
+static int64_t *walk_ages(lar_txn *txn, const person_schema *p, size_t *count)
+{
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p->cls, &iter));
+    size_t n = 0, capacity = 16;
+    int64_t *ages = malloc(capacity * sizeof *ages);
+    lar_obj obj, previous = {0, 0};
+    int rc;
+    while ((rc = lar_iter_next(iter, &obj)) == LAR_OK) {
+        CHECK_EQ(obj.cls, p->cls);
+        CHECK(n == 0 || obj.key > previous.key);
+        previous = obj;
+        if (n == capacity) ages = realloc(ages, (capacity *= 2) * sizeof *ages);
+        ages[n++] = get_value(txn, obj, p->age).as.integer;
+    }
+    CHECK_EQ(rc, LAR_ENOTFOUND);
+    lar_iter_close(iter);
+    *count = n;
+    return ages;
+}
+
+TEST(iter_visits_in_creation_order)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 100);
+    lar_txn *txn = begin_read(env);
+    size_t n, again_n;
+    int64_t *ages = walk_ages(txn, &p, &n);
+    CHECK_EQ(n, 100);
+    for (size_t i = 0; i < n; i++) CHECK_EQ(ages[i], (int64_t)i);
+    /* Stable: a second walk, in the same and in another transaction, is the same. */
+    int64_t *again = walk_ages(txn, &p, &again_n);
+    CHECK_EQ(again_n, n);
+    CHECK_MEM(again, ages, n * sizeof *ages);
+    free(again);
+    commit_txn(txn);
+    txn = begin_read(env);
+    again = walk_ages(txn, &p, &again_n);
+    CHECK_EQ(again_n, n);
+    CHECK_MEM(again, ages, n * sizeof *ages);
+    free(again);
+    free(ages);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(iter_over_an_empty_class)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_obj obj;
+    CHECK_END(lar_iter_next(iter, &obj));
+    CHECK_END(lar_iter_next(iter, &obj)); /* the end stays the end */
+    lar_value values[4];
+    CHECK_END(lar_iter_next_all(iter, &obj, values, 4));
+    lar_iter_close(iter);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* "Objects deleted during iteration are skipped" */
+TEST(iter_skips_objects_deleted_during_iteration)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 20);
+    lar_txn *txn = begin_write(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_obj obj;
+    int64_t seen[20];
+    size_t n = 0;
+    while (lar_iter_next(iter, &obj) == LAR_OK) {
+        int64_t age = get_value(txn, obj, p.age).as.integer;
+        seen[n++] = age;
+        if (age == 4) {
+            /* Delete the current object and two ahead of it (ages 5 and 9). */
+            CHECK_OK(lar_obj_delete(txn, obj));
+            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 5)));
+            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 9)));
+        }
+        CHECK(n < 20);
+    }
+    lar_iter_close(iter);
+    CHECK_EQ(n, 18);
+    for (size_t i = 0, expected = 0; i < n; i++, expected++) {
+        while (expected == 5 || expected == 9) expected++;
+        CHECK_EQ(seen[i], (int64_t)expected);
+    }
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* "objects created during a write transaction's iteration are visited" */
+TEST(iter_visits_objects_created_during_a_write)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 5);
+    lar_txn *txn = begin_write(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_obj obj;
+    size_t n = 0;
+    int64_t ages[20];
+    while (lar_iter_next(iter, &obj) == LAR_OK) {
+        CHECK(n < 20);
+        ages[n++] = get_value(txn, obj, p.age).as.integer;
+        if (n <= 3) person_create(txn, &p, (int64_t)n, "new", 100 + (int64_t)n, 0); /* 3 new ones */
+    }
+    lar_iter_close(iter);
+    CHECK_EQ(n, 8);
+    const int64_t expected[] = {0, 1, 2, 3, 4, 101, 102, 103};
+    for (size_t i = 0; i < n; i++) CHECK_EQ(ages[i], expected[i]);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* A read snapshot's iterator does not see a later commit. */
+TEST(iter_in_a_read_snapshot_ignores_later_commits)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 5);
+    lar_txn *snapshot = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(snapshot, p.cls, &iter));
+    lar_obj obj;
+    CHECK_OK(lar_iter_next(iter, &obj));
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "later", 50, 0);
+    CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 3)));
+    commit_txn(txn);
+    size_t n = 1;
+    while (lar_iter_next(iter, &obj) == LAR_OK) n++;
+    CHECK_EQ(n, 5);
+    lar_iter_close(iter);
+    commit_txn(snapshot);
+    close_env(env);
+}
+
+/* "(the iterator then returns LAR_EMISUSE)" once its transaction ended, however it ended. */
+TEST(iter_after_its_transaction_ended)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 3);
+    lar_obj obj;
+    lar_value values[4];
+    for (int how = 0; how < 5; how++) {
+        bool write = how >= 3;
+        lar_txn *txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        CHECK_OK(lar_iter_next(iter, &obj));
+        switch (how) {
+        case 0: CHECK_OK(lar_txn_commit(txn)); break;
+        case 1: CHECK_OK(lar_txn_abort(txn)); break;
+        case 2: /* renewed: a new snapshot, the old iterator still belongs to the ended one */
+            CHECK_OK(lar_txn_commit(txn));
+            CHECK_OK(lar_txn_renew(txn));
+            break;
+        case 3: CHECK_OK(lar_txn_commit(txn)); break;
+        case 4: CHECK_OK(lar_txn_abort(txn)); break;
+        }
+        CHECK_RC(lar_iter_next(iter, &obj), LAR_EMISUSE);
+        CHECK_RC(lar_iter_next_all(iter, &obj, values, 4), LAR_EMISUSE);
+        CHECK_RC(lar_iter_seek(iter, 0), LAR_EMISUSE);
+        lar_iter_close(iter);
+        lar_txn_free(txn);
+    }
+    /* Freed (so aborted) while the iterator lives. */
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_txn_free(txn);
+    CHECK_RC(lar_iter_next(iter, &obj), LAR_EMISUSE);
+    lar_iter_close(iter);
+    close_env(env);
+}
+
+/* "LAR_ENOTFOUND at the end (the last error is not set)" */
+TEST(iter_end_leaves_the_last_error_alone)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 2);
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_obj obj;
+    lar_value values[4];
+
+    /* An earlier failure's error survives the end of an iteration. */
+    lar_value v;
+    lar_obj first = person_find(txn, &p, 100000);
+    CHECK_RC(lar_obj_get(txn, first, 99, &v), LAR_EINVAL);
+    char message[512];
+    snprintf(message, sizeof message, "%s", lar_error_last()->message);
+    CHECK_OK(lar_iter_next(iter, &obj));
+    CHECK_OK(lar_iter_next_all(iter, &obj, values, 4));
+    CHECK_END(lar_iter_next(iter, &obj));
+    CHECK_END(lar_iter_next_all(iter, &obj, values, 4));
+    CHECK_EQ(lar_error_last()->code, LAR_EINVAL);
+    CHECK_STR(lar_error_last()->message, message);
+
+    /* And a cleared error stays cleared. */
+    lar_error_clear();
+    CHECK_OK(lar_iter_seek(iter, 0));
+    while (lar_iter_next(iter, &obj) == LAR_OK) {}
+    CHECK_EQ(lar_error_last()->code, LAR_OK);
+    lar_iter_close(iter);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(iter_next_all_reads_every_property)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    all_types_schema a = all_types_setup(env);
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 10; i++) {
+        lar_obj obj;
+        CHECK_OK(lar_obj_create(txn, a.cls, NULL, 0, &obj));
+        lar_value n = val_int(i), s = val_str(i % 2 ? "odd" : "even");
+        CHECK_OK(lar_obj_set(txn, obj, a.req[LAR_TYPE_INT], &n));
+        CHECK_OK(lar_obj_set(txn, obj, a.opt[LAR_TYPE_STRING], &s));
+    }
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, a.cls, &iter));
+        lar_value values[2 * SCALAR_TYPE_COUNT], expected[2 * SCALAR_TYPE_COUNT];
+        lar_obj obj;
+        CHECK_RC(lar_iter_next_all(iter, &obj, values, a.count - 1), LAR_EINVAL);
+        CHECK_RC(lar_iter_next_all(iter, &obj, values, a.count + 1), LAR_EINVAL);
+        CHECK_RC(lar_iter_next_all(iter, &obj, NULL, a.count), LAR_EINVAL);
+        CHECK_RC(lar_iter_next_all(iter, NULL, values, a.count), LAR_EINVAL);
+        for (int i = 0; i < 10; i++) {
+            CHECK_OK(lar_iter_next_all(iter, &obj, values, a.count));
+            CHECK_OK(lar_obj_get_all(txn, obj, expected, a.count));
+            for (uint32_t prop = 0; prop < a.count; prop++) CHECK_VALUE(values[prop], expected[prop]);
+            CHECK_VALUE(values[a.req[LAR_TYPE_INT]], val_int(i)); /* the failed calls did not step */
+            CHECK_VALUE(values[a.opt[LAR_TYPE_STRING]], val_str(i % 2 ? "odd" : "even"));
+        }
+        CHECK_END(lar_iter_next_all(iter, &obj, values, a.count));
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+/* "Move an iterator so that its next step returns the first object whose key is at least key." */
+TEST(iter_seek_positions_the_next_step)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 10);
+    lar_txn *txn = begin_write(env);
+    lar_obj gone = person_find(txn, &p, 100000 - 4);
+    CHECK_OK(lar_obj_delete(txn, gone)); /* a hole at age 4 */
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_obj objs[10];
+        for (int i = 0; i < 10; i++) objs[i] = i == 4 ? gone : person_find(txn, &p, 100000 - i);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        lar_obj obj;
+        CHECK_OK(lar_iter_seek(iter, objs[6].key));
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(obj.key, objs[6].key);
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(obj.key, objs[7].key);
+        CHECK_OK(lar_iter_seek(iter, gone.key)); /* a deleted key: the next one after it */
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(obj.key, objs[5].key);
+        CHECK_OK(lar_iter_seek(iter, objs[9].key + 1)); /* past the last */
+        CHECK_END(lar_iter_next(iter, &obj));
+        CHECK_OK(lar_iter_seek(iter, 0)); /* "0 restarts from the first object", also after the end */
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(obj.key, objs[0].key);
+        CHECK_OK(lar_iter_seek(iter, objs[2].key)); /* backwards */
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(obj.key, objs[2].key);
+        CHECK_RC(lar_iter_seek(NULL, 0), LAR_EINVAL);
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+/* "Lets a caller resume a walk in a new transaction ... (pass the last key seen plus one)." */
+TEST(iter_seek_resumes_a_walk_in_a_new_transaction)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 30);
+    lar_objkey last = 0;
+    int64_t next_age = 0;
+    for (int batch = 0; batch < 3; batch++) {
+        lar_txn *txn = begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        CHECK_OK(lar_iter_seek(iter, batch ? last + 1 : 0));
+        lar_obj obj;
+        for (int i = 0; i < 10; i++) {
+            CHECK_OK(lar_iter_next(iter, &obj));
+            CHECK_VALUE(get_value(txn, obj, p.age), val_int(next_age++));
+            last = obj.key;
+        }
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    CHECK_EQ(next_age, 30);
+    close_env(env);
+}
+
+TEST(iter_several_at_once_are_independent)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 6);
+    lar_txn *txn = begin_read(env);
+    lar_iter *a, *b;
+    CHECK_OK(lar_iter_open(txn, p.cls, &a));
+    CHECK_OK(lar_iter_open(txn, p.cls, &b));
+    lar_obj oa, ob;
+    for (int i = 0; i < 3; i++) CHECK_OK(lar_iter_next(a, &oa));
+    CHECK_OK(lar_iter_next(b, &ob));
+    CHECK_VALUE(get_value(txn, oa, p.age), val_int(2));
+    CHECK_VALUE(get_value(txn, ob, p.age), val_int(0));
+    lar_iter_close(a); /* closing one leaves the other working */
+    CHECK_OK(lar_iter_next(b, &ob));
+    CHECK_VALUE(get_value(txn, ob, p.age), val_int(1));
+    lar_iter_close(b);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(iter_argument_errors)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter = NULL;
+    CHECK_RC(lar_iter_open(NULL, p.cls, &iter), LAR_EINVAL);
+    CHECK_RC(lar_iter_open(txn, p.cls, NULL), LAR_EINVAL);
+    CHECK_RC(lar_iter_open(txn, p.cls + 1, &iter), LAR_EINVAL);
+    CHECK(iter == NULL);
+    lar_obj obj;
+    lar_value values[4];
+    CHECK_RC(lar_iter_next(NULL, &obj), LAR_EINVAL);
+    CHECK_RC(lar_iter_next_all(NULL, &obj, values, 4), LAR_EINVAL);
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    CHECK_RC(lar_iter_next(iter, NULL), LAR_EINVAL);
+    lar_iter_close(iter);
+    lar_iter_close(NULL);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* Strings handed out by an iterator stay valid until the transaction ends, too. */
+TEST(iter_strings_stay_valid_until_the_transaction_ends)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    char name[32];
+    for (int i = 0; i < 50; i++) {
+        snprintf(name, sizeof name, "person number %d", i);
+        person_create(txn, &p, i, name, i, i);
+    }
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_value kept[50][4];
+    lar_obj obj;
+    for (int i = 0; i < 50; i++) {
+        CHECK_OK(lar_iter_next_all(iter, &obj, kept[i], 4));
+        lar_value other = val_str("overwritten with a much longer name than before");
+        CHECK_OK(lar_obj_set(txn, obj, p.name, &other)); /* rewrites the row just read */
+    }
+    lar_iter_close(iter);
+    for (int i = 0; i < 50; i++) {
+        snprintf(name, sizeof name, "person number %d", i);
+        CHECK_VALUE(kept[i][p.name], val_str(name));
+    }
+    commit_txn(txn);
+    close_env(env);
+}

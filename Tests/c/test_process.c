@@ -1,0 +1,290 @@
+/* Two processes on one file: snapshots, the one writer across processes, map growth.
+ *
+ * "Do not use an environment across fork()": every test forks first, and each process
+ * then opens the file itself. One-byte messages over pipes order the steps. */
+#include "test.h"
+
+#include <unistd.h>
+
+#define WAIT_MS 20000
+
+typedef struct channel {
+    int to_child[2], to_parent[2];
+} channel;
+
+static channel channel_open(void)
+{
+    channel c;
+    CHECK(pipe(c.to_child) == 0);
+    CHECK(pipe(c.to_parent) == 0);
+    return c;
+}
+
+/* Keeps the ends this side uses: [0] reads, [1] writes. */
+static void channel_side(channel *c, bool child)
+{
+    if (child) {
+        close(c->to_child[1]);
+        close(c->to_parent[0]);
+    } else {
+        close(c->to_child[0]);
+        close(c->to_parent[1]);
+    }
+}
+
+static void channel_close(channel *c)
+{
+    close(c->to_child[1]);
+    close(c->to_parent[0]);
+}
+
+static int64_t person_count(lar_txn *txn, const person_schema *p)
+{
+    return (int64_t)count_objects(txn, p);
+}
+
+static void child_writes_while_parent_reads(const char *path, channel *c)
+{
+    pipe_expect(c->to_child[0], 'R', WAIT_MS); /* the parent holds a snapshot */
+    lar_env *env = open_env(path);
+    person_schema p = person_lookup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 2, "from child", 2, 2);
+    commit_txn(txn);
+    pipe_send(c->to_parent[1], 'W');
+
+    pipe_expect(c->to_child[0], 'P', WAIT_MS); /* the parent committed */
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 3);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 3), p.name), val_str("from parent"));
+    commit_txn(txn);
+    close_env(env);
+    child_exit_ok();
+}
+
+TEST(process_commits_are_seen_by_new_snapshots_only)
+{
+    const char *path = test_db_path(NULL);
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        child_writes_while_parent_reads(path, &c);
+    }
+    channel_side(&c, false);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "from parent", 1, 1);
+    commit_txn(txn);
+
+    lar_txn *snapshot = begin_read(env);
+    CHECK_EQ(count_objects(snapshot, p.cls), 1);
+    pipe_send(c.to_child[1], 'R');
+    pipe_expect(c.to_parent[0], 'W', WAIT_MS);
+
+    /* The child's commit is invisible to the snapshot begun before it... */
+    CHECK_EQ(count_objects(snapshot, p.cls), 1);
+    lar_value key = val_int(2);
+    lar_obj found;
+    CHECK_RC(lar_obj_find(snapshot, p.cls, &key, &found), LAR_ENOTFOUND);
+    CHECK_EQ(count_by_iteration(snapshot, p.cls), 1);
+    /* ...and visible once it is renewed. */
+    CHECK_OK(lar_txn_commit(snapshot));
+    CHECK_OK(lar_txn_renew(snapshot));
+    CHECK_EQ(count_objects(snapshot, p.cls), 2);
+    CHECK_VALUE(get_value(snapshot, person_find(snapshot, &p, 2), p.name), val_str("from child"));
+    commit_txn(snapshot);
+
+    /* Now the parent writes and the child, in a new snapshot, sees it. */
+    txn = begin_write(env);
+    lar_obj mine = person_create(txn, &p, 3, "from parent", 3, 3);
+    commit_txn(txn);
+    pipe_send(c.to_child[1], 'P');
+    wait_child_ok(pid, WAIT_MS);
+    txn = begin_read(env);
+    CHECK(obj_exists(txn, mine));
+    CHECK_EQ(count_objects(txn, p.cls), 3);
+    commit_txn(txn);
+    close_env(env);
+    channel_close(&c);
+}
+
+static void child_waits_to_write(const char *path, channel *c)
+{
+    pipe_expect(c->to_child[0], 'S', WAIT_MS); /* the file is set up */
+    lar_env *env = open_env(path);
+    person_schema p = person_lookup(env);
+    pipe_send(c->to_parent[1], 'O');
+    pipe_expect(c->to_child[0], 'B', WAIT_MS); /* the parent holds the write transaction */
+    pipe_send(c->to_parent[1], 'T');
+    lar_txn *txn = begin_write(env); /* waits for the parent's commit */
+    pipe_send(c->to_parent[1], 'G');
+    CHECK_EQ(count_objects(txn, p.cls), 1); /* it began after the parent's commit */
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("held"));
+    person_create(txn, &p, 2, "after", 2, 2);
+    commit_txn(txn);
+    pipe_send(c->to_parent[1], 'C');
+    close_env(env);
+    child_exit_ok();
+}
+
+/* "only one exists at a time per file, across threads and processes, so this call waits for it" */
+TEST(process_writer_waits_for_the_other_process)
+{
+    const char *path = test_db_path(NULL);
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        child_waits_to_write(path, &c);
+    }
+    channel_side(&c, false);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    pipe_send(c.to_child[1], 'S');
+    pipe_expect(c.to_parent[0], 'O', WAIT_MS);
+
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "held", 1, 1);
+    pipe_send(c.to_child[1], 'B');
+    pipe_expect(c.to_parent[0], 'T', WAIT_MS);
+    /* The child is blocked in lar_txn_begin while this write lives. */
+    CHECK(!pipe_readable(c.to_parent[0], 300));
+    commit_txn(txn);
+    pipe_expect(c.to_parent[0], 'G', WAIT_MS);
+    pipe_expect(c.to_parent[0], 'C', WAIT_MS);
+    wait_child_ok(pid, WAIT_MS);
+
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 2);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 2), p.name), val_str("after"));
+    commit_txn(txn);
+    close_env(env);
+    channel_close(&c);
+}
+
+#define GROWTH_ROWS 5000
+#define NAME_SIZE 200
+
+static void long_name(int64_t id, char out[NAME_SIZE + 1])
+{
+    for (int i = 0; i < NAME_SIZE; i++) out[i] = (char)('a' + (id + i) % 26);
+    out[NAME_SIZE] = 0;
+}
+
+static void child_grows_the_map(const char *path, channel *c)
+{
+    pipe_expect(c->to_child[0], 'S', WAIT_MS);
+    lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+    person_schema p = person_lookup(env);
+    char name[NAME_SIZE + 1];
+    lar_txn *txn = begin_write(env);
+    for (int64_t id = 100; id < 100 + GROWTH_ROWS; id++) {
+        long_name(id, name);
+        person_create(txn, &p, id, name, id, 0);
+    }
+    commit_txn(txn);
+    CHECK(env_info(env).map_size > ((size_t)1 << 16));
+    close_env(env);
+    pipe_send(c->to_parent[1], 'D');
+    child_exit_ok();
+}
+
+/* "Its map grows on demand": another process grew it; this one must follow. */
+TEST(process_map_grown_by_another_process)
+{
+    const char *path = test_db_path(NULL);
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        child_grows_the_map(path, &c);
+    }
+    channel_side(&c, false);
+    lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "first", 1, 1);
+    commit_txn(txn);
+    lar_txn *snapshot = begin_read(env); /* open while the other process grows the file */
+    pipe_send(c.to_child[1], 'S');
+    pipe_expect(c.to_parent[0], 'D', 60000);
+    wait_child_ok(pid, WAIT_MS);
+
+    CHECK_EQ(count_objects(snapshot, p.cls), 1);
+    CHECK_OK(lar_txn_commit(snapshot));
+    CHECK_OK(lar_txn_renew(snapshot));
+    CHECK_EQ(count_objects(snapshot, p.cls), 1 + GROWTH_ROWS);
+    commit_txn(snapshot);
+
+    txn = begin_read(env);
+    char name[NAME_SIZE + 1];
+    for (int64_t id = 100; id < 100 + GROWTH_ROWS; id += 97) {
+        long_name(id, name);
+        CHECK_VALUE(get_value(txn, person_find(txn, &p, id), p.name), val_str(name));
+    }
+    commit_txn(txn);
+    /* This process writes more on top of the grown file. */
+    txn = begin_write(env);
+    for (int64_t id = 10000; id < 11000; id++) {
+        long_name(id, name);
+        person_create(txn, &p, id, name, id, 0);
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 1 + GROWTH_ROWS + 1000);
+    commit_txn(txn);
+    CHECK(env_info(env).map_size > ((size_t)1 << 16));
+    close_env(env);
+    channel_close(&c);
+}
+
+/* Two processes writing at the same time: every commit of both lands once. */
+static void write_rounds(const char *path, int64_t first_id)
+{
+    lar_env *env = open_env_with(path, (size_t)1 << 20, LAR_ENV_NOSYNC);
+    person_schema p = person_lookup(env);
+    for (int round = 0; round < 50; round++) {
+        lar_txn *txn = begin_write(env);
+        int64_t before = person_count(txn, &p);
+        for (int i = 0; i < 10; i++) person_create(txn, &p, first_id + round * 10 + i, "w", 1, 1);
+        CHECK_EQ(person_count(txn, &p), before + 10);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+TEST(process_concurrent_writers)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *setup = open_env(path);
+    person_setup(setup);
+    close_env(setup); /* closed before fork: nothing of it crosses */
+
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        pipe_expect(c.to_child[0], 'G', WAIT_MS);
+        write_rounds(path, 100000);
+        child_exit_ok();
+    }
+    channel_side(&c, false);
+    pipe_send(c.to_child[1], 'G');
+    write_rounds(path, 0);
+    wait_child_ok(pid, 60000);
+
+    lar_env *env = open_env(path);
+    person_schema p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 1000);
+    for (int64_t id = 0; id < 500; id++) {
+        person_find(txn, &p, id);
+        person_find(txn, &p, 100000 + id);
+    }
+    CHECK_EQ(count_by_iteration(txn, p.cls), 1000);
+    commit_txn(txn);
+    close_env(env);
+    channel_close(&c);
+}

@@ -1,0 +1,468 @@
+/* Transactions: snapshots, commit and abort, misuse, renewal, state, and the one writer. */
+#include "test.h"
+
+#include <stdatomic.h>
+
+TEST(txn_read_is_a_snapshot)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ada = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+
+    lar_txn *snapshot = begin_read(env);
+    txn = begin_write(env);
+    person_create(txn, &p, 2, "Grace", 45, 8.25);
+    lar_value older = val_int(37);
+    CHECK_OK(lar_obj_set(txn, ada, p.age, &older));
+    commit_txn(txn);
+
+    /* "A read transaction sees the last commit at the time it began, and nothing after." */
+    CHECK_EQ(count_objects(snapshot, p.cls), 1);
+    CHECK_VALUE(get_value(snapshot, ada, p.age), val_int(36));
+    lar_value key = val_int(2);
+    lar_obj obj;
+    CHECK_RC(lar_obj_find(snapshot, p.cls, &key, &obj), LAR_ENOTFOUND);
+    CHECK_EQ(count_by_iteration(snapshot, p.cls), 1);
+
+    /* Renewed, it sees the newest commit. */
+    CHECK_OK(lar_txn_commit(snapshot));
+    CHECK_OK(lar_txn_renew(snapshot));
+    CHECK_EQ(count_objects(snapshot, p.cls), 2);
+    CHECK_VALUE(get_value(snapshot, ada, p.age), val_int(37));
+    commit_txn(snapshot);
+
+    /* So does a new one. */
+    txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 2), p.name), val_str("Grace"));
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(txn_write_sees_its_own_changes)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ada = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    CHECK_EQ(count_objects(txn, p.cls), 1);
+    CHECK(obj_exists(txn, ada));
+    lar_value name = val_str("Ada Lovelace");
+    CHECK_OK(lar_obj_set(txn, ada, p.name, &name));
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("Ada Lovelace"));
+    /* A reader begun meanwhile sees none of it. */
+    lar_txn *reader = begin_read(env);
+    CHECK_EQ(count_objects(reader, p.cls), 0);
+    CHECK(!obj_exists(reader, ada));
+    commit_txn(reader);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(txn_abort_discards_writes)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj kept = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    lar_obj dropped = person_create(txn, &p, 2, "Grace", 45, 8.25);
+    lar_value age = val_null();
+    CHECK_OK(lar_obj_set(txn, kept, p.age, &age));
+    CHECK_OK(lar_obj_delete(txn, kept));
+    CHECK_OK(lar_txn_abort(txn));
+    int active = -1;
+    CHECK_OK(lar_txn_state(txn, &active, NULL));
+    CHECK_EQ(active, 0);
+    CHECK_OK(lar_txn_abort(txn)); /* "an ended one is ignored" */
+    lar_txn_free(txn);
+    CHECK_OK(lar_txn_abort(NULL));
+
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 1);
+    CHECK(!obj_exists(txn, dropped));
+    CHECK_VALUE(get_value(txn, kept, p.age), val_int(36));
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(txn_commit_persists_across_reopen)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+
+    env = open_env(path);
+    p = person_lookup(env);
+    txn = begin_read(env);
+    lar_obj ada = person_find(txn, &p, 1);
+    CHECK_VALUE(get_value(txn, ada, p.score), val_double(9.5));
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(txn_writes_in_a_read_transaction_are_misuse)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ada = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    lar_value values[4];
+    values[p.id] = val_int(2);
+    values[p.name] = val_str("Grace");
+    values[p.age] = val_null();
+    values[p.score] = val_double(1);
+    CHECK_RC(lar_obj_create(txn, p.cls, values, 4, NULL), LAR_EMISUSE);
+    CHECK_RC(lar_obj_create(txn, p.cls, NULL, 0, NULL), LAR_EMISUSE);
+    lar_value age = val_int(1);
+    CHECK_RC(lar_obj_set(txn, ada, p.age, &age), LAR_EMISUSE);
+    CHECK_RC(lar_obj_delete(txn, ada), LAR_EMISUSE);
+    CHECK_RC(lar_objects_delete_all(txn, p.cls), LAR_EMISUSE);
+    /* Still a working snapshot. */
+    CHECK_EQ(count_objects(txn, p.cls), 1);
+    CHECK_VALUE(get_value(txn, ada, p.age), val_int(36));
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(txn_second_write_on_one_thread_is_misuse)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *first = begin_write(env);
+    lar_txn *second = NULL;
+    CHECK_RC(lar_txn_begin(env, LAR_TXN_WRITE, &second), LAR_EMISUSE);
+    CHECK(second == NULL);
+    /* Also through a second handle of the same file: it is the same environment. */
+    lar_env *again = open_env(path);
+    CHECK_RC(lar_txn_begin(again, LAR_TXN_WRITE, &second), LAR_EMISUSE);
+    /* Reads are fine next to the write. */
+    lar_txn *reader = begin_read(env);
+    commit_txn(reader);
+    /* The first write is unharmed. */
+    person_create(first, &p, 1, "Ada", 36, 9.5);
+    commit_txn(first);
+    second = begin_write(again);
+    CHECK_EQ(count_objects(second, p.cls), 1);
+    commit_txn(second);
+    close_env(again);
+    close_env(env);
+}
+
+/* Every call on an ended transaction is LAR_EMISUSE. */
+static void check_ended(lar_txn *txn, const person_schema *p, lar_obj obj)
+{
+    lar_value v;
+    lar_value values[4];
+    uint64_t n;
+    int exists;
+    lar_obj found;
+    lar_iter *iter = NULL;
+    lar_value key = val_int(1), age = val_int(3);
+    CHECK_RC(lar_obj_get(txn, obj, p->age, &v), LAR_EMISUSE);
+    CHECK_RC(lar_obj_get_all(txn, obj, values, 4), LAR_EMISUSE);
+    CHECK_RC(lar_obj_set(txn, obj, p->age, &age), LAR_EMISUSE);
+    CHECK_RC(lar_obj_delete(txn, obj), LAR_EMISUSE);
+    CHECK_RC(lar_obj_exists(txn, obj, &exists), LAR_EMISUSE);
+    CHECK_RC(lar_obj_find(txn, p->cls, &key, &found), LAR_EMISUSE);
+    CHECK_RC(lar_objects_count(txn, p->cls, &n), LAR_EMISUSE);
+    CHECK_RC(lar_objects_delete_all(txn, p->cls), LAR_EMISUSE);
+    CHECK_RC(lar_obj_create(txn, p->cls, NULL, 0, NULL), LAR_EMISUSE);
+    CHECK_RC(lar_iter_open(txn, p->cls, &iter), LAR_EMISUSE);
+    CHECK(iter == NULL);
+    CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE); /* "already ended" */
+    CHECK_OK(lar_txn_abort(txn));               /* "an ended one is ignored" */
+}
+
+TEST(txn_use_after_end_is_misuse)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ada = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    CHECK_OK(lar_txn_commit(txn));
+    check_ended(txn, &p, ada);
+    lar_txn_free(txn);
+
+    txn = begin_write(env);
+    CHECK_OK(lar_txn_abort(txn));
+    check_ended(txn, &p, ada);
+    lar_txn_free(txn);
+
+    txn = begin_read(env);
+    CHECK_OK(lar_txn_commit(txn));
+    check_ended(txn, &p, ada);
+    lar_txn_free(txn);
+
+    txn = begin_read(env);
+    CHECK_OK(lar_txn_abort(txn));
+    check_ended(txn, &p, ada);
+    lar_txn_free(txn);
+
+    /* The ended writes released the writer: a new one begins at once. */
+    commit_txn(begin_write(env));
+    close_env(env);
+}
+
+TEST(txn_state_reports_activity_and_kind)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    int active = -1, write = -1;
+    lar_txn *txn = begin_read(env);
+    CHECK_OK(lar_txn_state(txn, &active, &write));
+    CHECK(active == 1 && write == 0);
+    CHECK_OK(lar_txn_commit(txn));
+    CHECK_OK(lar_txn_state(txn, &active, &write));
+    CHECK(active == 0 && write == 0);
+    CHECK_OK(lar_txn_renew(txn));
+    CHECK_OK(lar_txn_state(txn, &active, NULL));
+    CHECK_EQ(active, 1);
+    lar_txn_free(txn);
+
+    txn = begin_write(env);
+    CHECK_OK(lar_txn_state(txn, &active, &write));
+    CHECK(active == 1 && write == 1);
+    CHECK_OK(lar_txn_state(txn, NULL, NULL));
+    CHECK_OK(lar_txn_abort(txn));
+    CHECK_OK(lar_txn_state(txn, &active, &write));
+    CHECK(active == 0 && write == 1);
+    lar_txn_free(txn);
+
+    CHECK_RC(lar_txn_state(NULL, &active, &write), LAR_EINVAL);
+    close_env(env);
+}
+
+TEST(txn_renew_rules)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_txn *read = begin_read(env);
+    CHECK_RC(lar_txn_renew(read), LAR_EMISUSE); /* still active */
+    CHECK_OK(lar_txn_commit(read));
+    CHECK_OK(lar_txn_renew(read));
+    CHECK_OK(lar_txn_abort(read));
+    CHECK_OK(lar_txn_renew(read)); /* ended by abort: renewable too */
+    lar_txn_free(read);            /* active: freeing aborts it */
+
+    lar_txn *write = begin_write(env);
+    CHECK_RC(lar_txn_renew(write), LAR_EMISUSE); /* a write transaction, active */
+    CHECK_OK(lar_txn_commit(write));
+    CHECK_RC(lar_txn_renew(write), LAR_EMISUSE); /* a write transaction, ended */
+    lar_txn_free(write);
+
+    CHECK_RC(lar_txn_renew(NULL), LAR_EINVAL);
+    close_env(env); /* no transaction is left active */
+}
+
+TEST(txn_free_of_an_active_transaction_aborts_it)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    lar_txn_free(txn);
+    /* Nothing stored, and the writer is free again. */
+    txn = begin_write(env);
+    CHECK_EQ(count_objects(txn, p.cls), 0);
+    commit_txn(txn);
+
+    lar_txn *read = begin_read(env);
+    lar_txn_free(read);
+    lar_txn_free(NULL);
+    close_env(env); /* would be LAR_EMISUSE if the freed transactions were still active */
+}
+
+TEST(txn_begin_argument_errors)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_txn *txn = NULL;
+    CHECK_RC(lar_txn_begin(env, 0x2u, &txn), LAR_EINVAL);
+    CHECK_RC(lar_txn_begin(env, LAR_TXN_WRITE | 0x100u, &txn), LAR_EINVAL);
+    CHECK_RC(lar_txn_begin(NULL, LAR_TXN_READ, &txn), LAR_EINVAL);
+    CHECK_RC(lar_txn_begin(env, LAR_TXN_READ, NULL), LAR_EINVAL);
+    CHECK(txn == NULL);
+    CHECK_RC(lar_txn_commit(NULL), LAR_EINVAL);
+    close_env(env);
+}
+
+/* ---- threads ---- */
+
+typedef struct writer_args {
+    lar_env *env;
+    person_schema p;
+    latch *about_to_begin;
+    atomic_int acquired;
+    atomic_llong seen_count;
+    atomic_int saw_first_writer;
+} writer_args;
+
+/* Thread B: begins the write transaction (waiting for A's) and checks what it sees. */
+static void *second_writer(void *arg)
+{
+    writer_args *w = arg;
+    latch_open(w->about_to_begin);
+    lar_txn *txn = begin_write(w->env);
+    atomic_store(&w->acquired, 1);
+    atomic_store(&w->seen_count, (long long)count_objects(txn, w->p.cls));
+    lar_value key = val_int(2);
+    lar_obj obj;
+    atomic_store(&w->saw_first_writer, lar_obj_find(txn, w->p.cls, &key, &obj) == LAR_OK);
+    person_create(txn, &w->p, 3, "from B", 30, 3);
+    commit_txn(txn);
+    return NULL;
+}
+
+/* "only one exists at a time per file, across threads and processes, so this call waits for it" */
+TEST(txn_write_of_another_thread_waits_for_the_first)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    writer_args w = {.env = env, .p = p, .about_to_begin = latch_new()};
+    atomic_init(&w.acquired, 0);
+    atomic_init(&w.seen_count, -1);
+    atomic_init(&w.saw_first_writer, 0);
+
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "from A", 40, 1);
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, second_writer, &w) == 0);
+    CHECK(latch_wait(w.about_to_begin, 10000));
+    sleep_ms(200);
+    CHECK_EQ(atomic_load(&w.acquired), 0); /* B waits while A writes */
+    person_create(txn, &p, 2, "from A too", 41, 2);
+    commit_txn(txn);
+    join_thread(thread, 10000);
+
+    CHECK_EQ(atomic_load(&w.acquired), 1);
+    CHECK_EQ(atomic_load(&w.seen_count), 2); /* B began after A's commit and saw all of it */
+    CHECK_EQ(atomic_load(&w.saw_first_writer), 1);
+    latch_free(w.about_to_begin);
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 3);
+    commit_txn(txn);
+    close_env(env);
+}
+
+typedef struct ending_args {
+    lar_txn *txn;
+    int commit_rc, abort_rc, last_code, active_after;
+} ending_args;
+
+static void *end_from_other_thread(void *arg)
+{
+    ending_args *e = arg;
+    lar_error_clear();
+    e->commit_rc = lar_txn_commit(e->txn);
+    e->last_code = lar_error_last()->code;
+    e->abort_rc = lar_txn_abort(e->txn);
+    CHECK_OK(lar_txn_state(e->txn, &e->active_after, NULL));
+    return NULL;
+}
+
+/* "a write transaction must end on the thread that began it" */
+TEST(txn_write_ends_only_on_its_own_thread)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    ending_args e = {txn, 1, 1, 1, -1};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, end_from_other_thread, &e) == 0);
+    join_thread(thread, 10000);
+    CHECK_EQ(e.commit_rc, LAR_EMISUSE);
+    CHECK_EQ(e.last_code, LAR_EMISUSE);
+    CHECK_EQ(e.abort_rc, LAR_EMISUSE);
+    CHECK_EQ(e.active_after, 1); /* "it is then left active" */
+    /* The owner goes on and commits. */
+    person_create(txn, &p, 2, "Grace", 45, 8.25);
+    commit_txn(txn);
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 2);
+    commit_txn(txn);
+    close_env(env);
+}
+
+typedef struct reader_args {
+    lar_txn *txn;
+    person_schema p;
+    long long count;
+    int commit_rc;
+} reader_args;
+
+static void *use_read_elsewhere(void *arg)
+{
+    reader_args *r = arg;
+    r->count = (long long)count_objects(r->txn, r->p.cls);
+    CHECK_VALUE(get_value(r->txn, person_find(r->txn, &r->p, 1), r->p.name), val_str("Ada"));
+    r->commit_rc = lar_txn_commit(r->txn);
+    return NULL;
+}
+
+/* "Read transactions are not tied to a thread" */
+TEST(txn_read_may_move_between_threads)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+
+    reader_args r = {begin_read(env), p, -1, 1};
+    pthread_t thread;
+    CHECK(pthread_create(&thread, NULL, use_read_elsewhere, &r) == 0);
+    join_thread(thread, 10000);
+    CHECK_EQ(r.count, 1);
+    CHECK_EQ(r.commit_rc, LAR_OK);
+    CHECK_OK(lar_txn_renew(r.txn)); /* and back on this thread */
+    CHECK_EQ(count_objects(r.txn, p.cls), 1);
+    commit_txn(r.txn);
+    close_env(env);
+}
+
+typedef struct parallel_args {
+    lar_env *env;
+    person_schema p;
+    int64_t first_id;
+} parallel_args;
+
+static void *write_batch(void *arg)
+{
+    parallel_args *a = arg;
+    for (int t = 0; t < 20; t++) {
+        lar_txn *txn = begin_write(a->env);
+        for (int i = 0; i < 10; i++) person_create(txn, &a->p, a->first_id + t * 10 + i, "w", 1, 1);
+        commit_txn(txn);
+    }
+    return NULL;
+}
+
+/* Four threads writing at once through one environment: every commit lands once. */
+TEST(txn_concurrent_writers_of_one_environment)
+{
+    lar_env *env = open_env_with(test_db_path(NULL), (size_t)1 << 20, LAR_ENV_NOSYNC);
+    person_schema p = person_setup(env);
+    parallel_args args[4];
+    pthread_t threads[4];
+    for (int i = 0; i < 4; i++) {
+        args[i] = (parallel_args){env, p, (int64_t)i * 1000};
+        CHECK(pthread_create(&threads[i], NULL, write_batch, &args[i]) == 0);
+    }
+    for (int i = 0; i < 4; i++) join_thread(threads[i], 30000);
+    lar_txn *txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 4 * 200);
+    for (int i = 0; i < 4; i++)
+        for (int64_t id = 0; id < 200; id++) person_find(txn, &p, (int64_t)i * 1000 + id);
+    commit_txn(txn);
+    close_env(env);
+}
