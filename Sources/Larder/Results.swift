@@ -99,8 +99,7 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
-        let txn = instance.currentTxn()
-        _ = txn
+        _ = instance.currentTxn() // so that the version below is the current transaction's
         if snapshotVersion == instance.version { return snapshot }
         var keys: [lar_objkey] = []
         let walker = ResultsWalker(instance: instance, table: table, keys: nil)
