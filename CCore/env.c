@@ -53,7 +53,7 @@ static int identify_file(const char *path, bool readonly, struct stat *st, bool 
     if (stat(path, st) == 0) {
         *created = st->st_size == 0;
         if (!S_ISREG(st->st_mode))
-            return lar_fail(LAR_EINVAL, "'%s' is not a regular file", path);
+            return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
         return check_lmdb_magic(path, st->st_size);
     }
     if (errno != ENOENT || readonly)
@@ -73,11 +73,23 @@ static int put_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t v
     return mdb_put(txn, meta, &key, &data, 0);
 }
 
+/* Begins a transaction of an environment not yet shared with other threads,
+ * adopting the map when another process has grown it. */
+static int begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
+{
+    int rc;
+    while ((rc = mdb_txn_begin(env->mdb, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+        rc = mdb_env_set_mapsize(env->mdb, 0);
+        if (rc) break;
+    }
+    return rc;
+}
+
 /* Writes the empty metadata of a new file, unless another process just did. */
 static int initialize_file(lar_env *env)
 {
     MDB_txn *txn;
-    int rc = mdb_txn_begin(env->mdb, NULL, 0, &txn);
+    int rc = begin_private(env, 0, &txn);
     if (rc) return lar_fail_mdb(rc, "cannot initialize the database");
     MDB_dbi main_dbi, meta;
     MDB_stat stat;
@@ -108,7 +120,7 @@ static int initialize_file(lar_env *env)
 static int attach_file(lar_env *env)
 {
     MDB_txn *txn;
-    int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &txn);
+    int rc = begin_private(env, MDB_RDONLY, &txn);
     if (rc) return lar_fail_mdb(rc, "cannot read the database");
     rc = mdb_dbi_open(txn, "larder", 0, &env->meta_dbi);
     if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
@@ -150,7 +162,7 @@ static bool file_is_empty_lmdb(lar_env *env)
     MDB_txn *txn;
     MDB_dbi main_dbi;
     MDB_stat stat;
-    if (mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &txn)) return false;
+    if (begin_private(env, MDB_RDONLY, &txn)) return false;
     bool empty = !mdb_dbi_open(txn, NULL, 0, &main_dbi) && !mdb_stat(txn, main_dbi, &stat) &&
                  stat.ms_entries == 0;
     mdb_txn_abort(txn);
@@ -366,15 +378,19 @@ int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out)
     if (generation > env->schema->generation) {
         /* Another writer changed the schema: load it in a transaction that commits, so the
          * class tables' handles it opens stay valid for the whole environment. */
-        MDB_txn *loader;
+        MDB_txn *loader = NULL;
         lar_schema *fresh = NULL;
         int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &loader);
+        if (rc == MDB_MAP_RESIZED) {
+            pthread_mutex_unlock(&env->mutex);
+            return ENV_MAP_MOVED;
+        }
         if (rc) err = lar_fail_mdb(rc, "cannot reload the schema");
         if (!err) err = schema_load(loader, env->meta_dbi, &fresh);
         if (!err) {
             rc = mdb_txn_commit(loader);
             if (rc) err = lar_fail_mdb(rc, "cannot reload the schema");
-        } else {
+        } else if (loader) {
             mdb_txn_abort(loader);
         }
         if (!err) {

@@ -90,8 +90,11 @@ struct lar_env {
 int env_grow_map(lar_env *env, size_t min_size);
 /* Adopts a map grown by another process. */
 int env_adopt_map(lar_env *env);
-/* Returns the schema in effect for txn's snapshot, reloading it if another writer changed it. */
+/* Returns the schema in effect for txn's snapshot, reloading it if another writer changed it.
+ * Returns ENV_MAP_MOVED when another process grew the map meanwhile: the caller must
+ * end txn, adopt the map and begin again. */
 int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out);
+#define ENV_MAP_MOVED 1 /* internal, never returned by the API */
 /* Takes (waiting; LAR_EMISUSE if this thread already writes) or releases the writer lock,
  * across this process's threads and across processes. */
 int env_lock_writer(lar_env *env);

@@ -67,7 +67,7 @@ static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, 
     uint8_t buffer[KEY_MAX];
     size_t size = key_encode_primary(cls_id, value, buffer);
     if (!size) return lar_fail(LAR_EINVAL, "primary key of class '%s' is longer than %d bytes", cls->name,
-                               KEY_MAX - 6);
+                               LAR_PRIMARY_KEY_MAX);
     MDB_val k = {size, buffer}, data = {sizeof key, &key};
     int err = txn_put(txn, txn->env->pk_dbi, &k, &data, MDB_NOOVERWRITE);
     if (err == LAR_EEXISTS) {

@@ -142,6 +142,15 @@ static int start(lar_txn *txn)
     }
     int err = txn->mdb ? LAR_OK : begin_mdb(txn);
     if (!err) err = env_schema_for(env, txn->mdb, &txn->schema);
+    while (err == ENV_MAP_MOVED) { /* another process grew the map while the schema loaded */
+        mdb_txn_abort(txn->mdb);
+        txn->mdb = NULL;
+        pthread_rwlock_unlock(&env->map_lock);
+        err = env_adopt_map(env);
+        pthread_rwlock_rdlock(&env->map_lock);
+        if (!err) err = begin_mdb(txn);
+        if (!err) err = env_schema_for(env, txn->mdb, &txn->schema);
+    }
     if (err) {
         if (txn->mdb) mdb_txn_abort(txn->mdb);
         txn->mdb = NULL;

@@ -303,6 +303,8 @@ typedef enum lar_collection {
 #define LAR_PROP_OPTIONAL 0x1u
 /** The property is the class's primary key (int, string, ObjectId or UUID). */
 #define LAR_PROP_PRIMARY_KEY 0x2u
+/** The longest string primary key, in bytes. */
+#define LAR_PRIMARY_KEY_MAX 475
 /** The property has an index (int, bool, string, timestamp, ObjectId, UUID). */
 #define LAR_PROP_INDEXED 0x4u
 
@@ -482,7 +484,8 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * @param[in]  value_count  0 or the class's property count.
  * @param[out] out          Receives the new object; may be NULL.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, wrong count,
- *         invalid UTF-8, a bad timestamp); #LAR_ETYPE (a value of the wrong type,
+ *         invalid UTF-8, a bad timestamp, a string primary key longer than
+ *         #LAR_PRIMARY_KEY_MAX bytes); #LAR_ETYPE (a value of the wrong type,
  *         or null for a required property); #LAR_EEXISTS (the primary key is
  *         taken; the transaction stays usable); #LAR_EMISUSE (not an active
  *         write transaction); #LAR_EMAPFULL; #LAR_EIO.

@@ -256,6 +256,15 @@ TEST(env_open_fails_when_the_file_cannot_be_created)
     CHECK(env == NULL);
 }
 
+TEST(env_open_of_a_directory_is_an_io_error)
+{
+    const char *path = test_db_path(NULL);
+    CHECK(mkdir(path, 0755) == 0);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EIO);
+    CHECK(env == NULL);
+}
+
 TEST(env_readonly_open_of_missing_file_fails)
 {
     const char *path = test_db_path(NULL);

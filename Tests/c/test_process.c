@@ -40,7 +40,7 @@ static void channel_close(channel *c)
 
 static int64_t person_count(lar_txn *txn, const person_schema *p)
 {
-    return (int64_t)count_objects(txn, p);
+    return (int64_t)count_objects(txn, p->cls);
 }
 
 static void child_writes_while_parent_reads(const char *path, channel *c)
@@ -240,19 +240,23 @@ TEST(process_map_grown_by_another_process)
     channel_close(&c);
 }
 
-/* Two processes writing at the same time: every commit of both lands once. */
-static void write_rounds(const char *path, int64_t first_id)
+/* Two processes writing at the same time, on a tiny map that both keep growing: every
+ * commit of both lands once. A writer that grows the map begins its LMDB transaction
+ * again, so this also checks that the other process cannot slip in between. */
+static void write_rounds(lar_env *env, int64_t first_id)
 {
-    lar_env *env = open_env_with(path, (size_t)1 << 20, LAR_ENV_NOSYNC);
     person_schema p = person_lookup(env);
+    char name[NAME_SIZE + 1];
     for (int round = 0; round < 50; round++) {
         lar_txn *txn = begin_write(env);
         int64_t before = person_count(txn, &p);
-        for (int i = 0; i < 10; i++) person_create(txn, &p, first_id + round * 10 + i, "w", 1, 1);
+        for (int i = 0; i < 10; i++) {
+            long_name(first_id + round * 10 + i, name);
+            person_create(txn, &p, first_id + round * 10 + i, name, 1, 1);
+        }
         CHECK_EQ(person_count(txn, &p), before + 10);
         commit_txn(txn);
     }
-    close_env(env);
 }
 
 TEST(process_concurrent_writers)
@@ -266,25 +270,92 @@ TEST(process_concurrent_writers)
     pid_t pid = test_fork();
     if (pid == 0) {
         channel_side(&c, true);
+        lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+        pipe_send(c.to_parent[1], 'O');
         pipe_expect(c.to_child[0], 'G', WAIT_MS);
-        write_rounds(path, 100000);
+        write_rounds(env, 100000);
+        close_env(env);
         child_exit_ok();
     }
     channel_side(&c, false);
+    /* Both open before either writes: opening during a growth is another test's subject. */
+    lar_env *mine = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+    pipe_expect(c.to_parent[0], 'O', WAIT_MS);
     pipe_send(c.to_child[1], 'G');
-    write_rounds(path, 0);
+    write_rounds(mine, 0);
+    close_env(mine);
     wait_child_ok(pid, 60000);
 
     lar_env *env = open_env(path);
     person_schema p = person_lookup(env);
     lar_txn *txn = begin_read(env);
     CHECK_EQ(count_objects(txn, p.cls), 1000);
+    char name[NAME_SIZE + 1];
     for (int64_t id = 0; id < 500; id++) {
-        person_find(txn, &p, id);
-        person_find(txn, &p, 100000 + id);
+        long_name(id, name);
+        CHECK_VALUE(get_value(txn, person_find(txn, &p, id), p.name), val_str(name));
+        long_name(100000 + id, name);
+        CHECK_VALUE(get_value(txn, person_find(txn, &p, 100000 + id), p.name), val_str(name));
     }
     CHECK_EQ(count_by_iteration(txn, p.cls), 1000);
     commit_txn(txn);
     close_env(env);
+    channel_close(&c);
+}
+
+/* Keeps writing long rows on a tiny map until told to stop, so the file keeps growing. */
+static void grow_until_stopped(const char *path, channel *c)
+{
+    lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+    person_schema p = person_lookup(env);
+    char name[NAME_SIZE + 1];
+    pipe_send(c->to_parent[1], 'O');
+    int64_t id = 1;
+    while (!pipe_readable(c->to_child[0], 0) && id < 200000) {
+        lar_txn *txn = begin_write(env);
+        for (int i = 0; i < 20; i++, id++) {
+            long_name(id, name);
+            person_create(txn, &p, id, name, 1, 1);
+        }
+        commit_txn(txn);
+    }
+    /* Past the cap, wait for the parent: it writes to us when its time is up. */
+    pipe_expect(c->to_child[0], 'X', WAIT_MS);
+    close_env(env);
+    child_exit_ok();
+}
+
+/* Opening a file whose map another process is growing at that moment must work, whatever
+ * the initial_map_size: "Its map grows on demand". */
+TEST(process_open_while_another_process_grows_the_map)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *setup = open_env(path);
+    person_setup(setup);
+    close_env(setup);
+
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        grow_until_stopped(path, &c);
+    }
+    channel_side(&c, false);
+    pipe_expect(c.to_parent[0], 'O', WAIT_MS);
+    int64_t until = now_ms() + 1500;
+    int opens = 0;
+    while (now_ms() < until) {
+        lar_env *env = open_env_with(path, (size_t)1 << 16, 0);
+        person_schema p = person_lookup(env);
+        lar_txn *txn = begin_read(env);
+        uint64_t n = count_objects(txn, p.cls);
+        if (n > 0) person_find(txn, &p, 1);
+        commit_txn(txn);
+        close_env(env);
+        opens++;
+    }
+    pipe_send(c.to_child[1], 'X');
+    wait_child_ok(pid, 60000);
+    CHECK(opens > 0);
     channel_close(&c);
 }
