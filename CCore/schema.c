@@ -62,6 +62,7 @@ static int class_finish(schema_class *cls)
     cls->has_indexes = false;
     cls->has_optional = false;
     cls->all_wide_numbers = true;
+    cls->has_var = false;
     for (uint32_t i = 0; i < cls->property_count; i++) {
         schema_property *p = &cls->properties[i];
         p->slot_offset = offset;
@@ -73,10 +74,13 @@ static int class_finish(schema_class *cls)
         if ((p->def.type != LAR_TYPE_INT && p->def.type != LAR_TYPE_DOUBLE) || p->def.collection ||
             (p->def.flags & LAR_PROP_OPTIONAL))
             cls->all_wide_numbers = false;
-        cls->plan[i].offset = ROW_HEADER_SIZE + p->slot_offset;
+        if ((p->def.type == LAR_TYPE_STRING || p->def.type == LAR_TYPE_BINARY) && !p->def.collection)
+            cls->has_var = true;
+        cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }
     cls->fixed_size = offset;
+    cls->var_at = offset + (cls->has_optional ? (cls->property_count + 7) / 8 : 0);
     return LAR_OK;
 }
 

@@ -271,6 +271,56 @@ TEST(iter_next_all_reads_every_property)
     close_env(env);
 }
 
+/* Rows of required ints and doubles take a scan's fast path: every step, seek and end must agree
+ * with lar_obj_get_all, in read and write transactions alike. */
+TEST(iter_next_all_reads_rows_of_numbers)
+{
+    static const lar_property_def props[] = {
+        PROP("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY),
+        PROP("ratio", LAR_TYPE_DOUBLE, 0),
+        PROP("count", LAR_TYPE_INT, 0),
+    };
+    lar_class_def def = CLASS_DEF("Point", props);
+    lar_env *env = open_env(test_db_path(NULL));
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Point");
+    lar_txn *txn = begin_write(env);
+    lar_obj objs[20];
+    for (int i = 0; i < 20; i++) {
+        lar_value values[3] = {val_int(i), val_double(i / 4.0), val_int(-i)};
+        CHECK_OK(lar_obj_create(txn, cls, values, 3, &objs[i]));
+    }
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, cls, &iter));
+        lar_value values[3], expected[3];
+        lar_obj obj;
+        int seen = 0;
+        for (int i = 0; i < 20; i++, seen++) {
+            if (i == 12) CHECK_OK(lar_iter_seek(iter, objs[i = 16].key)); /* skip mid-walk; next_all steps next */
+            CHECK_OK(i % 3 ? lar_iter_next_all(iter, &obj, values, 3) : lar_iter_next(iter, &obj));
+            if (i % 3 == 0) CHECK_OK(lar_obj_get_all(txn, obj, values, 3));
+            CHECK_EQ(obj.key, objs[i].key);
+            CHECK_OK(lar_obj_get_all(txn, obj, expected, 3));
+            for (int prop = 0; prop < 3; prop++) CHECK_VALUE(values[prop], expected[prop]);
+            CHECK_VALUE(values[1], val_double(i / 4.0));
+        }
+        CHECK_EQ(seen, 16);
+        CHECK_END(lar_iter_next_all(iter, &obj, values, 3));
+        CHECK_END(lar_iter_next_all(iter, &obj, values, 3)); /* and stays at the end */
+        CHECK_OK(lar_iter_seek(iter, 0));
+        CHECK_OK(lar_iter_next_all(iter, &obj, values, 3));
+        CHECK_EQ(obj.key, objs[0].key);
+        CHECK_VALUE(values[2], val_int(0));
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
 /* "Move an iterator so that its next step returns the first object whose key is at least key." */
 TEST(iter_seek_positions_the_next_step)
 {
