@@ -214,8 +214,6 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
 int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out);
-/* row_decode_all for a class of all_wide_numbers, given a row of cls->var_at bytes: a scan's fast path. */
-void row_decode_wide(const schema_class *cls, const uint8_t *row, lar_value *restrict out);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
                lar_value *out);

@@ -120,12 +120,7 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
             memcpy(&iter->last_key, key.mv_data, sizeof iter->last_key);
             out->cls = iter->cls_id;
             out->key = iter->last_key;
-            const schema_class *cls = iter->cls;
-            if (cls->all_wide_numbers && row.mv_size == cls->var_at) {
-                row_decode_wide(cls, row.mv_data, values);
-                return LAR_OK;
-            }
-            return row_decode_all(txn, cls, &row, values);
+            return row_decode_all(txn, iter->cls, &row, values);
         }
         iter->streaming = false;
         if (rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot step an iterator");

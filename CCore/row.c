@@ -13,10 +13,10 @@
  * a file moves only between machines of the same byte order. */
 #include "internal.h"
 
-#include <stddef.h>
 #include <string.h>
 #if defined(__SSE2__) && defined(__x86_64__)
 #include <emmintrin.h>
+#include <stddef.h>
 /* put_wide() writes a lar_value as {type, padding, number}. */
 _Static_assert(offsetof(lar_value, as) == 8 && sizeof(lar_type) == 4, "lar_value layout");
 #endif
@@ -182,7 +182,8 @@ static inline void put_wide(lar_value *out, uint32_t type, const uint8_t *slot)
 #endif
 }
 
-void row_decode_wide(const schema_class *cls, const uint8_t *row, lar_value *restrict out)
+/* Rows of required ints and doubles: consecutive 8-byte slots, copied straight. */
+static void decode_wide(const schema_class *cls, const uint8_t *row, lar_value *restrict out)
 {
     const slot_plan *plan = cls->plan;
     for (uint32_t i = 0, count = cls->property_count; i < count; i++) put_wide(&out[i], plan[i].type, row + 8 * i);
@@ -193,7 +194,7 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, la
     int err = check_shape(cls, row);
     if (err) return err;
     if (cls->all_wide_numbers) {
-        row_decode_wide(cls, row->mv_data, out);
+        decode_wide(cls, row->mv_data, out);
         return LAR_OK;
     }
     /* Locals, not cls fields: stores to out could alias them and force reloads. */
