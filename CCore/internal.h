@@ -10,6 +10,14 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+/* For the few functions on a scan's path per object, where a call costs as
+ * much as the work: a call's pushes are stores, and stores slow a scan most. */
+#if defined(__GNUC__)
+#define HOT_INLINE inline __attribute__((always_inline))
+#else
+#define HOT_INLINE inline
+#endif
+
 /* ---- errors (error.c) ---- */
 
 /* Records code and a printf-style message as this thread's last error; returns code. */
@@ -161,8 +169,8 @@ struct lar_txn {
     size_t base_txnid;        /* the commit a write began from; replays must start from it */
     uint64_t epoch;           /* bumped when a replay replaces the LMDB transaction */
 
-    /* The last row read: most reads touch the same object several times. */
-    bool cache_valid;
+    /* The last row read: most reads touch the same object several times.
+     * Key 0, which no object has, marks it empty. */
     lar_obj cache_obj;
     MDB_val cache_row;
 
@@ -210,6 +218,13 @@ const char *type_name(lar_type type);
 
 /* Encodes checked, normalized values into buffer (replacing its contents). */
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
+/* Whether row has room for its slots and bitmap (and, without strings or binaries, nothing more). */
+static inline bool row_shape_ok(const schema_class *cls, const MDB_val *row)
+{
+    return cls->has_var ? row->mv_size >= cls->var_at : row->mv_size == cls->var_at;
+}
+/* LAR_ECORRUPT (recorded) unless row has the shape of cls's rows. */
+int row_check_shape(const schema_class *cls, const MDB_val *row);
 /* Decodes one property; strings point into row. */
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
@@ -228,16 +243,35 @@ bool key_type_is_primary(lar_type type);
 
 /* ---- iterators (iter.c) ---- */
 
+/* A property that every step copies into the caller's variable. */
+typedef struct iter_binding {
+    void *dest;               /* an int64_t or double when wide, else a lar_value */
+    uint32_t prop;
+    bool wide;                /* a required int or double: its 8-byte slot is copied */
+} iter_binding;
+
+/* Bytes every step copies from the row: wide bindings whose slots and
+ * variables are both adjacent (a struct's fields bound in order) share a run. */
+typedef struct copy_run {
+    uint8_t *dest;
+    uint32_t offset, size;
+} copy_run;
+
 struct lar_iter {
     lar_txn *txn;             /* NULL once the transaction ended */
     const schema_class *cls;
     lar_class cls_id;
     MDB_cursor *cursor;
     uint64_t epoch;
-    lar_objkey last_key;      /* 0 before the first step */
+    lar_objkey last_key;      /* 0 before the first step; not kept up while streaming, which needs none */
     bool done;
     bool seeking;             /* the next step must seek, even in a read transaction */
     bool streaming;           /* a read cursor mid-walk: the next step is a plain MDB_NEXT */
+    /* Bindings: room for one per property, allocated by the first bind. */
+    iter_binding *bindings;
+    copy_run *runs;           /* the wide bindings, by slot offset */
+    uint32_t binding_count, run_count;
+    bool decodes;             /* some binding is not wide */
     struct lar_iter *next;
 };
 

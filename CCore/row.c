@@ -137,12 +137,9 @@ static int decode_slot(const schema_class *cls, const lar_property_def *def, con
     return LAR_OK;
 }
 
-/* LAR_ECORRUPT unless the row has room for its slots and bitmap (and, without
- * strings or binaries, nothing more). */
-static int check_shape(const schema_class *cls, const MDB_val *row)
+int row_check_shape(const schema_class *cls, const MDB_val *row)
 {
-    if (row->mv_size < cls->var_at || (!cls->has_var && row->mv_size != cls->var_at)) return corrupt(cls);
-    return LAR_OK;
+    return row_shape_ok(cls, row) ? LAR_OK : corrupt(cls);
 }
 
 static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
@@ -152,7 +149,7 @@ static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
 
 int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
 {
-    int err = check_shape(cls, row);
+    int err = row_check_shape(cls, row);
     if (err) return err;
     const uint8_t *bytes = row->mv_data;
     if (!is_null(cls, bytes, prop))
@@ -191,7 +188,7 @@ static void decode_wide(const schema_class *cls, const uint8_t *row, lar_value *
 
 int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out)
 {
-    int err = check_shape(cls, row);
+    int err = row_check_shape(cls, row);
     if (err) return err;
     if (cls->all_wide_numbers) {
         decode_wide(cls, row->mv_data, out);

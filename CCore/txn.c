@@ -87,7 +87,7 @@ static int regrow(lar_txn *txn)
         if (txn->mdb) mdb_txn_abort(txn->mdb);
         txn->mdb = NULL;
         txn->epoch++;
-        txn->cache_valid = false;
+        txn->cache_obj.key = 0;
         pthread_rwlock_unlock(&env->map_lock);
         int err = env_grow_map(env, info.me_mapsize * 2);
         pthread_rwlock_rdlock(&env->map_lock);
@@ -116,7 +116,7 @@ static void finish(lar_txn *txn)
     lar_env *env = txn->env;
     iter_detach_all(txn);
     release_keeps(txn);
-    txn->cache_valid = false;
+    txn->cache_obj.key = 0;
     txn->state = TXN_ENDED;
     pthread_rwlock_unlock(&env->map_lock);
     pthread_mutex_lock(&env->mutex);
@@ -350,7 +350,7 @@ int txn_check(lar_txn *txn, bool write)
 
 int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int flags)
 {
-    txn->cache_valid = false;
+    txn->cache_obj.key = 0;
     for (;;) {
         int rc = mdb_put(txn->mdb, dbi, key, data, flags);
         if (!rc) return log_append(&txn->log, LOG_PUT, dbi, flags, key->mv_data, key->mv_size, data);
@@ -363,7 +363,7 @@ int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int
 
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 {
-    txn->cache_valid = false;
+    txn->cache_obj.key = 0;
     for (;;) {
         int rc = mdb_del(txn->mdb, dbi, key, data);
         if (!rc) return log_append(&txn->log, LOG_DEL, dbi, 0, key->mv_data, key->mv_size, data);
@@ -376,7 +376,7 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 
 int txn_drop(lar_txn *txn, MDB_dbi dbi)
 {
-    txn->cache_valid = false;
+    txn->cache_obj.key = 0;
     for (;;) {
         int rc = mdb_drop(txn->mdb, dbi, 0);
         if (!rc) return log_append(&txn->log, LOG_DROP, dbi, 0, "", 0, NULL);
@@ -457,7 +457,7 @@ class_write_state *txn_class_state(lar_txn *txn, lar_class cls)
 
 int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *row)
 {
-    if (txn->cache_valid && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
+    if (obj.key && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
         *row = txn->cache_row;
         return LAR_OK;
     }
@@ -467,7 +467,6 @@ int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *ro
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);
     if (rc) return lar_fail_mdb(rc, "cannot read an object");
-    txn->cache_valid = true;
     txn->cache_obj = obj;
     txn->cache_row = *row;
     return LAR_OK;

@@ -617,6 +617,43 @@ int lar_iter_next(lar_iter *iter, lar_obj *out);
  */
 int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count);
 
+/** @brief Bind a required int property to a variable that every step fills.
+ *
+ * After each successful lar_iter_next() or lar_iter_next_all(), *dest holds
+ * the property's value in the object stepped to; at the end of the walk or on
+ * an error it keeps its last value. Scans that read a few numbers from every
+ * object get them without the tagged lar_value to write and check: the
+ * fastest way to read a class. Binding a property again replaces its
+ * destination.
+ * Ownership: dest stays the caller's; it must remain valid while bound.
+ * @param[in] iter  An iterator.
+ * @param[in] prop  A property index of the iterator's class.
+ * @param[in] dest  The variable to fill, or NULL to remove the binding.
+ * @return #LAR_OK, or: #LAR_EINVAL (iter NULL, prop out of range);
+ *         #LAR_ETYPE (the property is not a required, non-collection int);
+ *         #LAR_EMISUSE (its transaction ended); #LAR_ENOMEM.
+ *         A step that finds a bound row corrupt returns #LAR_ECORRUPT.
+ */
+int lar_iter_bind_int(lar_iter *iter, uint32_t prop, int64_t *dest);
+
+/** @brief Bind a required double property to a variable that every step fills.
+ *
+ * As lar_iter_bind_int(), for a double property.
+ * @return As lar_iter_bind_int(); #LAR_ETYPE when the property is not a
+ *         required, non-collection double.
+ */
+int lar_iter_bind_double(lar_iter *iter, uint32_t prop, double *dest);
+
+/** @brief Bind a property of any type to a lar_value that every step fills.
+ *
+ * As lar_iter_bind_int(), for any property: *dest receives what
+ * lar_obj_get() would return (#LAR_TYPE_NULL for a null optional).
+ * Ownership: as lar_obj_get(): a string or binary read is borrowed and valid
+ * until the transaction ends.
+ * @return As lar_iter_bind_int(), without #LAR_ETYPE.
+ */
+int lar_iter_bind_value(lar_iter *iter, uint32_t prop, lar_value *dest);
+
 /** @brief Move an iterator so that its next step returns the first object
  *  whose key is at least key.
  *

@@ -321,6 +321,93 @@ TEST(iter_next_all_reads_rows_of_numbers)
     close_env(env);
 }
 
+/* "After each successful lar_iter_next() or lar_iter_next_all(), *dest holds the property's
+ * value": ints and doubles bound to a struct's fields (one copy run) and apart, values of any
+ * type, rebinding and unbinding mid-walk, the end, in read and write transactions. */
+TEST(iter_bindings_fill_on_every_step)
+{
+    static const lar_property_def props[] = {
+        PROP("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY),
+        PROP("ratio", LAR_TYPE_DOUBLE, 0),
+        PROP("count", LAR_TYPE_INT, 0),
+        PROP("label", LAR_TYPE_STRING, LAR_PROP_OPTIONAL),
+    };
+    lar_class_def def = CLASS_DEF("Tagged", props);
+    lar_env *env = open_env(test_db_path(NULL));
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Tagged");
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 10; i++) {
+        lar_value values[4] = {val_int(i), val_double(i / 2.0), val_int(-i), i % 2 ? val_str("odd") : val_null()};
+        CHECK_OK(lar_obj_create(txn, cls, values, 4, NULL));
+    }
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, cls, &iter));
+        struct { int64_t id; double ratio; int64_t count; } row = {-1, -1, -1};
+        int64_t count_apart = 0;
+        lar_value label;
+        CHECK_OK(lar_iter_bind_int(iter, 0, &row.id));
+        CHECK_OK(lar_iter_bind_double(iter, 1, &row.ratio));
+        CHECK_OK(lar_iter_bind_int(iter, 2, &row.count));
+        CHECK_OK(lar_iter_bind_value(iter, 3, &label));
+        lar_obj obj;
+        lar_value values[4];
+        for (int i = 0; i < 10; i++) {
+            if (i == 4) CHECK_OK(lar_iter_bind_int(iter, 2, &count_apart)); /* rebinding moves it */
+            if (i == 7) CHECK_OK(lar_iter_bind_int(iter, 2, NULL));        /* and this removes it */
+            CHECK_OK(i % 2 ? lar_iter_next(iter, &obj) : lar_iter_next_all(iter, &obj, values, 4));
+            CHECK_EQ(row.id, i);
+            CHECK(row.ratio == i / 2.0);
+            if (i < 4) CHECK_EQ(row.count, -i);
+            else CHECK_EQ(row.count, -3);
+            CHECK_EQ(count_apart, i < 4 ? 0 : i < 7 ? -i : -6);
+            CHECK_VALUE(label, i % 2 ? val_str("odd") : val_null());
+            lar_value got;
+            CHECK_OK(lar_obj_get(txn, obj, 0, &got)); /* reads after a bound step see the same object */
+            CHECK_VALUE(got, val_int(i));
+        }
+        CHECK_END(lar_iter_next(iter, &obj));
+        CHECK_EQ(row.id, 9); /* the end leaves the variables alone */
+        CHECK_OK(lar_iter_seek(iter, 0));
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(row.id, 0);
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+TEST(iter_bind_errors)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    all_types_schema a = all_types_setup(env);
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, a.cls, &iter));
+    int64_t n;
+    double d;
+    lar_value v;
+    CHECK_RC(lar_iter_bind_int(NULL, a.req[LAR_TYPE_INT], &n), LAR_EINVAL);
+    CHECK_RC(lar_iter_bind_int(iter, a.count, &n), LAR_EINVAL);
+    CHECK_RC(lar_iter_bind_value(iter, a.count, &v), LAR_EINVAL);
+    CHECK_RC(lar_iter_bind_int(iter, a.opt[LAR_TYPE_INT], &n), LAR_ETYPE);  /* may be null */
+    CHECK_RC(lar_iter_bind_int(iter, a.req[LAR_TYPE_BOOL], &n), LAR_ETYPE);
+    CHECK_RC(lar_iter_bind_double(iter, a.req[LAR_TYPE_INT], &d), LAR_ETYPE);
+    CHECK_RC(lar_iter_bind_double(iter, a.req[LAR_TYPE_FLOAT], &d), LAR_ETYPE);
+    CHECK_MSG_HAS("float");
+    CHECK_OK(lar_iter_bind_value(iter, a.opt[LAR_TYPE_INT], &v));
+    CHECK_OK(lar_iter_bind_double(iter, a.req[LAR_TYPE_DOUBLE], &d));
+    CHECK_OK(lar_iter_bind_int(iter, a.req[LAR_TYPE_INT], NULL)); /* removing no binding is fine */
+    commit_txn(txn);
+    CHECK_RC(lar_iter_bind_int(iter, a.req[LAR_TYPE_INT], &n), LAR_EMISUSE);
+    lar_iter_close(iter);
+    close_env(env);
+}
+
 /* "Move an iterator so that its next step returns the first object whose key is at least key." */
 TEST(iter_seek_positions_the_next_step)
 {
