@@ -106,6 +106,15 @@ int main(int argc, char **argv)
     if (rc != LAR_ENOTFOUND) check(rc, "iterate");
     lar_iter_close(iter);
 
+    /* A scan that needs one number from every object binds a variable to it. */
+    int64_t age, total = 0;
+    check(lar_iter_open(txn, dog, &iter), "open an iterator");
+    check(lar_iter_bind_int(iter, age_prop, &age), "bind Dog.age");
+    while ((rc = lar_iter_next(iter, &obj)) == LAR_OK) total += age;
+    if (rc != LAR_ENOTFOUND) check(rc, "iterate");
+    lar_iter_close(iter);
+    printf("Their ages add up to %lld.\n", (long long)total);
+
     printf("Fido, by primary key:\n");
     check(lar_obj_find(txn, dog, &key, &obj), "find Fido");
     print_dog(txn, obj);

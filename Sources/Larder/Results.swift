@@ -195,18 +195,17 @@ final class ResultsWalker {
         return position < keys.count ? keys[position] : nil
     }
 
-    /// Steps the C iterator, whose bindings fill the class's read cache.
+    /// Steps the C iterator, decoding the row straight into the class's read cache.
     private func nextStreamed() -> lar_objkey? {
         if done { return nil }
         _ = instance.currentTxn()
         if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1)
-            table.bindReadCache(to: handle!)
             version = instance.version
         }
         var obj = lar_obj()
-        let rc = lar_iter_next(handle, &obj)
+        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_ENOTFOUND {
             done = true
             return nil

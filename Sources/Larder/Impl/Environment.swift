@@ -166,31 +166,6 @@ final class ManagedClass {
         propertyIndex.deallocate()
     }
 
-    /// Binds every property this program reads to its place in `values`, so that
-    /// each step of iterator refreshes the read cache: required ints and doubles
-    /// as bare numbers (their type tag set once, here: the C core skips building
-    /// tagged values, the scan's largest cost), the rest as tagged values.
-    func bindReadCache(to iterator: OpaquePointer) {
-        let payload = MemoryLayout<lar_value>.offset(of: \lar_value.as)!
-        for (slot, property) in schema.properties.enumerated() {
-            let index = propertyIndex[slot]
-            let value = values + index
-            let number = UnsafeMutableRawPointer(value) + payload
-            let rc: Int32
-            switch (property.type, property.isOptional) {
-            case (LAR_TYPE_INT, false):
-                value.pointee.type = LAR_TYPE_INT
-                rc = lar_iter_bind_int(iterator, UInt32(index), number.assumingMemoryBound(to: Int64.self))
-            case (LAR_TYPE_DOUBLE, false):
-                value.pointee.type = LAR_TYPE_DOUBLE
-                rc = lar_iter_bind_double(iterator, UInt32(index), number.assumingMemoryBound(to: Double.self))
-            default:
-                rc = lar_iter_bind_value(iterator, UInt32(index), value)
-            }
-            if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
-        }
-    }
-
     /// True when stored order is slot order, as it is for classes this program declared.
     private(set) var isInSlotOrder = true
 
