@@ -603,7 +603,7 @@ int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out);
  */
 int lar_iter_next(lar_iter *iter, lar_obj *out);
 
-/** @brief Step to the next object and read all its properties: the fast path for scans.
+/** @brief Step to the next object and read all its properties as tagged values.
  *
  * The same as lar_iter_next() followed by lar_obj_get_all(), in one call.
  * Ownership: as lar_obj_get().
