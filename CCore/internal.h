@@ -10,14 +10,6 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* For the few functions on a scan's path per object, where a call costs as
- * much as the work: a call's pushes are stores, and stores slow a scan most. */
-#if defined(__GNUC__)
-#define HOT_INLINE inline __attribute__((always_inline))
-#else
-#define HOT_INLINE inline
-#endif
-
 /* ---- errors (error.c) ---- */
 
 /* Records code and a printf-style message as this thread's last error; returns code. */

@@ -91,7 +91,7 @@ static int fill_decoded(lar_iter *iter, const MDB_val *row)
 /* Copies the stepped-to row's bound properties into their destinations.
  * Runs move in 16-byte pieces: a scan slows with every store it adds (each
  * waits for its row to arrive), so half as many stores as 8-byte copies. */
-static HOT_INLINE int fill_bindings(lar_iter *iter, const MDB_val *row)
+static inline int fill_bindings(lar_iter *iter, const MDB_val *row)
 {
     const schema_class *cls = iter->cls;
     if (!row_shape_ok(cls, row)) return row_check_shape(cls, row);
@@ -137,11 +137,10 @@ static int advance_checked(lar_iter *iter, MDB_val *key)
  * no second lookup. A read scan's steps take the first branch alone: ending
  * the transaction, seeking or reaching the end clears streaming.
  *
- * LMDB writes the row straight into the cache, and the rest is stored from
- * registers: copying a struct just written field by field reads it back in
- * one wider load, which waits for those stores to land (about 6 ns per
- * object when the cache was filled that way). */
-static HOT_INLINE int advance(lar_iter *iter, lar_obj *out)
+ * LMDB writes the row straight into the cache: copying it there afterwards
+ * took two more stores per object, and each store a scan adds costs it
+ * several nanoseconds (it waits for its row to arrive). */
+static inline int advance(lar_iter *iter, lar_obj *out)
 {
     MDB_val key;
     if (iter->streaming) {
@@ -208,20 +207,20 @@ static void plan_runs(lar_iter *iter)
 /* Replaces prop's binding with one to dest (none when dest is NULL). */
 static int bind(lar_iter *iter, uint32_t prop, void *dest, bool wide)
 {
-    if (!iter->bindings) {
-        uint32_t capacity = iter->cls->property_count;
-        iter->bindings = calloc(capacity, sizeof *iter->bindings);
-        iter->runs = calloc(capacity, sizeof *iter->runs);
-        if (!iter->bindings || !iter->runs) {
-            free_bindings(iter);
-            return lar_fail(LAR_ENOMEM, "out of memory binding a property");
-        }
-    }
     uint32_t i = 0;
     while (i < iter->binding_count && iter->bindings[i].prop != prop) i++;
     if (!dest) {
         if (i < iter->binding_count) iter->bindings[i] = iter->bindings[--iter->binding_count];
     } else {
+        if (!iter->bindings) {
+            uint32_t capacity = iter->cls->property_count;
+            iter->bindings = calloc(capacity, sizeof *iter->bindings);
+            iter->runs = calloc(capacity, sizeof *iter->runs);
+            if (!iter->bindings || !iter->runs) {
+                free_bindings(iter);
+                return lar_fail(LAR_ENOMEM, "out of memory binding a property");
+            }
+        }
         if (i == iter->binding_count) iter->binding_count++;
         iter->bindings[i] = (iter_binding){dest, prop, wide};
     }

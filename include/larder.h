@@ -596,10 +596,14 @@ typedef struct lar_iter lar_iter;
 int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out);
 
 /** @brief Step to the next object.
+ *
+ * Also fills the variables bound with lar_iter_bind_int() and its siblings.
  * @param[in]  iter  An iterator.
  * @param[out] out   Receives the object.
  * @return #LAR_OK, or: #LAR_ENOTFOUND at the end (the last error is not set);
- *         #LAR_EINVAL (NULL argument); #LAR_EMISUSE (its transaction ended); #LAR_EIO.
+ *         #LAR_EINVAL (NULL argument); #LAR_EMISUSE (its transaction ended); #LAR_EIO;
+ *         with bindings, #LAR_ECORRUPT (a damaged row) or #LAR_ENOMEM (copying a
+ *         bound string in a write transaction).
  */
 int lar_iter_next(lar_iter *iter, lar_obj *out);
 
