@@ -78,34 +78,38 @@ static int step(lar_iter *iter, MDB_val *key, MDB_val *data)
 }
 
 /* Decodes the bindings that are not wide. */
-static int fill_decoded(lar_iter *iter, const MDB_val *row)
+static int fill_decoded(lar_iter *iter, const MDB_val *row, size_t shift)
 {
     for (uint32_t i = 0; i < iter->binding_count; i++) {
         const iter_binding *b = &iter->bindings[i];
-        int err = b->wide ? LAR_OK : row_decode(iter->txn, iter->cls, row, b->prop, b->dest);
+        lar_value *dest = (lar_value *)((uint8_t *)b->dest + shift);
+        int err = b->wide ? LAR_OK : row_decode(iter->txn, iter->cls, row, b->prop, dest);
         if (err) return err;
     }
     return LAR_OK;
 }
 
-/* Copies the stepped-to row's bound properties into their destinations.
- * Runs move in 16-byte pieces: a scan slows with every store it adds (each
- * waits for its row to arrive), so half as many stores as 8-byte copies. */
-static inline int fill_bindings(lar_iter *iter, const MDB_val *row)
+/* Copies a row's wide bindings, shifted by shift bytes. Runs move in 16-byte
+ * pieces: a scan slows with every store it adds (each waits for its row to
+ * arrive), so half as many stores as 8-byte copies. */
+static inline void copy_runs(const copy_run *runs, uint32_t count, const uint8_t *bytes, size_t shift)
 {
-    const schema_class *cls = iter->cls;
-    if (!row_shape_ok(cls, row)) return row_check_shape(cls, row);
-    /* Locals: the stores to dest could alias iter's fields and force reloads. */
-    const uint8_t *bytes = row->mv_data;
-    const copy_run *runs = iter->runs;
-    for (uint32_t i = 0, count = iter->run_count; i < count; i++) {
-        uint8_t *dest = runs[i].dest;
+    for (uint32_t i = 0; i < count; i++) {
+        uint8_t *dest = runs[i].dest + shift;
         const uint8_t *src = bytes + runs[i].offset;
         uint32_t size = runs[i].size, at = 0;
         for (; at + 16 <= size; at += 16) memcpy(dest + at, src + at, 16);
         if (at < size) memcpy(dest + at, src + at, 8);
     }
-    return iter->decodes ? fill_decoded(iter, row) : LAR_OK;
+}
+
+/* Copies the stepped-to row's bound properties into their destinations. */
+static inline int fill_bindings(lar_iter *iter, const MDB_val *row, size_t shift)
+{
+    const schema_class *cls = iter->cls;
+    if (!row_shape_ok(cls, row)) return row_check_shape(cls, row);
+    copy_runs(iter->runs, iter->run_count, row->mv_data, shift);
+    return iter->decodes ? fill_decoded(iter, row, shift) : LAR_OK;
 }
 
 /* Turns a failed LMDB step into the end of the walk or an error. */
@@ -140,7 +144,7 @@ static int advance_checked(lar_iter *iter, MDB_val *key)
  * LMDB writes the row straight into the cache: copying it there afterwards
  * took two more stores per object, and each store a scan adds costs it
  * several nanoseconds (it waits for its row to arrive). */
-static inline int advance(lar_iter *iter, lar_obj *out)
+static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
 {
     MDB_val key;
     if (iter->streaming) {
@@ -155,13 +159,71 @@ static inline int advance(lar_iter *iter, lar_obj *out)
     memcpy(&obj.key, key.mv_data, sizeof obj.key);
     *out = obj;
     txn->cache_obj = obj;
-    return iter->binding_count ? fill_bindings(iter, &txn->cache_row) : LAR_OK;
+    return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
 }
 
 int lar_iter_next(lar_iter *iter, lar_obj *out)
 {
     if (!iter || !out) return lar_fail(LAR_EINVAL, "lar_iter_next: iter and out must not be NULL");
-    return advance(iter, out);
+    return advance(iter, out, 0);
+}
+
+/* A read scan's steps after the first, as many as fit: no call per object, no
+ * row cache, no object handle unless asked for. Each object costs LMDB's step
+ * and the bound copies, about 1.25x raw LMDB where lar_iter_next() takes 1.5x.
+ * The row cache keeps the row it had: in a read transaction it stays true. */
+static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t stride, size_t *count)
+{
+    /* Locals: the stores to the bound variables could alias iter's fields and force reloads. */
+    MDB_cursor *cursor = iter->cursor;
+    const schema_class *cls = iter->cls;
+    const copy_run *runs = iter->runs;
+    uint32_t run_count = iter->run_count;
+    bool decodes = iter->decodes;
+    lar_class cls_id = iter->cls_id;
+    int err = LAR_OK;
+    size_t n = *count;
+    for (; n < capacity; n++) {
+        MDB_val key, row;
+        int rc = mdb_cursor_get(cursor, &key, &row, MDB_NEXT);
+        if (rc) {
+            err = end_or_fail(iter, rc);
+            break;
+        }
+        if (!row_shape_ok(cls, &row)) {
+            err = row_check_shape(cls, &row);
+            break;
+        }
+        copy_runs(runs, run_count, row.mv_data, n * stride);
+        if (decodes && (err = fill_decoded(iter, &row, n * stride))) break;
+        if (objs) {
+            lar_obj obj = {cls_id, 0};
+            memcpy(&obj.key, key.mv_data, sizeof obj.key);
+            objs[n] = obj;
+        }
+    }
+    *count = n;
+    return err;
+}
+
+/* Row i's bindings are shifted by i * stride bytes (row-wise binding, as ODBC's block cursors). */
+int lar_iter_next_batch(lar_iter *iter, lar_obj *objs, size_t capacity, size_t stride, size_t *count)
+{
+    if (!iter || !count) return lar_fail(LAR_EINVAL, "lar_iter_next_batch: iter and count must not be NULL");
+    *count = 0;
+    if (capacity == 0) return lar_fail(LAR_EINVAL, "lar_iter_next_batch: capacity is 0");
+    int err = LAR_OK;
+    while (*count < capacity && !err) {
+        if (iter->streaming) {
+            err = stream_rows(iter, objs, capacity, stride, count);
+        } else {
+            lar_obj obj;
+            err = advance(iter, &obj, *count * stride);
+            if (!err && objs) objs[*count] = obj;
+            if (!err) (*count)++;
+        }
+    }
+    return err == LAR_ENOTFOUND && *count > 0 ? LAR_OK : err;
 }
 
 int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count)
@@ -171,7 +233,7 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
     if (count != iter->cls->property_count)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
                         iter->cls->property_count, count);
-    int err = advance(iter, out);
+    int err = advance(iter, out, 0);
     return err ? err : row_decode_all(iter->txn, iter->cls, &iter->txn->cache_row, values);
 }
 

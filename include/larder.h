@@ -621,13 +621,41 @@ int lar_iter_next(lar_iter *iter, lar_obj *out);
  */
 int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count);
 
+/** @brief Step to up to capacity objects in one call, filling a row of bound
+ *  variables for each.
+ *
+ * Row-wise binding, as ODBC's block cursors: bind the variables of row 0 (say
+ * the fields of the first struct in an array), and row i's variables lie
+ * i * stride bytes after them. The fastest way to read a class: one call per
+ * batch instead of one per object. In a read transaction each object then
+ * costs little more than LMDB's own cursor step.
+ * Ownership: as lar_iter_next(). objs and the bound variables stay the
+ * caller's; both must have room for capacity rows.
+ * @param[in]  iter      An iterator.
+ * @param[out] objs      Receives the objects, or NULL when the caller needs
+ *                       only the bound values.
+ * @param[in]  capacity  The most objects to step to; at least 1.
+ * @param[in]  stride    Bytes from one row's variables to the next's (the
+ *                       struct's size); unused when capacity is 1.
+ * @param[out] count     Receives how many objects were stepped to and filled,
+ *                       on every return.
+ * @return #LAR_OK with *count from 1 to capacity (fewer than capacity only at
+ *         the end of the walk); #LAR_ENOTFOUND with *count 0 when no object is
+ *         left (the last error is not set). On any other error, the first
+ *         *count rows were filled before it: #LAR_EINVAL (iter or count NULL,
+ *         capacity 0); #LAR_EMISUSE (its transaction ended); #LAR_EIO;
+ *         #LAR_ECORRUPT (a damaged row); #LAR_ENOMEM (copying a bound string
+ *         in a write transaction).
+ */
+int lar_iter_next_batch(lar_iter *iter, lar_obj *objs, size_t capacity, size_t stride, size_t *count);
+
 /** @brief Bind a required int property to a variable that every step fills.
  *
  * After each successful lar_iter_next() or lar_iter_next_all(), *dest holds
  * the property's value in the object stepped to; at the end of the walk or on
- * an error it keeps its last value. Scans that read a few numbers from every
- * object get them without the tagged lar_value to write and check: the
- * fastest way to read a class. Binding a property again replaces its
+ * an error it keeps its last value. lar_iter_next_batch() fills one such
+ * variable per object, at dest plus a stride. Scans that read a few numbers
+ * from every object get them without the tagged lar_value to write and check. Binding a property again replaces its
  * destination.
  * Ownership: dest stays the caller's; it must remain valid while bound.
  * @param[in] iter  An iterator.

@@ -1,6 +1,7 @@
 /* Iterators: creation order, changes during iteration, the end, seeking, misuse. */
 #include "test.h"
 
+#include <lmdb.h>
 #include <stdlib.h>
 
 /* Creates count people whose primary keys run backwards, so key order is not creation order;
@@ -405,6 +406,145 @@ TEST(iter_bind_errors)
     commit_txn(txn);
     CHECK_RC(lar_iter_bind_int(iter, a.req[LAR_TYPE_INT], &n), LAR_EMISUSE);
     lar_iter_close(iter);
+    close_env(env);
+}
+
+/* "Row-wise binding ... row i's variables lie i * stride bytes after them." */
+TEST(iter_next_batch_fills_a_row_per_object)
+{
+    static const lar_property_def props[] = {
+        PROP("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY),
+        PROP("ratio", LAR_TYPE_DOUBLE, 0),
+        PROP("label", LAR_TYPE_STRING, LAR_PROP_OPTIONAL),
+    };
+    lar_class_def def = CLASS_DEF("Batched", props);
+    lar_env *env = open_env(test_db_path(NULL));
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Batched");
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 10; i++) {
+        lar_value values[3] = {val_int(i), val_double(i / 4.0), i % 3 ? val_str("kept") : val_null()};
+        CHECK_OK(lar_obj_create(txn, cls, values, 3, NULL));
+    }
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, cls, &iter));
+        struct row { int64_t id; double ratio; lar_value label; } rows[4];
+        CHECK_OK(lar_iter_bind_int(iter, 0, &rows[0].id));
+        CHECK_OK(lar_iter_bind_double(iter, 1, &rows[0].ratio));
+        CHECK_OK(lar_iter_bind_value(iter, 2, &rows[0].label));
+        lar_obj objs[4];
+        int64_t seen = 0;
+        size_t got, batches = 0;
+        int rc;
+        for (;;) {
+            memset(rows, 0xAB, sizeof rows);
+            if ((rc = lar_iter_next_batch(iter, objs, 4, sizeof rows[0], &got)) != LAR_OK) break;
+            CHECK_EQ(got, batches++ < 2 ? 4 : 2); /* 4, 4, then the last 2 */
+            for (size_t i = 0; i < got; i++, seen++) {
+                CHECK_EQ(rows[i].id, seen);
+                CHECK(rows[i].ratio == seen / 4.0);
+                CHECK_VALUE(rows[i].label, seen % 3 ? val_str("kept") : val_null());
+                CHECK_EQ(objs[i].cls, cls);
+                CHECK_VALUE(get_value(txn, objs[i], 0), val_int(seen));
+            }
+            if (got < 4) CHECK_EQ(rows[got].id, (int64_t)0xABABABABABABABABull); /* rows past got untouched */
+        }
+        CHECK_EQ(rc, LAR_ENOTFOUND);
+        CHECK_EQ(got, 0);
+        CHECK_EQ(seen, 10);
+
+        /* Single steps and batches mix; without objs, capacity 1 needs no stride. */
+        CHECK_OK(lar_iter_seek(iter, 0));
+        lar_obj obj;
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(rows[0].id, 0);
+        CHECK_OK(lar_iter_next_batch(iter, NULL, 1, 0, &got));
+        CHECK_EQ(got, 1);
+        CHECK_EQ(rows[0].id, 1);
+        CHECK_OK(lar_iter_next_batch(iter, NULL, 4, sizeof rows[0], &got));
+        CHECK_EQ(got, 4);
+        CHECK_EQ(rows[3].id, 5);
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(rows[0].id, 6);
+        lar_iter_close(iter);
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+TEST(iter_next_batch_errors)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    create_people(env, &p, 3);
+    lar_txn *txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    lar_obj objs[2];
+    size_t got = 7;
+    CHECK_RC(lar_iter_next_batch(NULL, objs, 2, 0, &got), LAR_EINVAL);
+    CHECK_RC(lar_iter_next_batch(iter, objs, 2, 0, NULL), LAR_EINVAL);
+    CHECK_RC(lar_iter_next_batch(iter, objs, 0, 0, &got), LAR_EINVAL);
+    CHECK_EQ(got, 0);
+    CHECK_MSG_HAS("capacity");
+    commit_txn(txn);
+    got = 7;
+    CHECK_RC(lar_iter_next_batch(iter, objs, 2, 0, &got), LAR_EMISUSE);
+    CHECK_EQ(got, 0);
+    lar_iter_close(iter);
+    close_env(env);
+}
+
+/* Overwrites the row of key in cls's table with three bytes, as a damaged file would hold. */
+static void damage_row(const char *path, lar_class cls, lar_objkey key)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof key, &key}, row = {3, "bad"};
+    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+/* "On any other error, the first *count rows were filled before it." */
+TEST(iter_next_batch_stops_at_a_corrupt_row)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj made[5];
+    for (int i = 0; i < 5; i++) made[i] = person_create(txn, &p, i, "someone", i, i);
+    commit_txn(txn);
+    close_env(env);
+    damage_row(path, p.cls, made[2].key);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+    int64_t ids[5] = {-1, -1, -1, -1, -1};
+    CHECK_OK(lar_iter_bind_int(iter, p.id, &ids[0]));
+    size_t got;
+    CHECK_RC(lar_iter_next_batch(iter, NULL, 5, sizeof ids[0], &got), LAR_ECORRUPT);
+    CHECK_EQ(got, 2);
+    CHECK_EQ(ids[0], 0);
+    CHECK_EQ(ids[1], 1);
+    CHECK_EQ(ids[2], -1);
+    lar_iter_close(iter);
+    commit_txn(txn);
     close_env(env);
 }
 
