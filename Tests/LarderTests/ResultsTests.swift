@@ -81,6 +81,49 @@ final class ResultsTests: RealmTestCase {
         XCTAssertEqual(kept.map(\.age), [1, 2, 3])
     }
 
+    /// Values stay each object's own across nested walks of one class (which
+    /// share its read cache) and after the walk that produced them ended.
+    func testIterationKeepsEachObjectsValues() throws {
+        let realm = try openRealm()
+        let ages = Array(0..<300)
+        try addDogs(realm, ages: ages)
+        let dogs = realm.objects(Dog.self)
+        XCTAssertEqual(dogs.map(\.age), ages)
+        XCTAssertEqual(dogs.map(\.name), ages.map { "dog\($0)" })
+
+        var pairs = 0
+        for outer in dogs.prefix(70) {
+            for inner in dogs where inner.age % 50 == 0 {
+                XCTAssertEqual(inner.name, "dog\(inner.age)")
+                pairs += 1
+            }
+            XCTAssertEqual(outer.name, "dog\(outer.age)", "an inner walk must not change the outer object's values")
+        }
+        XCTAssertEqual(pairs, 70 * 6)
+
+        var kept: [Dog] = []
+        for dog in dogs where dog.age % 7 == 0 { kept.append(dog) }
+        XCTAssertEqual(kept.map(\.age), ages.filter { $0 % 7 == 0 }, "objects read after their walk ended")
+        XCTAssertEqual(dogs.first?.age, 0)
+    }
+
+    func testWritingOtherObjectsWhileIteratingIsSeenByLaterSteps() throws {
+        let realm = try openRealm()
+        try addDogs(realm, ages: Array(repeating: 0, count: 100))
+        var seen: [Int] = []
+        try realm.write {
+            let dogs = realm.objects(Dog.self)
+            for (index, dog) in dogs.enumerated() {
+                seen.append(dog.age)
+                if index == 10 { dogs.forEach { $0.age = 5 } } // objects the walk has read ahead
+                if index == 20 { realm.delete(realm.objects(Dog.self).filter { $0.age == 5 }.suffix(50)) }
+            }
+        }
+        XCTAssertEqual(seen.count, 50)
+        XCTAssertEqual(seen.prefix(11), ArraySlice(repeating: 0, count: 11))
+        XCTAssertEqual(seen.dropFirst(11), ArraySlice(repeating: 5, count: 39))
+    }
+
     func testIteratingAMillionObjectsKeepsMemoryFlat() throws {
         let realm = try openRealm()
         let total = 1_000_000
