@@ -112,6 +112,7 @@ static int stage_values(const schema_class *cls, const lar_value *given, value_a
 {
     bool convert = !given;
     for (uint32_t i = 0; given && i < cls->property_count; i++) {
+        if (value_is_plain(&cls->properties[i].def, &given[i])) continue; /* the usual case, without a call */
         int err = value_check(cls, i, &given[i]);
         if (err) return err;
         convert |= given[i].type != LAR_TYPE_NULL && given[i].type != cls->properties[i].def.type;

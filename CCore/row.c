@@ -61,16 +61,27 @@ static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uin
     }
 }
 
+/* Rows of required ints and doubles: each value's 8 bytes into consecutive slots. */
+static void encode_wide(const schema_class *cls, const lar_value *values, uint8_t *row)
+{
+    for (uint32_t i = 0, count = cls->property_count; i < count; i++) memcpy(row + 8 * i, &values[i].as, 8);
+}
+
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer)
 {
     uint32_t count = cls->property_count;
     uint32_t var_at = cls->var_at;
     size_t total = var_at;
-    for (uint32_t i = 0; i < count; i++) total += var_size(&values[i]);
+    for (uint32_t i = 0; cls->has_var && i < count; i++) total += var_size(&values[i]);
     if (total > UINT32_MAX) return lar_fail(LAR_EINVAL, "object of class '%s' is too large", cls->name);
     buffer->size = 0;
     if (buffer_reserve(buffer, total)) return LAR_ENOMEM;
     uint8_t *row = buffer->data;
+    buffer->size = total;
+    if (cls->all_wide_numbers) {
+        encode_wide(cls, values, row);
+        return LAR_OK;
+    }
     memset(row, 0, var_at);
     uint32_t var_offset = var_at;
     for (uint32_t i = 0; i < count; i++) {
@@ -80,7 +91,6 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
         }
         encode_slot(row + cls->properties[i].slot_offset, &values[i], row, &var_offset);
     }
-    buffer->size = total;
     return LAR_OK;
 }
 

@@ -233,6 +233,42 @@ TEST(obj_int_accepted_for_float_and_double)
     close_env(env);
 }
 
+/* A class of required ints and doubles only has rows of bare 8-byte slots, written without a per-type switch. */
+TEST(obj_class_of_numbers_round_trips)
+{
+    static const lar_property_def props[] = {
+        PROP("count", LAR_TYPE_INT, 0),
+        PROP("ratio", LAR_TYPE_DOUBLE, 0),
+        PROP("total", LAR_TYPE_INT, 0),
+    };
+    lar_class_def def = CLASS_DEF("Numbers", props);
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Numbers");
+    lar_txn *txn = begin_write(env);
+    lar_value given[3] = {val_int(INT64_MIN), val_int(-12), val_int(INT64_MAX)}; /* an int for the double */
+    lar_obj first, second;
+    CHECK_OK(lar_obj_create(txn, cls, given, 3, &first));
+    lar_value more[3] = {val_int(0), val_double(-0.5), val_int(1)};
+    CHECK_OK(lar_obj_create(txn, cls, more, 3, &second));
+    commit_txn(txn);
+    close_env(env);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    lar_value got[3];
+    CHECK_OK(lar_obj_get_all(txn, first, got, 3));
+    CHECK_VALUE(got[0], val_int(INT64_MIN));
+    CHECK_VALUE(got[1], val_double(-12.0));
+    CHECK_VALUE(got[2], val_int(INT64_MAX));
+    CHECK_OK(lar_obj_get_all(txn, second, got, 3));
+    CHECK_VALUE(got[1], val_double(-0.5));
+    CHECK_VALUE(got[2], val_int(1));
+    commit_txn(txn);
+    close_env(env);
+}
+
 TEST(obj_optional_properties_hold_null)
 {
     lar_env *env = open_env(test_db_path(NULL));
