@@ -151,6 +151,10 @@ def load_library(path):
         "lar_iter_next": (c_int, [Iter, POINTER(LarObj)]),
         "lar_iter_next_all": (c_int, [Iter, POINTER(LarObj), POINTER(LarValue), c_size_t]),
         "lar_iter_seek": (c_int, [Iter, c_uint64]),
+        "lar_iter_bind_int": (c_int, [Iter, c_uint32, POINTER(c_int64)]),
+        "lar_iter_bind_double": (c_int, [Iter, c_uint32, POINTER(c_double)]),
+        "lar_iter_bind_value": (c_int, [Iter, c_uint32, POINTER(LarValue)]),
+        "lar_iter_next_batch": (c_int, [Iter, POINTER(LarObj), c_size_t, c_size_t, POINTER(c_size_t)]),
         "lar_iter_close": (None, [Iter]),
     }
     for name, (restype, argtypes) in sigs.items():
@@ -504,6 +508,42 @@ class NewDatabaseTests(unittest.TestCase):
             self.assertEqual(obj.key, objs[0].key)
             check(lib.lar_iter_seek(it, objs[-1].key + 1), "lar_iter_seek past the end")
             self.assertEqual(lib.lar_iter_next(it, byref(obj)), LAR_ENOTFOUND)
+        finally:
+            lib.lar_iter_close(it)
+            end(txn)
+
+    def test_iter_next_batch_fills_bound_rows(self):
+        """Row-wise binding from ctypes: a Structure per row, bound at row 0."""
+        class Row(Structure):
+            _fields_ = [("id", c_int64), ("weight", c_double), ("label", LarValue)]
+        capacity = 3  # so the four gadgets take two batches
+        rows, objs = (Row * capacity)(), (LarObj * capacity)()
+        txn = self.db.begin()
+        it = Iter()
+        check(lib.lar_iter_open(txn, self.cls, byref(it)), "lar_iter_open")
+        try:
+            id_prop, label_prop, weight_prop = self.props[0], self.props[1], self.props[2]
+
+            def field(name, ctype):  # a pointer to row 0's field
+                return ctypes.cast(ctypes.addressof(rows) + getattr(Row, name).offset, POINTER(ctype))
+            check(lib.lar_iter_bind_int(it, id_prop, field("id", c_int64)), "lar_iter_bind_int")
+            check(lib.lar_iter_bind_double(it, weight_prop, field("weight", c_double)), "lar_iter_bind_double")
+            check(lib.lar_iter_bind_value(it, label_prop, field("label", LarValue)), "lar_iter_bind_value")
+            self.assertEqual(lib.lar_iter_bind_int(it, label_prop, field("id", c_int64)), LAR_ETYPE)
+            seen, batches, got = [], [], c_size_t()
+            while True:
+                rc = lib.lar_iter_next_batch(it, objs, capacity, ctypes.sizeof(Row), byref(got))
+                if rc == LAR_ENOTFOUND:
+                    break
+                check(rc, "lar_iter_next_batch")
+                batches.append(got.value)
+                for i in range(got.value):
+                    seen.append((rows[i].id, to_python(rows[i].label), rows[i].weight))
+                    self.assertEqual(get(txn, objs[i], id_prop), rows[i].id)
+            self.assertEqual(got.value, 0)
+            self.assertEqual(batches, [3, 1])
+            self.assertEqual(seen, [(g[0], g[1], g[2]) for g in GADGETS])
+            self.assertEqual(lib.lar_iter_next_batch(it, objs, 0, ctypes.sizeof(Row), byref(got)), LAR_EINVAL)
         finally:
             lib.lar_iter_close(it)
             end(txn)
