@@ -19,7 +19,7 @@ let package = Package(
             cSettings: [.define("_GNU_SOURCE"), .headerSearchPath("CCore")],
             linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("pthread")]
         ),
-        .target(name: "CLarderSwift", path: "Sources/CLarderSwift"),
+        .target(name: "CLarderSwift", dependencies: ["CLarder"], path: "Sources/CLarderSwift"),
         .target(name: "Larder", dependencies: ["CLarder", "CLarderSwift"], path: "Sources/Larder"),
         .testTarget(name: "LarderTests", dependencies: ["Larder"], path: "Tests/LarderTests"),
     ]

@@ -52,11 +52,14 @@ public struct Persisted<Value: _Persistable> {
 
     @inlinable
     init(value: Value, options: PropertyOptions) {
-        let core = Construction.current()
-        self.core = Unmanaged.passUnretained(core)
-        self.slot = Int32(core.values.count)
+        // Unmanaged throughout: the construction slot keeps the core alive, and a
+        // retain and release per property cost more than the append.
+        core = Construction.current()
+        slot = core._withUnsafeGuaranteedRef { core in
+            core.values.append(value._larderStored)
+            return Int32(core.values.count - 1)
+        }
         self.options = options
-        core.values.append(value._larderStored)
     }
 
     // Inlinable, with the paths below it, so that reads specialize in the app's module:

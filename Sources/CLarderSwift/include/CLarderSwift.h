@@ -2,11 +2,20 @@
 #ifndef CLARDER_SWIFT_H
 #define CLARDER_SWIFT_H
 
+#include "larder.h"
+
 /* The core of the object whose @Persisted properties this thread is initializing.
  * A C thread-local: Swift has none, and pthread keys cost a call per property. */
 extern _Thread_local void *larder_swift_construction;
 
 static inline void *larder_swift_construction_get(void) { return larder_swift_construction; }
 static inline void larder_swift_construction_set(void *core) { larder_swift_construction = core; }
+
+/* Numbers stored in place. Swift assembles an imported union byte by byte
+ * (about 90 instructions a value); C writes the tag and the number. */
+static inline void larder_swift_set_int(lar_value *out, int64_t v) { out->type = LAR_TYPE_INT; out->as.integer = v; }
+static inline void larder_swift_set_double(lar_value *out, double v) { out->type = LAR_TYPE_DOUBLE; out->as.float64 = v; }
+static inline void larder_swift_set_float(lar_value *out, float v) { out->type = LAR_TYPE_FLOAT; out->as.float32 = v; }
+static inline void larder_swift_set_bool(lar_value *out, int v) { out->type = LAR_TYPE_BOOL; out->as.boolean = v; }
 
 #endif

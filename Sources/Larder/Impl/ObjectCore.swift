@@ -69,14 +69,13 @@ final class ObjectCore {
 enum Construction {
     /// The core that the wrapper being initialized belongs to.
     @usableFromInline
-    static func current() -> ObjectCore {
-        if let pointer = larder_swift_construction_get() {
-            return Unmanaged<ObjectCore>.fromOpaque(pointer).takeUnretainedValue()
-        }
+    static func current() -> Unmanaged<ObjectCore> {
+        if let pointer = larder_swift_construction_get() { return Unmanaged<ObjectCore>.fromOpaque(pointer) }
         let core = ObjectCore()
         core.values.reserveCapacity(16) // most models: one allocation, not five
-        larder_swift_construction_set(Unmanaged.passRetained(core).toOpaque())
-        return core
+        let retained = Unmanaged.passRetained(core)
+        larder_swift_construction_set(retained.toOpaque())
+        return retained
     }
 
     /// Takes the finished core for `Object.init`; a class without properties gets a fresh one.
