@@ -101,8 +101,7 @@ public enum _StoredValue: Hashable {
         return ContiguousArray(values).withUnsafeBufferPointer { withCValues(stored: $0, body) }
     }
 
-    /// Indexing the stored values borrows them: iterating a collection copies
-    /// each one (a retain and a release), which took half of what converting cost.
+    /// Indexing borrows each stored value, where iterating a collection copies it.
     private static func withCValues<R>(stored: UnsafeBufferPointer<_StoredValue>,
                                        _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
         var bytes = 0
