@@ -212,8 +212,7 @@ final class ResultsWalker {
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        table.cachedKey = obj.key
-        table.cachedVersion = version
+        table.didDecode(key: obj.key, version: version)
         return obj.key
     }
 }

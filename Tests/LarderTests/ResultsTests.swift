@@ -1,6 +1,14 @@
+import CLarder
 import Foundation
 import XCTest
 @testable import Larder
+
+/// Declared in one order; `testAFileStoringAnotherPropertyOrderReadsByName` stores it in another.
+final class Reordered: Object {
+    @Persisted var first = 0
+    @Persisted var second = ""
+    @Persisted var third = 0.0
+}
 
 final class ResultsTests: RealmTestCase {
     private func addDogs(_ realm: Realm, ages: [Int]) throws {
@@ -122,6 +130,45 @@ final class ResultsTests: RealmTestCase {
         XCTAssertEqual(seen.count, 50)
         XCTAssertEqual(seen.prefix(11), ArraySlice(repeating: 0, count: 11))
         XCTAssertEqual(seen.dropFirst(11), ArraySlice(repeating: 5, count: 39))
+    }
+
+    /// Another program may have stored the class's properties in another order:
+    /// reads, iteration, sorting and writes still go by name.
+    func testAFileStoringAnotherPropertyOrderReadsByName() throws {
+        var env: OpaquePointer?
+        XCTAssertEqual(lar_env_open(fileURL.path, nil, &env), LAR_OK)
+        let names: [UnsafeMutablePointer<CChar>] = ["third", "first", "second"].map { (name: String) in strdup(name)! }
+        defer { names.forEach { free($0) } }
+        let props = [
+            lar_property_def(name: UnsafePointer(names[0]), type: LAR_TYPE_DOUBLE, collection: LAR_COLLECTION_NONE, flags: 0,
+                             target_class: nil, origin_property: nil),
+            lar_property_def(name: UnsafePointer(names[1]), type: LAR_TYPE_INT, collection: LAR_COLLECTION_NONE, flags: 0,
+                             target_class: nil, origin_property: nil),
+            lar_property_def(name: UnsafePointer(names[2]), type: LAR_TYPE_STRING, collection: LAR_COLLECTION_NONE, flags: 0,
+                             target_class: nil, origin_property: nil),
+        ]
+        "Reordered".withCString { className in
+            props.withUnsafeBufferPointer { buffer in
+                var def = lar_class_def(name: className, properties: buffer.baseAddress, property_count: 3, flags: 0)
+                XCTAssertEqual(lar_schema_apply(env, &def, 1, 0), LAR_OK)
+            }
+        }
+        XCTAssertEqual(lar_env_close(env), LAR_OK)
+
+        let realm = try openRealm([Reordered.self])
+        try realm.write {
+            realm.add(Reordered(value: ["first": 2, "second": "two", "third": 2.5]))
+            realm.add(Reordered(value: ["first": 1, "second": "one", "third": 1.5]))
+        }
+        let all = realm.objects(Reordered.self)
+        XCTAssertEqual(all.map(\.first), [2, 1])
+        XCTAssertEqual(all.map(\.second), ["two", "one"])
+        XCTAssertEqual(all.map(\.third), [2.5, 1.5])
+        let sorted = all.sorted(byKeyPath: "second")
+        XCTAssertEqual(sorted.map(\.first), [1, 2])
+        try realm.write { all.first!.second = "deux" }
+        XCTAssertEqual(all.first?.second, "deux")
+        XCTAssertEqual(all.first?.first, 2)
     }
 
     func testIteratingAMillionObjectsKeepsMemoryFlat() throws {

@@ -134,7 +134,11 @@ final class ManagedClass {
     /// For each Swift slot, the stored property index.
     @usableFromInline let propertyIndex: UnsafeMutablePointer<Int>
     /// The last row read, in stored property order.
-    @usableFromInline let values: UnsafeMutablePointer<lar_value>
+    let values: UnsafeMutablePointer<lar_value>
+    /// The same row in Swift slot order, which property reads index: `values`
+    /// itself when the orders agree, as they do for classes this program
+    /// declared; else a copy that `didDecode` rearranges.
+    @usableFromInline let slotValues: UnsafeMutablePointer<lar_value>
     let storedCount: Int
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
@@ -159,11 +163,23 @@ final class ManagedClass {
             propertyIndex[slot] = Int(index)
             if Int(index) != slot { isInSlotOrder = false }
         }
+        slotValues = isInSlotOrder ? values : .allocate(capacity: max(schema.properties.count, 1))
+        if !isInSlotOrder { slotValues.initialize(repeating: lar_value(), count: max(schema.properties.count, 1)) }
     }
 
     deinit {
+        if slotValues != values { slotValues.deallocate() }
         values.deallocate()
         propertyIndex.deallocate()
+    }
+
+    /// Records that `values` holds the row of key at version, arranging its slot-order copy.
+    func didDecode(key: lar_objkey, version: UInt64) {
+        if !isInSlotOrder {
+            for slot in 0..<schema.properties.count { slotValues[slot] = values[propertyIndex[slot]] }
+        }
+        cachedKey = key
+        cachedVersion = version
     }
 
     /// True when stored order is slot order, as it is for classes this program declared.

@@ -215,17 +215,17 @@ final class RealmInstance {
     @inlinable
     func read<Value: _Persistable>(_ core: ObjectCore, slot: Int) -> Value {
         core.tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
-            if table.cachedKey != core.key || table.cachedVersion != version || core.invalidated {
-                load(core, table)
-            }
-            return Value._larderRead(table.values[table.propertyIndex[slot]])
+            // A core's invalidation (its deletion) changed the version, so a row
+            // cached at this version is never that of an invalidated core.
+            if table.cachedKey != core.key || table.cachedVersion != version { load(core, table) }
+            return Value._larderRead(table.slotValues[slot])
         }
     }
 
     func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
         let table = core.table!
         load(core, table)
-        return _StoredValue(table.values[table.propertyIndex[slot]])
+        return _StoredValue(table.slotValues[slot])
     }
 
     /// Decodes core's row into its class's one-row cache.
@@ -236,8 +236,7 @@ final class RealmInstance {
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-        table.cachedKey = core.key
-        table.cachedVersion = version
+        table.didDecode(key: core.key, version: version)
     }
 
     /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.
