@@ -198,10 +198,11 @@ final class ResultsWalker {
     /// Steps the C iterator, decoding the row straight into the class's read cache.
     private func nextStreamed() -> lar_objkey? {
         if done { return nil }
-        _ = instance.currentTxn()
+        // Every end of a transaction bumps the version, so an iterator of this
+        // version still has its transaction.
         if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
-            handle = instance.openIterator(table, from: lastKey + 1)
+            handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
             version = instance.version
         }
         var obj = lar_obj()
