@@ -201,7 +201,8 @@ int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *ro
 uint32_t slot_size_of(const lar_property_def *def);
 /* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
-/* Whether value has its property's own fixed-width type, which value_check() accepts without looking further. */
+/* Whether value has its property's own fixed-width type, which value_check()
+ * accepts without looking further. */
 static inline bool value_is_plain(const lar_property_def *def, const lar_value *value)
 {
     if (value->type != def->type) return false;

@@ -655,8 +655,8 @@ int lar_iter_next_batch(lar_iter *iter, lar_obj *objs, size_t capacity, size_t s
  * the property's value in the object stepped to; at the end of the walk or on
  * an error it keeps its last value. lar_iter_next_batch() fills one such
  * variable per object, at dest plus a stride. Scans that read a few numbers
- * from every object get them without the tagged lar_value to write and check. Binding a property again replaces its
- * destination.
+ * from every object get them without the tagged lar_value to write and check.
+ * Binding a property again replaces its destination.
  * Ownership: dest stays the caller's; it must remain valid while bound.
  * @param[in] iter  An iterator.
  * @param[in] prop  A property index of the iterator's class.

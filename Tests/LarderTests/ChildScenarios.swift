@@ -29,6 +29,15 @@ final class ChildScenarios: XCTestCase {
             try realm.write { realm.add(dog) }
             try realm.write { realm.delete(dog) }
             _ = dog.name
+        case "read-deleted-cached":
+            let realm = try Realm(configuration: configuration(path))
+            let dog = Dog()
+            try realm.write {
+                realm.add(dog)
+                _ = dog.name
+                realm.delete(dog)
+                _ = dog.name
+            }
         case "add-outside-write":
             let realm = try Realm(configuration: configuration(path))
             realm.add(Dog())

@@ -16,6 +16,8 @@ final class TrapTests: RealmTestCase {
 
     func testReadingADeletedObjectTraps() throws {
         try assertTraps("read-deleted", message: "Object has been deleted or invalidated.")
+        // Its row was in the read cache just before the delete.
+        try assertTraps("read-deleted-cached", message: "Object has been deleted or invalidated.")
     }
 
     func testAddingOutsideAWriteTraps() throws {

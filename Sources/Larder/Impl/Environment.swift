@@ -132,7 +132,7 @@ final class ManagedClass {
     let schema: ClassSchema
     let id: lar_class
     /// For each Swift slot, the stored property index.
-    @usableFromInline let propertyIndex: UnsafeMutablePointer<Int>
+    let propertyIndex: UnsafeMutablePointer<Int>
     /// The last row read, in stored property order.
     let values: UnsafeMutablePointer<lar_value>
     /// The same row in Swift slot order, which property reads index: `values`
