@@ -175,30 +175,18 @@ int lar_iter_next(lar_iter *iter, lar_obj *out)
  * The row cache keeps the row it had: in a read transaction it stays true. */
 static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t stride, size_t *count)
 {
-    /* Locals: the stores to the bound variables could alias iter's fields and force reloads. */
-    MDB_cursor *cursor = iter->cursor;
-    const schema_class *cls = iter->cls;
-    const copy_run *runs = iter->runs;
-    uint32_t run_count = iter->run_count;
-    bool decodes = iter->decodes;
-    lar_class cls_id = iter->cls_id;
     int err = LAR_OK;
     size_t n = *count;
     for (; n < capacity; n++) {
         MDB_val key, row;
-        int rc = mdb_cursor_get(cursor, &key, &row, MDB_NEXT);
+        int rc = mdb_cursor_get(iter->cursor, &key, &row, MDB_NEXT);
         if (rc) {
             err = end_or_fail(iter, rc);
             break;
         }
-        if (!row_shape_ok(cls, &row)) {
-            err = row_check_shape(cls, &row);
-            break;
-        }
-        copy_runs(runs, run_count, row.mv_data, n * stride);
-        if (decodes && (err = fill_decoded(iter, &row, n * stride))) break;
+        if ((err = fill_bindings(iter, &row, n * stride))) break;
         if (objs) {
-            lar_obj obj = {cls_id, 0};
+            lar_obj obj = {iter->cls_id, 0};
             memcpy(&obj.key, key.mv_data, sizeof obj.key);
             objs[n] = obj;
         }
