@@ -315,7 +315,7 @@ static uint64_t capi_scan_with(lar_db *db, scan_walk walk, const char *name)
 #define BATCH 64
 static uint64_t walk_batches(const lar_db *db, lar_iter *iter, int64_t *sum)
 {
-    static int64_t rows[BATCH][PROPS];
+    int64_t rows[BATCH][PROPS];
     for (int j = 0; j < PROPS; j++) LAR_CHECK(lar_iter_bind_int(iter, db->v_prop[j], &rows[0][j]));
     uint64_t count = 0;
     size_t got;
@@ -431,8 +431,7 @@ int main(int argc, char **argv)
     snprintf(raw_path, sizeof raw_path, "%s/raw.lmdb", dir);
     snprintf(lar_path, sizeof lar_path, "%s/c-api.larder", dir);
     fprintf(stderr, "bench_c: n=%d, best of %d (scan %d), durable sync, files in %s (larder %s)\n", N, REPEATS,
-            SCAN_REPEATS, dir,
-            lar_version(NULL, NULL, NULL));
+            SCAN_REPEATS, dir, lar_version(NULL, NULL, NULL));
 
     raw_db raw = {0};
     lar_db db = {0};

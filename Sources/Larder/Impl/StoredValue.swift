@@ -48,23 +48,21 @@ public enum _StoredValue: Hashable {
     /// Writes the C form of the value to out; string and binary bytes are copied to arena, which advances.
     func write(to out: UnsafeMutablePointer<lar_value>, arena: inout UnsafeMutableRawPointer) {
         switch self {
+        // Numbers through C, which writes the tag and the number in place.
         case .int(let v): larder_swift_set_int(out, v)
         case .double(let v): larder_swift_set_double(out, v)
         case .float(let v): larder_swift_set_float(out, v)
         case .bool(let v): larder_swift_set_bool(out, v ? 1 : 0)
-        default: out.pointee = cValue(arena: &arena)
+        default: out.pointee = composite(arena: &arena)
         }
     }
 
-    /// The C form of the value; string and binary bytes are copied to arena, which advances.
-    func cValue(arena: inout UnsafeMutableRawPointer) -> lar_value {
+    /// The C form of a value that is not a number.
+    private func composite(arena: inout UnsafeMutableRawPointer) -> lar_value {
         var value = lar_value()
         switch self {
+        case .int, .double, .float, .bool: preconditionFailure("numbers are written by write(to:arena:)")
         case .null: value.type = LAR_TYPE_NULL
-        case .int(let v): value.type = LAR_TYPE_INT; value.as.integer = v
-        case .bool(let v): value.type = LAR_TYPE_BOOL; value.as.boolean = v ? 1 : 0
-        case .float(let v): value.type = LAR_TYPE_FLOAT; value.as.float32 = v
-        case .double(let v): value.type = LAR_TYPE_DOUBLE; value.as.float64 = v
         case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
         case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue
         case .uuid(let v): value.type = LAR_TYPE_UUID; value.as.uuid = unsafeBitCast(v.uuid, to: lar_uuid.self)
