@@ -18,7 +18,7 @@ CORE_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/obj/%.o)
 CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
 CTEST_SRC := $(wildcard Tests/c/*.c)
 
-.PHONY: all lib deps test test-c test-ffi test-swift test-header demo demo-c demo-swift bench clean install
+.PHONY: all lib deps test test-c test-ffi test-swift test-header test-memory demo demo-c demo-swift bench clean install
 
 all: lib
 
@@ -34,7 +34,7 @@ $(BUILD)/obj/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
 
 $(BUILD)/asan/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -O1 $(SANITIZE) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) -O1 $(SANITIZE) -DLARDER_FAULT_INJECTION -c $< -o $@
 
 $(BUILD)/liblarder.so: $(CORE_OBJ) build-aux/exports.map
 	$(CC) -shared -Wl,-soname,liblarder.so.0 -Wl,--version-script=build-aux/exports.map \
@@ -54,7 +54,7 @@ $(BUILD)/larder.pc: build-aux/larder.pc.in Makefile
 
 # ---- tests ----
 
-test: test-header test-c test-ffi test-swift
+test: test-header test-c test-memory test-ffi test-swift
 
 test-header: | deps
 	@for std in c99 c11; do \
@@ -69,6 +69,14 @@ $(BUILD)/test_c: $(CTEST_SRC) Tests/c/test.h $(CORE_ASAN_OBJ)
 test-c: $(BUILD)/test_c
 	rm -rf $(BUILD)/c-test-data && mkdir -p $(BUILD)/c-test-data
 	$(BUILD)/test_c $(BUILD)/c-test-data
+
+# Without sanitizers: they would distort the process's size.
+$(BUILD)/large_write: Tests/memory/large_write.c $(BUILD)/liblarder.a
+	$(CC) $(CFLAGS) -std=c11 $(WARN) -Iinclude -o $@ $< $(BUILD)/liblarder.a $(LMDB_LIBS) -lpthread
+
+test-memory: $(BUILD)/large_write
+	rm -f $(BUILD)/large-write.larder $(BUILD)/large-write.larder-lock
+	$(BUILD)/large_write $(BUILD)/large-write.larder 1000000
 
 test-ffi: lib test-c
 	python3 Tests/ffi/test_ffi.py $(BUILD)/liblarder.so $(BUILD)/c-test-data/shared.larder

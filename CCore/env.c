@@ -7,14 +7,16 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#define DEFAULT_MAP_SIZE ((size_t)64 << 20)
+/* Address space reserved for the map. Without MDB_WRITEMAP the file grows only
+ * with its data, so a large reservation costs nothing on 64-bit systems and
+ * makes growth, which must wait for every transaction of the process, rare. */
+#define DEFAULT_MAP_SIZE (sizeof(size_t) >= 8 ? (size_t)1 << 40 : (size_t)1 << 30)
+/* Where the reservation stops halving when the address space is limited (RLIMIT_AS). */
+#define SMALLEST_DEFAULT_MAP ((size_t)64 << 20)
 #define MAX_CLASSES 1000
 #define MAX_READERS 256
-/* How long a growing writer waits for this process's other transactions to end. */
-#define GROW_WAIT_SECONDS 30
 #define LMDB_MAGIC 0xBEEFC0DEu
 
 /* LMDB forbids opening one file twice in a process: every open shares one lar_env. */
@@ -85,19 +87,29 @@ static int begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
     return rc;
 }
 
+/* Doubles the map. No transaction of this process may be live: the caller holds
+ * the map lock exclusively, or the environment is not shared yet. */
+static int grow_map(lar_env *env)
+{
+    MDB_envinfo info;
+    int rc = mdb_env_info(env->mdb, &info);
+    if (!rc) rc = mdb_env_set_mapsize(env->mdb, info.me_mapsize * 2);
+    return rc ? lar_fail_mdb(rc, "cannot grow the map") : LAR_OK;
+}
+
 /* Writes the empty metadata of a new file, unless another process just did. */
-static int initialize_file(lar_env *env)
+static int write_metadata(lar_env *env)
 {
     MDB_txn *txn;
     int rc = begin_private(env, 0, &txn);
-    if (rc) return lar_fail_mdb(rc, "cannot initialize the database");
+    if (rc) return rc;
     MDB_dbi main_dbi, meta;
     MDB_stat stat;
     rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
     if (!rc) rc = mdb_stat(txn, main_dbi, &stat);
     if (!rc && stat.ms_entries > 0) { /* initialized meanwhile, or foreign */
         mdb_txn_abort(txn);
-        return LAR_OK;
+        return 0;
     }
     uint32_t format = LARDER_FORMAT_VERSION;
     MDB_val key = {strlen(META_FORMAT), META_FORMAT}, data = {sizeof format, &format};
@@ -110,9 +122,19 @@ static int initialize_file(lar_env *env)
                                &env->index_dbi);
     if (rc) {
         mdb_txn_abort(txn);
-        return lar_fail_mdb(rc, "cannot initialize the database");
+        return rc;
     }
-    rc = mdb_txn_commit(txn);
+    return mdb_txn_commit(txn);
+}
+
+/* Sets up a new file; a map too small for even that grows as every write's does. */
+static int initialize_file(lar_env *env)
+{
+    int rc;
+    while ((rc = write_metadata(env)) == MDB_MAP_FULL) {
+        int err = grow_map(env);
+        if (err) return err;
+    }
     return rc ? lar_fail_mdb(rc, "cannot initialize the database") : LAR_OK;
 }
 
@@ -175,6 +197,7 @@ static void env_destroy(lar_env *env)
     if (env->mdb) mdb_env_close(env->mdb);
     if (env->lock_fd >= 0) close(env->lock_fd);
     schema_free(env->schema);
+    schema_free(env->retired);
     pthread_mutex_destroy(&env->mutex);
     pthread_cond_destroy(&env->writer_done);
     pthread_rwlock_destroy(&env->map_lock);
@@ -206,16 +229,33 @@ static int env_create(const char *path, const lar_env_options *options, lar_env 
 
 /* A file that was empty before LMDB opened it is new and gets Larder's metadata;
  * an existing LMDB file without it belongs to someone else. */
+static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
+{
+    int rc = mdb_env_create(&env->mdb);
+    if (!rc) rc = mdb_env_set_maxdbs(env->mdb, MAX_CLASSES + 8);
+    if (!rc) rc = mdb_env_set_maxreaders(env->mdb, MAX_READERS);
+    if (!rc) rc = mdb_env_set_mapsize(env->mdb, map_size);
+    if (!rc) rc = mdb_env_open(env->mdb, env->path, flags, 0644);
+    if (rc && env->mdb) {
+        mdb_env_close(env->mdb); /* LMDB's rule after a failed open */
+        env->mdb = NULL;
+    }
+    return rc;
+}
+
 static int env_start(lar_env *env, const lar_env_options *options, bool created)
 {
     bool readonly = options->flags & LAR_ENV_READONLY;
     unsigned int flags = MDB_NOSUBDIR | MDB_NOTLS | (readonly ? MDB_RDONLY : 0) |
                          ((options->flags & LAR_ENV_NOSYNC) ? MDB_NOSYNC : 0);
-    int rc = mdb_env_create(&env->mdb);
-    if (!rc) rc = mdb_env_set_maxdbs(env->mdb, MAX_CLASSES + 8);
-    if (!rc) rc = mdb_env_set_maxreaders(env->mdb, MAX_READERS);
-    if (!rc) rc = mdb_env_set_mapsize(env->mdb, options->initial_map_size);
-    if (!rc) rc = mdb_env_open(env->mdb, env->path, flags, 0644);
+    size_t map_size = options->initial_map_size;
+    int rc = open_mdb(env, flags, map_size);
+    /* The default reservation halves where address space is limited; a size the caller chose does not. */
+    bool reservation = options->initial_map_size == DEFAULT_MAP_SIZE;
+    while (rc == ENOMEM && reservation && map_size > SMALLEST_DEFAULT_MAP) {
+        map_size /= 2;
+        rc = open_mdb(env, flags, map_size);
+    }
     if (rc) return lar_fail_mdb(rc, env->path);
     if (!readonly && created && file_is_empty_lmdb(env)) {
         int err = initialize_file(env);
@@ -316,39 +356,55 @@ int lar_env_info_get(lar_env *env, lar_env_info *out)
     return LAR_OK;
 }
 
-/* Takes the map exclusively, waiting for this process's other transactions to end. */
-static int lock_map_exclusive(lar_env *env)
+size_t env_map_size(lar_env *env)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += GROW_WAIT_SECONDS;
-    int rc = pthread_rwlock_timedwrlock(&env->map_lock, &deadline);
-    if (rc == ETIMEDOUT)
-        return lar_fail(LAR_EMAPFULL, "the map of '%s' must grow, but another transaction of this "
-                        "process stayed open for %d seconds", env->path, GROW_WAIT_SECONDS);
-    return rc ? lar_fail(LAR_EIO, "cannot lock the map: %s", strerror(rc)) : LAR_OK;
+    MDB_envinfo info;
+    return mdb_env_info(env->mdb, &info) ? 0 : info.me_mapsize;
 }
 
-int env_grow_map(lar_env *env, size_t min_size)
+size_t env_request_growth(lar_env *env)
 {
-    int err = lock_map_exclusive(env);
-    if (err) return err;
-    MDB_envinfo info;
-    mdb_env_info(env->mdb, &info);
-    size_t size = info.me_mapsize * 2;
-    while (size < min_size) size *= 2;
-    int rc = mdb_env_set_mapsize(env->mdb, size);
+    pthread_mutex_lock(&env->mutex);
+    env->grow_wanted = true;
+    pthread_mutex_unlock(&env->mutex);
+    return env_map_size(env);
+}
+
+/* Every live transaction read-holds the map lock, so holding it exclusively
+ * means none is live. Trying, never waiting: a snapshot held by an idle thread
+ * must not stall a write or the reads queued behind it. */
+void env_try_grow(lar_env *env)
+{
+    if (pthread_rwlock_trywrlock(&env->map_lock) != 0) return; /* the last one to end tries again */
+    pthread_mutex_lock(&env->mutex);
+    bool wanted = env->grow_wanted;
+    pthread_mutex_unlock(&env->mutex);
+    if (wanted && grow_map(env) == LAR_OK) {
+        pthread_mutex_lock(&env->mutex);
+        env->grow_wanted = false;
+        pthread_mutex_unlock(&env->mutex);
+    }
     pthread_rwlock_unlock(&env->map_lock);
-    return rc ? lar_fail_mdb(rc, "cannot grow the map") : LAR_OK;
 }
 
 int env_adopt_map(lar_env *env)
 {
-    int err = lock_map_exclusive(env);
-    if (err) return err;
+    if (pthread_rwlock_trywrlock(&env->map_lock) != 0)
+        return lar_fail(LAR_EMAPFULL, "another process grew '%s' beyond this process's map, which can "
+                        "follow only once this process's other transactions on it have ended", env->path);
     int rc = mdb_env_set_mapsize(env->mdb, 0);
     pthread_rwlock_unlock(&env->map_lock);
     return rc ? lar_fail_mdb(rc, "cannot adopt the grown map") : LAR_OK;
+}
+
+void env_retire_schema(lar_env *env, lar_schema *schema)
+{
+    lar_schema *oldest = schema;
+    while (oldest->older) oldest = oldest->older;
+    pthread_mutex_lock(&env->mutex);
+    oldest->older = env->retired;
+    env->retired = schema;
+    pthread_mutex_unlock(&env->mutex);
 }
 
 static int read_generation(MDB_txn *txn, MDB_dbi meta, uint64_t *out)

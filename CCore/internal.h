@@ -84,14 +84,25 @@ struct lar_env {
     struct lar_txn *handles;       /* every transaction handle not yet freed */
     pthread_cond_t writer_done;
 
+    lar_schema *retired;      /* schemas of aborted writes: callers may still hold their names */
+    bool grow_wanted;         /* a write filled the map: grow it once no transaction is live */
+
     pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
     struct lar_env *next;        /* registry list */
 };
 
-/* Grows the map to at least min_size bytes once no other transaction of this process is live. */
-int env_grow_map(lar_env *env, size_t min_size);
-/* Adopts a map grown by another process. */
+size_t env_map_size(lar_env *env);
+/* A write filled the map: asks for it to grow, which env_try_grow() does as soon
+ * as no transaction of this process is live. Returns the current map size. */
+size_t env_request_growth(lar_env *env);
+/* Grows the map if growth was requested and no transaction of this process is
+ * live; never waits. The caller holds no map lock. */
+void env_try_grow(lar_env *env);
+/* Adopts a map grown by another process, if no other transaction of this process
+ * is live; never waits (LAR_EMAPFULL otherwise). The caller holds no map lock. */
 int env_adopt_map(lar_env *env);
+/* Keeps schemas (a chain through ->older) alive until the environment closes. */
+void env_retire_schema(lar_env *env, lar_schema *schema);
 /* Returns the schema in effect for txn's snapshot, reloading it if another writer changed it.
  * Returns ENV_MAP_MOVED when another process grew the map meanwhile: the caller must
  * end txn, adopt the map and begin again. */
@@ -119,29 +130,6 @@ int buffer_reserve(byte_buffer *buffer, size_t extra);
 int buffer_append(byte_buffer *buffer, const void *bytes, size_t size);
 void buffer_free(byte_buffer *buffer);
 
-/* ---- the replay log (log.c) ---- */
-
-enum { LOG_PUT = 1, LOG_DEL, LOG_DROP, LOG_OPEN };
-#define LOG_NO_DATA UINT32_MAX
-
-typedef struct log_entry {
-    uint32_t op, dbi, flags, key_size, data_size; /* data_size LOG_NO_DATA: no data */
-} log_entry;
-
-typedef struct log_chunk log_chunk;
-typedef struct replay_log {
-    log_chunk *head, *tail;
-} replay_log;
-
-/* Records one mutation; key and data are copied. */
-int log_append(replay_log *log, uint32_t op, MDB_dbi dbi, unsigned int flags, const void *key,
-               size_t key_size, const MDB_val *data);
-/* Calls apply for every entry in order; stops at, and returns, the first nonzero result. */
-typedef int (*log_apply)(void *context, const log_entry *entry, uint8_t *key, uint8_t *data);
-int log_replay(const replay_log *log, log_apply apply, void *context);
-/* Empties the log, keeping its memory for later transactions. */
-void log_clear(replay_log *log);
-
 /* Per-class write state: the next object key, loaded on first use. */
 typedef struct class_write_state {
     lar_objkey next_key;
@@ -156,10 +144,9 @@ struct lar_txn {
     lar_schema *schema;
     int state;
     bool write;
-    bool failed;              /* growing the map failed: the LMDB transaction is gone */
+    bool failed;              /* poisoned: a mutation failed, so it can only be aborted */
     pthread_t thread;         /* the thread that began a write transaction */
-    size_t base_txnid;        /* the commit a write began from; replays must start from it */
-    uint64_t epoch;           /* bumped when a replay replaces the LMDB transaction */
+    uint64_t epoch;           /* bumped each time the transaction (re)starts: older cursors are gone */
 
     /* The last row read: most reads touch the same object several times.
      * Key 0, which no object has, marks it empty. */
@@ -169,7 +156,6 @@ struct lar_txn {
     /* Write transactions only. */
     class_write_state *classes;
     uint32_t class_capacity;
-    replay_log log;           /* every mutation, replayed after the map grows */
     byte_buffer row;          /* scratch space for encoding a row */
     byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
     size_t copy_count, copy_capacity;
@@ -184,12 +170,21 @@ void txn_detach_all(lar_env *env);
 
 /* Checks that txn is active (and writable when write is true); records the error otherwise. */
 int txn_check(lar_txn *txn, bool write);
-/* Logged, map-growing wrappers for every LMDB mutation in a write transaction. */
+/* Marks a write transaction failed: every later call but abort is refused. */
+void txn_poison(lar_txn *txn);
+/* Wrappers for every LMDB mutation in a write transaction. A failure poisons the
+ * transaction, except the two that change nothing: txn_put with MDB_NOOVERWRITE
+ * finding its key (LAR_EEXISTS, not recorded) and txn_del finding nothing
+ * (LAR_ENOTFOUND, not recorded). */
 int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int flags);
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
-/* Opens (creating, with MDB_CREATE) a named table inside the write transaction, logged for replay. */
+/* Opens (creating, with MDB_CREATE) a named table inside the write transaction. */
 int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *out);
+#ifdef LARDER_FAULT_INJECTION
+/* Tests only: the nth mutation from now on this thread fails as if LMDB ran out of memory. */
+void txn_fail_after(long mutations);
+#endif
 /* Copies bytes into memory owned by txn, valid until it ends. */
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size);
 class_write_state *txn_class_state(lar_txn *txn, lar_class cls);

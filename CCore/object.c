@@ -135,8 +135,9 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     class_write_state *state = txn_class_state(txn, cls_id);
     if (!state) return LAR_ENOMEM;
     lar_objkey key = state->next_key;
-    int err = cls->primary_key >= 0 ? put_primary(txn, cls, cls_id, &values[cls->primary_key], key) : LAR_OK;
-    if (!err) err = row_encode(cls, values, &txn->row);
+    /* Everything that can fail without LMDB comes before the first write. */
+    int err = row_encode(cls, values, &txn->row);
+    if (!err && cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
     if (!err) {
         MDB_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
         err = txn_put(txn, cls->dbi, &k, &row, MDB_APPEND);
@@ -158,6 +159,7 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
         return lar_fail(LAR_EINVAL, "lar_obj_create: class '%s' has %u properties; got %zu values%s",
                         c->name, c->property_count, value_count, values ? "" : " and a NULL array");
     value_array staged;
+    staged.items = NULL; /* stage_values may fail before setting it */
     const lar_value *use;
     err = stage_values(c, value_count ? values : NULL, &staged, &use);
     if (!err) err = insert(txn, c, cls, use, out);

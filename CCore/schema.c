@@ -473,12 +473,41 @@ static lar_txn *own_write(lar_env *env)
 static int adopt_in_txn(lar_txn *txn)
 {
     lar_schema *fresh;
+    pthread_mutex_lock(&txn->env->mutex); /* schema_load opens tables: never concurrently */
     int err = schema_load(txn->mdb, txn->env->meta_dbi, &fresh);
+    pthread_mutex_unlock(&txn->env->mutex);
     if (err) return err;
     fresh->older = txn->own_schema;
     txn->own_schema = fresh;
     txn->schema = fresh;
     return LAR_OK;
+}
+
+/* Applies the schema inside txn; a change that fails midway poisons txn. */
+static int apply_in(lar_txn *txn, const lar_class_def *classes, size_t class_count, uint64_t schema_version,
+                    const lar_class_def **added)
+{
+    uint32_t added_count = 0;
+    int err = txn_check(txn, true);
+    if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
+    if (err || (added_count == 0 && schema_version == txn->schema->version)) return err;
+    err = store_schema(txn, added, added_count, schema_version);
+    if (!err) err = adopt_in_txn(txn);
+    /* Half a schema (stored without its tables, or not yet loaded) must never commit. */
+    if (err) txn_poison(txn);
+    return err;
+}
+
+static int apply_alone(lar_env *env, const lar_class_def *classes, size_t class_count, uint64_t schema_version,
+                       const lar_class_def **added)
+{
+    lar_txn *txn;
+    int err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
+    if (err) return err;
+    err = apply_in(txn, classes, class_count, schema_version, added);
+    if (!err) err = lar_txn_commit(txn);
+    lar_txn_free(txn);
+    return err;
 }
 
 int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
@@ -490,15 +519,16 @@ int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_co
     if (err) return err;
     const lar_class_def **added = calloc(class_count ? class_count : 1, sizeof *added);
     if (!added) return lar_fail(LAR_ENOMEM, "out of memory applying the schema");
-    lar_txn *own = own_write(env), *txn = own;
-    uint32_t added_count = 0;
-    if (!own) err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
-    if (!err) err = txn_check(txn, true);
-    if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
-    bool changed = !err && (added_count > 0 || schema_version != txn->schema->version);
-    if (changed) err = store_schema(txn, added, added_count, schema_version);
-    if (changed && !err) err = own ? adopt_in_txn(txn) : lar_txn_commit(txn);
-    if (!own) lar_txn_free(txn);
+    lar_txn *own = own_write(env);
+    if (own) {
+        err = apply_in(own, classes, class_count, schema_version, added);
+    } else {
+        /* Its own write: one that filled the map runs again once the map has grown. */
+        size_t map_size = env_map_size(env);
+        while ((err = apply_alone(env, classes, class_count, schema_version, added)) == LAR_EMAPFULL &&
+               env_map_size(env) > map_size)
+            map_size = env_map_size(env);
+    }
     free(added);
     return err;
 }
@@ -515,6 +545,14 @@ int schema_current(lar_env *env, lar_schema **out)
     }
     lar_txn *txn;
     int err = lar_txn_begin(env, LAR_TXN_READ, &txn);
+    if (err == LAR_EMAPFULL) {
+        /* Another process grew the file past this process's map, which cannot follow while
+         * this process holds snapshots: answer from the newest schema this process knows. */
+        pthread_mutex_lock(&env->mutex);
+        *out = env->schema;
+        pthread_mutex_unlock(&env->mutex);
+        return LAR_OK;
+    }
     if (err) return err;
     *out = txn->schema;
     lar_txn_free(txn);

@@ -1,15 +1,22 @@
-/* Transactions: snapshots, the one writer, and map growth in the middle of a write.
+/* Transactions: snapshots, the one writer, and failed writes.
  *
- * LMDB aborts a write transaction that fills the map, and the map can only be
- * resized while no transaction of this process is live. So a write logs every
- * mutation; on MDB_MAP_FULL it aborts, waits for the map, grows it, begins
- * again from the same commit and replays the log. The caller never sees it. */
+ * The map is reserved large up front (address space, not disk: without
+ * MDB_WRITEMAP the file grows only with its data), so a write rarely fills it.
+ * One that does has failed in LMDB and can only be aborted; the map then grows,
+ * without waiting for anyone, once no other transaction of this process is
+ * live (see env_request_growth), and the caller may write again.
+ *
+ * Any LMDB mutation that fails poisons the write, as LMDB's MDB_TXN_ERROR does:
+ * an operation that changed some tables and not others must never commit. */
 #include "internal.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define KEEP_CHUNK ((size_t)64 << 10)
+
+static int map_full(lar_txn *txn);
 
 /* ---- byte buffers ---- */
 
@@ -42,24 +49,6 @@ void buffer_free(byte_buffer *buffer)
     buffer->size = buffer->capacity = 0;
 }
 
-/* ---- replaying ---- */
-
-static int replay_entry(void *context, const log_entry *entry, uint8_t *key, uint8_t *data)
-{
-    lar_txn *txn = context;
-    MDB_val k = {entry->key_size, key}, d = {entry->data_size, data};
-    switch (entry->op) {
-    case LOG_PUT: return mdb_put(txn->mdb, entry->dbi, &k, &d, entry->flags);
-    case LOG_DEL: return mdb_del(txn->mdb, entry->dbi, &k, entry->data_size == LOG_NO_DATA ? NULL : &d);
-    case LOG_DROP: return mdb_drop(txn->mdb, entry->dbi, 0);
-    default: {
-        MDB_dbi dbi;
-        int rc = mdb_dbi_open(txn->mdb, (const char *)key, entry->flags, &dbi);
-        return !rc && dbi != entry->dbi ? MDB_BAD_DBI : rc;
-    }
-    }
-}
-
 /* ---- beginning and ending ---- */
 
 /* Begins the LMDB transaction; the caller holds the map lock for reading. */
@@ -69,38 +58,11 @@ static int begin_mdb(lar_txn *txn)
     for (;;) {
         int rc = mdb_txn_begin(env->mdb, NULL, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
         if (rc != MDB_MAP_RESIZED) return rc ? lar_fail_mdb(rc, "cannot begin a transaction") : LAR_OK;
-        /* Another process grew the map. */
+        /* Another process grew the file past this process's map. */
         pthread_rwlock_unlock(&env->map_lock);
         int err = env_adopt_map(env);
         pthread_rwlock_rdlock(&env->map_lock);
         if (err) return err;
-    }
-}
-
-/* Aborts, grows the map, begins again from the same commit and replays the log. */
-static int regrow(lar_txn *txn)
-{
-    lar_env *env = txn->env;
-    for (;;) {
-        MDB_envinfo info;
-        mdb_env_info(env->mdb, &info);
-        if (txn->mdb) mdb_txn_abort(txn->mdb);
-        txn->mdb = NULL;
-        txn->epoch++;
-        txn->cache_obj.key = 0;
-        pthread_rwlock_unlock(&env->map_lock);
-        int err = env_grow_map(env, info.me_mapsize * 2);
-        pthread_rwlock_rdlock(&env->map_lock);
-        if (!err) err = begin_mdb(txn);
-        if (!err && mdb_txn_id(txn->mdb) != txn->base_txnid)
-            err = lar_fail(LAR_EIO, "another program wrote to '%s' without Larder's writer lock", env->path);
-        int rc = err ? 0 : log_replay(&txn->log, replay_entry, txn);
-        if (!err && !rc) return LAR_OK;
-        if (!err && rc != MDB_MAP_FULL) err = lar_fail_mdb(rc, "cannot replay a write after growing the map");
-        if (err) {
-            txn->failed = true;
-            return err;
-        }
     }
 }
 
@@ -122,14 +84,16 @@ static void finish(lar_txn *txn)
     pthread_mutex_lock(&env->mutex);
     env->live_txns--;
     if (txn->write) env->writer_txn = NULL;
+    bool grow = env->grow_wanted;
     pthread_mutex_unlock(&env->mutex);
-    schema_free(txn->own_schema); /* published by a commit, else its tables are gone */
+    /* Published by a commit; after an abort, callers may still hold its names. */
+    if (txn->own_schema) env_retire_schema(env, txn->own_schema);
     txn->own_schema = NULL;
     if (txn->write) {
-        log_clear(&txn->log);
         if (txn->classes) memset(txn->classes, 0, txn->class_capacity * sizeof *txn->classes);
         env_unlock_writer(env);
     }
+    if (grow) env_try_grow(env);
 }
 
 static int start(lar_txn *txn)
@@ -160,7 +124,6 @@ static int start(lar_txn *txn)
     txn->state = TXN_ACTIVE;
     txn->failed = false;
     txn->epoch++;
-    txn->base_txnid = mdb_txn_id(txn->mdb);
     pthread_mutex_lock(&env->mutex);
     env->live_txns++;
     if (txn->write) env->writer_txn = txn;
@@ -243,17 +206,15 @@ static int flush_class_keys(lar_txn *txn)
 
 static int commit_write(lar_txn *txn)
 {
-    if (txn->failed) return lar_fail(LAR_EIO, "the transaction failed earlier; nothing was stored");
+    if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and was not committed; "
+                                     "nothing it wrote was stored");
     int err = flush_class_keys(txn);
     iter_detach_all(txn); /* LMDB frees a write transaction's cursors when it ends */
-    while (!err) {
-        int rc = mdb_txn_commit(txn->mdb);
-        txn->mdb = NULL; /* freed, even when the commit fails */
-        if (!rc) break;
-        if (rc != MDB_MAP_FULL) err = lar_fail_mdb(rc, "cannot commit");
-        else err = regrow(txn);
-    }
-    return err;
+    if (err) return err;
+    int rc = mdb_txn_commit(txn->mdb);
+    txn->mdb = NULL; /* freed, even when the commit fails */
+    if (rc == MDB_MAP_FULL) return map_full(txn);
+    return rc ? lar_fail_mdb(rc, "cannot commit") : LAR_OK;
 }
 
 /* A committed schema change becomes the environment's; its table handles are now valid everywhere. */
@@ -324,7 +285,6 @@ void lar_txn_free(lar_txn *txn)
     release_keeps(txn);
     free(txn->copies);
     free(txn->classes);
-    log_clear(&txn->log);
     buffer_free(&txn->row);
     free(txn);
 }
@@ -343,54 +303,82 @@ int txn_check(lar_txn *txn, bool write)
 {
     if (!txn) return lar_fail(LAR_EINVAL, "transaction is NULL");
     if (txn->state != TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "the transaction has ended");
-    if (txn->failed) return lar_fail(LAR_EIO, "the transaction failed earlier and can only be aborted");
+    if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and can only be aborted");
     if (write && !txn->write) return lar_fail(LAR_EMISUSE, "cannot write in a read transaction");
     return LAR_OK;
 }
 
+void txn_poison(lar_txn *txn)
+{
+    txn->failed = true;
+}
+
+/* The map is full: LMDB has failed the transaction; ask for a bigger map for the next one. */
+static int map_full(lar_txn *txn)
+{
+    txn_poison(txn);
+    size_t size = env_request_growth(txn->env);
+    return lar_fail(LAR_EMAPFULL, "the database '%s' needs more than its map of %zu bytes; abort this "
+                    "transaction (the map grows once no other transaction of this process is open) "
+                    "or open the file with a larger initial_map_size", txn->env->path, size);
+}
+
+/* Maps a failed mutation to an error, poisoning the transaction. */
+static int mutation_failed(lar_txn *txn, int rc, const char *context)
+{
+    if (rc == MDB_MAP_FULL) return map_full(txn);
+    txn_poison(txn);
+    return lar_fail_mdb(rc, context);
+}
+
+#ifdef LARDER_FAULT_INJECTION
+static _Thread_local long faults_countdown;
+void txn_fail_after(long mutations)
+{
+    faults_countdown = mutations;
+}
+/* Fails the nth mutation from now as if LMDB had run out of memory. */
+static int inject(int rc)
+{
+    return faults_countdown > 0 && --faults_countdown == 0 ? ENOMEM : rc;
+}
+#else
+#define inject(rc) (rc)
+#endif
+
 int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int flags)
 {
     txn->cache_obj.key = 0;
-    for (;;) {
-        int rc = mdb_put(txn->mdb, dbi, key, data, flags);
-        if (!rc) return log_append(&txn->log, LOG_PUT, dbi, flags, key->mv_data, key->mv_size, data);
-        if (rc == MDB_KEYEXIST) return LAR_EEXISTS;
-        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot write");
-        int err = regrow(txn);
-        if (err) return err;
-    }
+    int rc = inject(mdb_put(txn->mdb, dbi, key, data, flags));
+    if (!rc) return LAR_OK;
+    /* The one failure that changes nothing: a key that MDB_NOOVERWRITE found. */
+    if (rc == MDB_KEYEXIST && (flags & MDB_NOOVERWRITE)) return LAR_EEXISTS;
+    return mutation_failed(txn, rc, "cannot write");
 }
 
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 {
     txn->cache_obj.key = 0;
-    for (;;) {
-        int rc = mdb_del(txn->mdb, dbi, key, data);
-        if (!rc) return log_append(&txn->log, LOG_DEL, dbi, 0, key->mv_data, key->mv_size, data);
-        if (rc == MDB_NOTFOUND) return LAR_ENOTFOUND;
-        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot delete");
-        int err = regrow(txn);
-        if (err) return err;
-    }
+    int rc = inject(mdb_del(txn->mdb, dbi, key, data));
+    if (!rc) return LAR_OK;
+    if (rc == MDB_NOTFOUND) return LAR_ENOTFOUND;
+    return mutation_failed(txn, rc, "cannot delete");
 }
 
 int txn_drop(lar_txn *txn, MDB_dbi dbi)
 {
     txn->cache_obj.key = 0;
-    for (;;) {
-        int rc = mdb_drop(txn->mdb, dbi, 0);
-        if (!rc) return log_append(&txn->log, LOG_DROP, dbi, 0, "", 0, NULL);
-        if (rc != MDB_MAP_FULL) return lar_fail_mdb(rc, "cannot empty a table");
-        int err = regrow(txn);
-        if (err) return err;
-    }
+    int rc = inject(mdb_drop(txn->mdb, dbi, 0));
+    return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
 }
 
 int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *out)
 {
-    int rc = mdb_dbi_open(txn->mdb, name, flags, out);
-    if (rc) return lar_fail_mdb(rc, "cannot create a class table");
-    return log_append(&txn->log, LOG_OPEN, *out, flags, name, strlen(name) + 1, NULL);
+    /* LMDB forbids opening tables concurrently: readers reloading a schema open them too. */
+    pthread_mutex_lock(&txn->env->mutex);
+    int rc = inject(mdb_dbi_open(txn->mdb, name, flags, out));
+    pthread_mutex_unlock(&txn->env->mutex);
+    return rc ? mutation_failed(txn, rc, "cannot create a class table") : LAR_OK;
 }
 
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)

@@ -38,11 +38,24 @@
  *  began it, and a thread may have at most one write transaction per
  *  environment. Do not use an environment across fork().
  *
- *  @section storage Storage
- *  The file is an LMDB environment. Its map grows on demand; the growth
- *  waits until other transactions of this process on the same file have
- *  ended. Long-lived read transactions keep old pages alive, so the file
- *  grows while they are open.
+ *  @section storage Storage and map growth
+ *  The file is an LMDB environment, mapped into memory. The map reserves
+ *  address space, not disk: the file grows only with its data. The default
+ *  reservation (1 TiB on 64-bit systems) is meant never to fill. A write that
+ *  fills a smaller map fails at once with #LAR_EMAPFULL and can only be
+ *  aborted; the map then doubles as soon as no transaction of this process on
+ *  the file is live (the end of the last one grows it), and the write can run
+ *  again. No write or read ever waits for another thread's transaction to let
+ *  the map grow. Long-lived read transactions keep old pages alive, so the
+ *  file grows while they are open.
+ *
+ *  @section failed Failed writes
+ *  A write transaction in which a change to the file failed (a full map, an
+ *  I/O error, memory) is failed as a whole, as LMDB's are: every later call in
+ *  it returns #LAR_EMISUSE, lar_txn_commit() stores nothing, and only
+ *  lar_txn_abort() or lar_txn_free() remain. Errors found before anything was
+ *  changed (a wrong type, a taken primary key, an unknown class) leave the
+ *  transaction usable.
  */
 #ifndef LARDER_H
 #define LARDER_H
@@ -117,8 +130,10 @@ const char *lar_version(int *major, int *minor, int *patch);
 #define LAR_EREADONLY (-12)
 /** The object has been deleted. */
 #define LAR_EDELETED (-13)
-/** The map is full and could not grow (no disk space, or another transaction
- *  of this process held the map for too long). */
+/** The write filled the map, and failed: abort it. The map doubles once no
+ *  transaction of this process is live, and the write can then run again
+ *  (see @ref storage). Also returned when another process grew the file
+ *  beyond this process's map while this process holds transactions. */
 #define LAR_EMAPFULL (-14)
 /** The file holds data this library cannot decode. */
 #define LAR_ECORRUPT (-15)
@@ -233,7 +248,9 @@ typedef struct lar_env lar_env;
 /** Options for lar_env_open(). Initialise with lar_env_options_init(). */
 typedef struct lar_env_options {
     unsigned int version;    /**< #LAR_ENV_OPTIONS_VERSION. */
-    size_t initial_map_size; /**< Bytes mapped at first; grows on demand. Default 64 MiB. */
+    size_t initial_map_size; /**< Bytes of address space to map. Default: 1 TiB on 64-bit
+                                  systems (less where RLIMIT_AS forbids it), 1 GiB otherwise.
+                                  A smaller map doubles after a write fills it; see @ref storage. */
     unsigned int flags;      /**< LAR_ENV_* flags. Default 0. */
 } lar_env_options;
 
@@ -342,7 +359,9 @@ typedef struct lar_class_def {
  * up with lar_property_find().
  * Transactions: when the calling thread holds env's write transaction, the
  * change is made inside it (visible to it at once, stored when it commits,
- * gone if it aborts); otherwise this call begins and commits its own.
+ * gone if it aborts; a change that fails midway fails that transaction, see
+ * @ref failed); otherwise this call begins and commits its own, running it
+ * again when it filled the map and the map could grow.
  * @param[in] env            An open, writable environment.
  * @param[in] classes        class_count class definitions; copied.
  * @param[in] class_count    Number of classes.
@@ -357,6 +376,11 @@ int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_co
                      uint64_t schema_version);
 
 /** @brief Find a class by name.
+ *
+ * This and the other lookups below read the newest schema without waiting:
+ * when another process grew the file beyond this process's map while this
+ * process holds transactions, they answer from the newest schema this process
+ * has seen.
  * @param[in]  env   An open environment.
  * @param[in]  name  The class name.
  * @param[out] out   Receives the class.
@@ -432,9 +456,10 @@ int lar_txn_begin(lar_env *env, unsigned int flags, lar_txn **out);
  * it wrote is stored. The handle stays allocated: free it with lar_txn_free().
  * Iterators opened in it stop working.
  * @param[in] txn  An active transaction.
- * @return #LAR_OK, or: #LAR_EINVAL (NULL); #LAR_EMISUSE (already ended, or a
- *         write transaction ended on another thread than the one that began
- *         it); #LAR_EMAPFULL; #LAR_EIO.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL); #LAR_EMISUSE (already ended, a
+ *         write in which a change failed (see @ref failed), or a write
+ *         transaction ended on another thread than the one that began it);
+ *         #LAR_EMAPFULL (the map filled: see @ref storage); #LAR_EIO.
  */
 int lar_txn_commit(lar_txn *txn);
 

@@ -138,6 +138,11 @@ lar_txn *begin_read(lar_env *env);
 lar_txn *begin_write(lar_env *env);
 /* Commits and frees. */
 void commit_txn(lar_txn *txn);
+/* Runs fill in a write transaction and commits it. A write that fills the map fails
+ * with LAR_EMAPFULL; as the header tells callers, it is aborted and run again on the
+ * grown map. Any other error fails the test. Returns how many runs filled the map. */
+typedef int (*write_fn)(lar_txn *txn, void *context);
+int write_retrying(lar_env *env, write_fn fill, void *context);
 lar_env_info env_info(lar_env *env);
 lar_class class_id(lar_env *env, const char *name);
 uint32_t prop_id(lar_env *env, lar_class cls, const char *name);

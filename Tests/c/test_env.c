@@ -12,7 +12,7 @@ TEST(env_options_init_fills_defaults)
     memset(&options, 0xFF, sizeof options);
     CHECK_OK(lar_env_options_init(&options));
     CHECK_EQ(options.version, LAR_ENV_OPTIONS_VERSION);
-    CHECK_EQ(options.initial_map_size, (size_t)64 << 20); /* "Default 64 MiB." */
+    CHECK_EQ(options.initial_map_size, (size_t)1 << 40); /* "Default: 1 TiB of address space" */
     CHECK_EQ(options.flags, 0);
     CHECK_RC(lar_env_options_init(NULL), LAR_EINVAL);
 }
@@ -36,9 +36,42 @@ TEST(env_open_creates_file_and_lock_file)
 
 TEST(env_open_with_null_options_uses_defaults)
 {
-    lar_env *env = open_env(test_db_path(NULL));
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
     lar_env_info info = env_info(env);
-    CHECK_EQ(info.map_size, (size_t)64 << 20);
+    CHECK_EQ(info.map_size, (size_t)1 << 40);
+    close_env(env);
+    /* "address space, not disk": the new file holds its few pages only. */
+    struct stat st;
+    CHECK(stat(path, &st) == 0);
+    CHECK(st.st_size < (off_t)1 << 20);
+}
+
+static int create_one_person(lar_txn *txn, void *context)
+{
+    const person_schema *p = context;
+    lar_value values[4];
+    values[p->id] = val_int(1);
+    values[p->name] = val_str("one");
+    values[p->age] = val_int(1);
+    values[p->score] = val_double(1);
+    return lar_obj_create(txn, p->cls, values, 4, NULL);
+}
+
+/* A map too small for even the new file's setup grows the way a write's does (under
+ * 16 KiB, the file used to be left as an LMDB file without Larder's metadata). */
+TEST(env_open_a_new_file_with_a_map_smaller_than_its_setup)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env_with(path, 4096, LAR_ENV_NOSYNC);
+    person_schema p = person_setup(env); /* its own write: it grows the map and tries again */
+    write_retrying(env, create_one_person, &p);
+    close_env(env);
+    env = open_env_with(path, 4096, 0);
+    p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("one"));
+    commit_txn(txn);
     close_env(env);
 }
 

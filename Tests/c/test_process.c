@@ -38,11 +38,6 @@ static void channel_close(channel *c)
     close(c->to_parent[0]);
 }
 
-static int64_t person_count(lar_txn *txn, const person_schema *p)
-{
-    return (int64_t)count_objects(txn, p->cls);
-}
-
 static void child_writes_while_parent_reads(const char *path, channel *c)
 {
     pipe_expect(c->to_child[0], 'R', WAIT_MS); /* the parent holds a snapshot */
@@ -173,18 +168,36 @@ static void long_name(int64_t id, char out[NAME_SIZE + 1])
     out[NAME_SIZE] = 0;
 }
 
+/* People first ... first+count-1 with long names, for write_retrying(). */
+typedef struct people {
+    const person_schema *schema;
+    int64_t first, count;
+} people;
+
+static int create_people(lar_txn *txn, void *context)
+{
+    const people *r = context;
+    char name[NAME_SIZE + 1];
+    int rc = LAR_OK;
+    for (int64_t id = r->first; !rc && id < r->first + r->count; id++) {
+        long_name(id, name);
+        lar_value values[4];
+        values[r->schema->id] = val_int(id);
+        values[r->schema->name] = val_str(name);
+        values[r->schema->age] = val_int(id);
+        values[r->schema->score] = val_double(0);
+        rc = lar_obj_create(txn, r->schema->cls, values, 4, NULL);
+    }
+    return rc;
+}
+
 static void child_grows_the_map(const char *path, channel *c)
 {
     pipe_expect(c->to_child[0], 'S', WAIT_MS);
     lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
     person_schema p = person_lookup(env);
-    char name[NAME_SIZE + 1];
-    lar_txn *txn = begin_write(env);
-    for (int64_t id = 100; id < 100 + GROWTH_ROWS; id++) {
-        long_name(id, name);
-        person_create(txn, &p, id, name, id, 0);
-    }
-    commit_txn(txn);
+    people rows = {&p, 100, GROWTH_ROWS};
+    write_retrying(env, create_people, &rows);
     CHECK(env_info(env).map_size > ((size_t)1 << 16));
     close_env(env);
     pipe_send(c->to_parent[1], 'D');
@@ -226,12 +239,8 @@ TEST(process_map_grown_by_another_process)
     }
     commit_txn(txn);
     /* This process writes more on top of the grown file. */
-    txn = begin_write(env);
-    for (int64_t id = 10000; id < 11000; id++) {
-        long_name(id, name);
-        person_create(txn, &p, id, name, id, 0);
-    }
-    commit_txn(txn);
+    people more = {&p, 10000, 1000};
+    write_retrying(env, create_people, &more);
     txn = begin_read(env);
     CHECK_EQ(count_objects(txn, p.cls), 1 + GROWTH_ROWS + 1000);
     commit_txn(txn);
@@ -246,16 +255,9 @@ TEST(process_map_grown_by_another_process)
 static void write_rounds(lar_env *env, int64_t first_id)
 {
     person_schema p = person_lookup(env);
-    char name[NAME_SIZE + 1];
     for (int round = 0; round < 50; round++) {
-        lar_txn *txn = begin_write(env);
-        int64_t before = person_count(txn, &p);
-        for (int i = 0; i < 10; i++) {
-            long_name(first_id + round * 10 + i, name);
-            person_create(txn, &p, first_id + round * 10 + i, name, 1, 1);
-        }
-        CHECK_EQ(person_count(txn, &p), before + 10);
-        commit_txn(txn);
+        people rows = {&p, first_id + round * 10, 10};
+        write_retrying(env, create_people, &rows);
     }
 }
 
@@ -308,16 +310,12 @@ static void grow_until_stopped(const char *path, channel *c)
 {
     lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
     person_schema p = person_lookup(env);
-    char name[NAME_SIZE + 1];
     pipe_send(c->to_parent[1], 'O');
     int64_t id = 1;
     while (!pipe_readable(c->to_child[0], 0) && id < 200000) {
-        lar_txn *txn = begin_write(env);
-        for (int i = 0; i < 20; i++, id++) {
-            long_name(id, name);
-            person_create(txn, &p, id, name, 1, 1);
-        }
-        commit_txn(txn);
+        people rows = {&p, id, 20};
+        write_retrying(env, create_people, &rows);
+        id += 20;
     }
     /* Past the cap, wait for the parent: it writes to us when its time is up. */
     pipe_expect(c->to_child[0], 'X', WAIT_MS);

@@ -134,6 +134,24 @@ void commit_txn(lar_txn *txn)
     lar_txn_free(txn);
 }
 
+int write_retrying(lar_env *env, write_fn fill, void *context)
+{
+    for (int full = 0; full < 64; full++) {
+        lar_txn *txn = begin_write(env);
+        int rc = fill(txn, context);
+        if (rc == LAR_OK) rc = lar_txn_commit(txn);
+        if (rc == LAR_OK) {
+            lar_txn_free(txn);
+            return full;
+        }
+        if (rc != LAR_EMAPFULL || lar_error_last()->code != rc)
+            test_fail(__FILE__, __LINE__, "a write failed with %d: %s", rc, lar_error_last()->message);
+        CHECK_OK(lar_txn_abort(txn));
+        lar_txn_free(txn);
+    }
+    test_fail(__FILE__, __LINE__, "the map never grew enough for the write");
+}
+
 lar_env_info env_info(lar_env *env)
 {
     lar_env_info info;

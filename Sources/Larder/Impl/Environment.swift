@@ -10,10 +10,6 @@ final class Environment: @unchecked Sendable {
     private let lock = NSLock()
     private var classIDs: [ObjectIdentifier: lar_class] = [:]
 
-    /// Larder grows the map on demand, but growing waits for this process's other
-    /// transactions, and Realm instances hold theirs: start with room to spare.
-    private static let initialMapSize = 1 << 30
-
     private init(handle: OpaquePointer, path: String, isInMemory: Bool) {
         self.handle = handle
         self.path = path
@@ -55,8 +51,7 @@ final class Environment: @unchecked Sendable {
             throw Realm.Error(.fileNotFound, "Unable to open a realm at path '\(path)': No such file or directory.")
         }
         var options = lar_env_options()
-        lar_env_options_init(&options)
-        options.initial_map_size = initialMapSize
+        lar_env_options_init(&options) // the default map: address space for any file, grown by no write
         if configuration.readOnly { options.flags |= LAR_ENV_READONLY }
         if configuration.inMemoryIdentifier != nil { options.flags |= LAR_ENV_NOSYNC }
         var handle: OpaquePointer?
