@@ -13,12 +13,13 @@ LIB_CFLAGS := $(CFLAGS) -std=c11 -D_GNU_SOURCE $(WARN) -fPIC -Iinclude -ICCore \
 LMDB_LIBS   = $(shell pkg-config --libs lmdb 2>/dev/null || echo -llmdb)
 SANITIZE    := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-CORE_SRC := $(wildcard CCore/*.c)
+CORE_SRC := $(wildcard CCore/*/*.c)
+CORE_HDR := $(wildcard CCore/*/*.h) include/larder.h
 CORE_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/obj/%.o)
 CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
 CTEST_SRC := $(wildcard Tests/c/*.c)
 
-.PHONY: all lib deps test test-c test-ffi test-swift test-header test-memory demo demo-c demo-swift bench clean install
+.PHONY: all lib deps test test-layers test-c test-ffi test-swift test-header test-memory demo demo-c demo-swift bench clean install
 
 all: lib
 
@@ -28,11 +29,11 @@ lib: $(BUILD)/liblarder.so $(BUILD)/liblarder.so.0 $(BUILD)/liblarder.a $(BUILD)
 deps:
 	@build-aux/ensure-lmdb
 
-$(BUILD)/obj/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
+$(BUILD)/obj/%.o: CCore/%.c $(CORE_HDR) | deps
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -c $< -o $@
 
-$(BUILD)/asan/%.o: CCore/%.c CCore/internal.h include/larder.h | deps
+$(BUILD)/asan/%.o: CCore/%.c $(CORE_HDR) | deps
 	@mkdir -p $(@D)
 	$(CC) $(LIB_CFLAGS) -O1 $(SANITIZE) -DLARDER_FAULT_INJECTION -c $< -o $@
 
@@ -54,13 +55,16 @@ $(BUILD)/larder.pc: build-aux/larder.pc.in Makefile
 
 # ---- tests ----
 
-test: test-header test-c test-memory test-ffi test-swift
+test: test-header test-layers test-c test-memory test-ffi test-swift
 
 test-header: | deps
 	@for std in c99 c11; do \
 	  echo "#include \"larder.h\"" | $(CC) -std=$$std -Wall -Wextra -Werror -pedantic -Iinclude -x c -fsyntax-only - || exit 1; done
 	@echo "#include \"larder.h\"" | c++ -std=c++17 -Wall -Wextra -Werror -pedantic -Iinclude -x c++ -fsyntax-only -
 	@echo "header: compiles alone as C99, C11 and C++17"
+
+test-layers:
+	@build-aux/check-layers
 
 $(BUILD)/test_c: $(CTEST_SRC) Tests/c/test.h $(CORE_ASAN_OBJ)
 	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -o $@ $(CTEST_SRC) \

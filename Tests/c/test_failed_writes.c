@@ -3,7 +3,7 @@
  * txn_fail_after(), compiled into the test build only (LARDER_FAULT_INJECTION). */
 #include "test.h"
 
-void txn_fail_after(long mutations); /* CCore/internal.h, tests only */
+void txn_fail_after(long mutations); /* CCore/kv/kv.h, tests only */
 
 /* "A failed insert leaves nothing": with its second mutation failing (the primary key
  * was stored, the row was not), the write refuses everything but abort, and the file

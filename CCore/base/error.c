@@ -1,7 +1,6 @@
 /* The per-thread last error, return-code strings and the version. */
-#include "internal.h"
+#include "base/base.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -64,20 +63,4 @@ int lar_fail(int code, const char *format, ...)
     last_error.error.code = code;
     last_error.error.message = last_error.message;
     return code;
-}
-
-int lar_fail_mdb(int rc, const char *context)
-{
-    int code;
-    switch (rc) {
-    case ENOMEM: code = LAR_ENOMEM; break;
-    case MDB_MAP_FULL: code = LAR_EMAPFULL; break;
-    case MDB_READERS_FULL: case MDB_DBS_FULL: case MDB_TXN_FULL: code = LAR_EBUSY; break;
-    case MDB_CORRUPTED: case MDB_PAGE_NOTFOUND: case MDB_BAD_VALSIZE: code = LAR_ECORRUPT; break;
-    case MDB_INVALID: code = LAR_ENOTLARDER; break;
-    case MDB_VERSION_MISMATCH: code = LAR_EVERSION; break;
-    case EACCES: case EROFS: code = LAR_EREADONLY; break;
-    default: code = LAR_EIO; break;
-    }
-    return lar_fail(code, "%s: %s", context, mdb_strerror(rc));
 }

@@ -1,5 +1,5 @@
 /* Objects: rows in their class table, kept in step with the primary-key and index tables. */
-#include "internal.h"
+#include "object/object.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -68,8 +68,8 @@ static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, 
     size_t size = key_encode_primary(cls_id, value, buffer);
     if (!size) return lar_fail(LAR_EINVAL, "primary key of class '%s' is longer than %d bytes", cls->name,
                                LAR_PRIMARY_KEY_MAX);
-    MDB_val k = {size, buffer}, data = {sizeof key, &key};
-    int err = txn_put(txn, txn->env->pk_dbi, &k, &data, MDB_NOOVERWRITE);
+    kv_val k = {size, buffer}, data = {sizeof key, &key};
+    int err = txn_put(txn, txn->env->pk_dbi, &k, &data, KV_NOOVERWRITE);
     if (err == LAR_EEXISTS) {
         char text[160];
         describe(value, text, sizeof text);
@@ -83,7 +83,7 @@ static int index_entry(lar_txn *txn, lar_class cls_id, uint32_t prop, const lar_
                        lar_objkey key, bool add)
 {
     uint8_t buffer[KEY_MAX];
-    MDB_val k = {key_encode_index(cls_id, prop, value, buffer), buffer}, data = {sizeof key, &key};
+    kv_val k = {key_encode_index(cls_id, prop, value, buffer), buffer}, data = {sizeof key, &key};
     int err = add ? txn_put(txn, txn->env->index_dbi, &k, &data, 0)
                   : txn_del(txn, txn->env->index_dbi, &k, &data);
     return err == LAR_EEXISTS || err == LAR_ENOTFOUND ? LAR_OK : err;
@@ -132,19 +132,19 @@ static int stage_values(const schema_class *cls, const lar_value *given, value_a
 static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *values,
                   lar_obj *out)
 {
-    class_write_state *state = txn_class_state(txn, cls_id);
+    sequence_state *state = txn_sequence(txn, cls_id, cls->dbi); /* one per class: its object keys */
     if (!state) return LAR_ENOMEM;
-    lar_objkey key = state->next_key;
+    lar_objkey key = state->next;
     /* Everything that can fail without LMDB comes before the first write. */
     int err = row_encode(cls, values, &txn->row);
     if (!err && cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
     if (!err) {
-        MDB_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &row, MDB_APPEND);
+        kv_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
+        err = txn_put(txn, cls->dbi, &k, &row, KV_APPEND);
     }
     if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
     if (err) return err;
-    state->next_key++;
+    state->next++;
     state->dirty = true;
     if (out) *out = (lar_obj){cls_id, key};
     return LAR_OK;
@@ -169,17 +169,34 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
 
 /* ---- reading ---- */
 
-static int open_object(lar_txn *txn, bool write, lar_obj obj, const schema_class **cls, MDB_val *row)
+int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
+{
+    if (obj.key && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
+        *row = txn->cache_row;
+        return LAR_OK;
+    }
+    kv_val key = {sizeof obj.key, &obj.key};
+    int rc = kv_get(txn, cls->dbi, &key, row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                        (unsigned long long)obj.key, cls->name);
+    if (rc) return lar_fail_mdb(rc, "cannot read an object");
+    txn->cache_obj = obj;
+    txn->cache_row = *row;
+    return LAR_OK;
+}
+
+static int open_object(lar_txn *txn, bool write, lar_obj obj, const schema_class **cls, kv_val *row)
 {
     int err = open_class(txn, write, obj.cls, cls);
-    return err ? err : txn_read_row(txn, *cls, obj, row);
+    return err ? err : object_read_row(txn, *cls, obj, row);
 }
 
 int lar_obj_get(lar_txn *txn, lar_obj obj, uint32_t prop, lar_value *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_obj_get: out is NULL");
     const schema_class *cls;
-    MDB_val row;
+    kv_val row;
     int err = open_object(txn, false, obj, &cls, &row);
     if (!err) err = check_prop(cls, prop);
     return err ? err : row_decode(txn, cls, &row, prop, out);
@@ -189,7 +206,7 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_obj_get_all: out is NULL");
     const schema_class *cls;
-    MDB_val row;
+    kv_val row;
     int err = open_object(txn, false, obj, &cls, &row);
     if (err) return err;
     if (count != cls->property_count)
@@ -204,9 +221,9 @@ int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out)
     const schema_class *cls;
     int err = open_class(txn, false, obj.cls, &cls);
     if (err) return err;
-    MDB_val key = {sizeof obj.key, &obj.key}, row;
-    int rc = mdb_get(txn->mdb, cls->dbi, &key, &row);
-    if (rc && rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "lar_obj_exists");
+    kv_val key = {sizeof obj.key, &obj.key}, row;
+    int rc = kv_get(txn, cls->dbi, &key, &row);
+    if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "lar_obj_exists");
     *out = rc == 0;
     return LAR_OK;
 }
@@ -223,9 +240,9 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
         return lar_fail(LAR_ETYPE, "the primary key of class '%s' is of type %s, not %s", c->name,
                         type_name(def->type), type_name(key->type));
     uint8_t buffer[KEY_MAX];
-    MDB_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
-    int rc = k.mv_size ? mdb_get(txn->mdb, txn->env->pk_dbi, &k, &data) : MDB_NOTFOUND;
-    if (rc == MDB_NOTFOUND) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
+    kv_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
+    int rc = k.mv_size ? kv_get(txn, txn->env->pk_dbi, &k, &data) : KV_NOTFOUND;
+    if (rc == KV_NOTFOUND) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
     if (rc) return lar_fail_mdb(rc, "lar_obj_find");
     if (data.mv_size != sizeof out->key) return lar_fail(LAR_ECORRUPT, "bad primary-key entry");
     out->cls = cls;
@@ -239,30 +256,27 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
     const schema_class *c;
     int err = open_class(txn, false, cls, &c);
     if (err) return err;
-    MDB_stat stat;
-    int rc = mdb_stat(txn->mdb, c->dbi, &stat);
-    if (rc) return lar_fail_mdb(rc, "lar_objects_count");
-    *out = stat.ms_entries;
-    return LAR_OK;
+    int rc = kv_count(txn, c->dbi, out);
+    return rc ? lar_fail_mdb(rc, "lar_objects_count") : LAR_OK;
 }
 
 /* ---- changing ---- */
 
-static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const MDB_val *row,
+static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
                      uint32_t prop, const lar_value *value)
 {
     value_array values;
     int err = values_init(&values, cls->property_count);
     for (uint32_t i = 0; !err && i < cls->property_count; i++) err = row_decode_raw(cls, row, i, &values.items[i]);
     uint8_t old_key[KEY_MAX];
-    MDB_val old = {0, old_key}, data = {sizeof obj.key, &obj.key};
+    kv_val old = {0, old_key}, data = {sizeof obj.key, &obj.key};
     bool indexed = is_indexed(cls, prop);
     /* Encode everything that points into the old row before the first write moves it. */
     if (!err && indexed) old.mv_size = key_encode_index(obj.cls, prop, &values.items[prop], old_key);
     if (!err) values.items[prop] = *value;
     if (!err) err = row_encode(cls, values.items, &txn->row);
     if (!err) {
-        MDB_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
+        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
         err = txn_put(txn, cls->dbi, &k, &encoded, 0);
     }
     if (!err && indexed) {
@@ -281,8 +295,8 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
     int err = open_class(txn, true, obj.cls, &cls);
     if (!err) err = check_prop(cls, prop);
     if (!err) err = value_check(cls, prop, value);
-    MDB_val row;
-    if (!err) err = txn_read_row(txn, cls, obj, &row);
+    kv_val row;
+    if (!err) err = object_read_row(txn, cls, obj, &row);
     if (err) return err;
     lar_value normalized = value_normalize(&cls->properties[prop].def, value);
     if ((int32_t)prop == cls->primary_key) {
@@ -295,7 +309,7 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
 }
 
 /* Collects the primary-key and index keys of a row, as (u32 dbi, u32 size, bytes) records. */
-static int collect_keys(lar_txn *txn, const schema_class *cls, lar_obj obj, const MDB_val *row,
+static int collect_keys(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
                         byte_buffer *keys)
 {
     int err = LAR_OK;
@@ -322,7 +336,7 @@ static int delete_keys(lar_txn *txn, lar_objkey key, const byte_buffer *keys)
         uint32_t dbi, size;
         memcpy(&dbi, keys->data + at, 4);
         memcpy(&size, keys->data + at + 4, 4);
-        MDB_val k = {size, keys->data + at + 8}, data = {sizeof key, &key};
+        kv_val k = {size, keys->data + at + 8}, data = {sizeof key, &key};
         int err = txn_del(txn, dbi, &k, &data);
         if (err && err != LAR_ENOTFOUND) return err;
         at += 8 + size;
@@ -333,14 +347,14 @@ static int delete_keys(lar_txn *txn, lar_objkey key, const byte_buffer *keys)
 int lar_obj_delete(lar_txn *txn, lar_obj obj)
 {
     const schema_class *cls;
-    MDB_val row;
+    kv_val row;
     int err = open_object(txn, true, obj, &cls, &row);
     if (err) return err;
     byte_buffer keys = {0};
     err = collect_keys(txn, cls, obj, &row, &keys);
     if (!err) err = delete_keys(txn, obj.key, &keys);
     if (!err) {
-        MDB_val k = {sizeof obj.key, &obj.key};
+        kv_val k = {sizeof obj.key, &obj.key};
         err = txn_del(txn, cls->dbi, &k, NULL);
     }
     buffer_free(&keys);
@@ -348,22 +362,22 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj)
 }
 
 /* Deletes every key of dbi that starts with prefix. */
-static int delete_prefix(lar_txn *txn, MDB_dbi dbi, const uint8_t *prefix, size_t prefix_size)
+static int delete_prefix(lar_txn *txn, kv_table dbi, const uint8_t *prefix, size_t prefix_size)
 {
     for (;;) {
-        MDB_cursor *cursor;
-        int rc = mdb_cursor_open(txn->mdb, dbi, &cursor);
+        kv_cursor *cursor;
+        int rc = kv_cursor_open(txn, dbi, &cursor);
         if (rc) return lar_fail_mdb(rc, "cannot delete objects");
         uint8_t copy[KEY_MAX];
-        MDB_val key = {prefix_size, (void *)prefix}, data;
-        rc = mdb_cursor_get(cursor, &key, &data, MDB_SET_RANGE);
+        kv_val key = {prefix_size, (void *)prefix}, data;
+        rc = kv_cursor_step(cursor, &key, &data, KV_SEEK);
         bool match = !rc && key.mv_size >= prefix_size && key.mv_size <= sizeof copy &&
                      !memcmp(key.mv_data, prefix, prefix_size);
         if (match) memcpy(copy, key.mv_data, key.mv_size); /* the delete may move the page */
-        mdb_cursor_close(cursor);
-        if (rc && rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot delete objects");
+        kv_cursor_close(cursor);
+        if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot delete objects");
         if (!match) return LAR_OK;
-        MDB_val victim = {key.mv_size, copy};
+        kv_val victim = {key.mv_size, copy};
         int err = txn_del(txn, dbi, &victim, NULL);
         if (err) return err;
     }

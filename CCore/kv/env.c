@@ -1,8 +1,10 @@
-/* Environments: opening files, the per-process registry, map growth. */
-#include "internal.h"
+/* Environments: opening files, the per-process registry, map growth, and the
+ * schema in effect for a snapshot. */
+#include "kv/kv.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -15,7 +17,6 @@
 #define DEFAULT_MAP_SIZE (sizeof(size_t) >= 8 ? (size_t)1 << 40 : (size_t)1 << 30)
 /* Where the reservation stops halving when the address space is limited (RLIMIT_AS). */
 #define SMALLEST_DEFAULT_MAP ((size_t)64 << 20)
-#define MAX_CLASSES 1000
 #define MAX_READERS 256
 #define LMDB_MAGIC 0xBEEFC0DEu
 
@@ -349,7 +350,7 @@ int lar_env_info_get(lar_env *env, lar_env_info *out)
     out->used_size = (info.me_last_pgno + 1) * (size_t)stat.ms_psize;
     out->format_version = LARDER_FORMAT_VERSION;
     lar_schema *schema;
-    int err = schema_current(env, &schema);
+    int err = env_current_schema(env, &schema);
     if (err) return err;
     out->schema_version = schema->version;
     out->class_count = schema->class_count;
@@ -498,4 +499,76 @@ void env_unlock_writer(lar_env *env)
 {
     flock(env->lock_fd, LOCK_UN);
     env_unlock_writer_flag(env);
+}
+
+/* ---- the stored schema ---- */
+
+static int get_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t *out)
+{
+    MDB_val key = {strlen(name), (void *)name}, data;
+    int rc = mdb_get(txn, meta, &key, &data);
+    if (rc) return lar_fail_mdb(rc, "cannot read the database metadata");
+    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "bad metadata record '%s'", name);
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+void class_table_name(lar_class cls, char out[16])
+{
+    snprintf(out, 16, "c%u", cls);
+}
+
+int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
+{
+    lar_schema *schema = calloc(1, sizeof *schema);
+    if (!schema) return lar_fail(LAR_ENOMEM, "out of memory loading the schema");
+    int err = get_meta_u64(txn, meta, META_GENERATION, &schema->generation);
+    if (!err) err = get_meta_u64(txn, meta, META_SCHEMA_VERSION, &schema->version);
+    MDB_val key = {strlen(META_SCHEMA), META_SCHEMA}, blob;
+    int rc = err ? 0 : mdb_get(txn, meta, &key, &blob);
+    if (!err && rc && rc != MDB_NOTFOUND) err = lar_fail_mdb(rc, "cannot read the schema");
+    if (!err && !rc) err = parse(blob.mv_data, blob.mv_size, schema);
+    for (uint32_t c = 0; !err && c < schema->class_count; c++) {
+        char name[16];
+        class_table_name(c, name);
+        rc = mdb_dbi_open(txn, name, MDB_INTEGERKEY, &schema->classes[c].dbi);
+        if (rc) err = lar_fail_mdb(rc, "cannot open a class table");
+    }
+    if (err) {
+        schema_free(schema);
+        return err;
+    }
+    *out = schema;
+    return LAR_OK;
+}
+
+lar_txn *env_own_write(lar_env *env)
+{
+    pthread_mutex_lock(&env->mutex);
+    lar_txn *txn = env->writer_active && pthread_equal(env->writer_thread, pthread_self()) ? env->writer_txn : NULL;
+    pthread_mutex_unlock(&env->mutex);
+    return txn;
+}
+
+int env_current_schema(lar_env *env, lar_schema **out)
+{
+    lar_txn *own = env_own_write(env); /* it may hold classes not yet committed */
+    if (own && own->state == TXN_ACTIVE) {
+        *out = own->schema;
+        return LAR_OK;
+    }
+    lar_txn *txn;
+    int err = lar_txn_begin(env, LAR_TXN_READ, &txn);
+    if (err == LAR_EMAPFULL) {
+        /* Another process grew the file past this process's map, which cannot follow while
+         * this process holds snapshots: answer from the newest schema this process knows. */
+        pthread_mutex_lock(&env->mutex);
+        *out = env->schema;
+        pthread_mutex_unlock(&env->mutex);
+        return LAR_OK;
+    }
+    if (err) return err;
+    *out = txn->schema;
+    lar_txn_free(txn);
+    return LAR_OK;
 }

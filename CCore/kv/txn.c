@@ -1,4 +1,4 @@
-/* Transactions: snapshots, the one writer, and failed writes.
+/* Transactions: snapshots, the one writer, sequences, and failed writes.
  *
  * The map is reserved large up front (address space, not disk: without
  * MDB_WRITEMAP the file grows only with its data), so a write rarely fills it.
@@ -8,7 +8,7 @@
  *
  * Any LMDB mutation that fails poisons the write, as LMDB's MDB_TXN_ERROR does:
  * an operation that changed some tables and not others must never commit. */
-#include "internal.h"
+#include "kv/kv.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -18,35 +18,33 @@
 
 static int map_full(lar_txn *txn);
 
-/* ---- byte buffers ---- */
+/* ---- dependents ---- */
 
-int buffer_reserve(byte_buffer *buffer, size_t extra)
+void txn_depend(lar_txn *txn, txn_dependent *dependent)
 {
-    size_t need = buffer->size + extra;
-    if (need <= buffer->capacity) return LAR_OK;
-    size_t capacity = buffer->capacity ? buffer->capacity * 2 : 256;
-    while (capacity < need) capacity *= 2;
-    uint8_t *data = realloc(buffer->data, capacity);
-    if (!data) return lar_fail(LAR_ENOMEM, "out of memory (%zu bytes)", capacity);
-    buffer->data = data;
-    buffer->capacity = capacity;
-    return LAR_OK;
+    dependent->next = txn->dependents;
+    txn->dependents = dependent;
 }
 
-int buffer_append(byte_buffer *buffer, const void *bytes, size_t size)
+void txn_forget(lar_txn *txn, txn_dependent *dependent)
 {
-    int err = buffer_reserve(buffer, size);
-    if (err) return err;
-    if (size) memcpy(buffer->data + buffer->size, bytes, size);
-    buffer->size += size;
-    return LAR_OK;
+    for (txn_dependent **link = &txn->dependents; *link; link = &(*link)->next) {
+        if (*link == dependent) {
+            *link = dependent->next;
+            break;
+        }
+    }
 }
 
-void buffer_free(byte_buffer *buffer)
+static void detach_dependents(lar_txn *txn)
 {
-    free(buffer->data);
-    buffer->data = NULL;
-    buffer->size = buffer->capacity = 0;
+    txn_dependent *dependent = txn->dependents;
+    txn->dependents = NULL;
+    while (dependent) {
+        txn_dependent *next = dependent->next;
+        dependent->detach(dependent, txn);
+        dependent = next;
+    }
 }
 
 /* ---- beginning and ending ---- */
@@ -76,7 +74,7 @@ static void release_keeps(lar_txn *txn)
 static void finish(lar_txn *txn)
 {
     lar_env *env = txn->env;
-    iter_detach_all(txn);
+    detach_dependents(txn);
     release_keeps(txn);
     txn->cache_obj.key = 0;
     txn->state = TXN_ENDED;
@@ -90,7 +88,7 @@ static void finish(lar_txn *txn)
     if (txn->own_schema) env_retire_schema(env, txn->own_schema);
     txn->own_schema = NULL;
     if (txn->write) {
-        if (txn->classes) memset(txn->classes, 0, txn->class_capacity * sizeof *txn->classes);
+        if (txn->sequences) memset(txn->sequences, 0, txn->sequence_capacity * sizeof *txn->sequences);
         env_unlock_writer(env);
     }
     if (grow) env_try_grow(env);
@@ -189,14 +187,14 @@ static int check_owner(lar_txn *txn, const char *function)
     return LAR_OK;
 }
 
-static int flush_class_keys(lar_txn *txn)
+static int flush_sequences(lar_txn *txn)
 {
-    for (uint32_t c = 0; c < txn->class_capacity; c++) {
-        class_write_state *state = &txn->classes[c];
+    for (uint32_t c = 0; c < txn->sequence_capacity; c++) {
+        sequence_state *state = &txn->sequences[c];
         if (!state->dirty) continue;
-        uint8_t name[5] = {META_NEXT_KEY_PREFIX, (uint8_t)(c >> 24), (uint8_t)(c >> 16),
+        uint8_t name[5] = {META_SEQUENCE_PREFIX, (uint8_t)(c >> 24), (uint8_t)(c >> 16),
                            (uint8_t)(c >> 8), (uint8_t)c};
-        MDB_val key = {sizeof name, name}, data = {sizeof state->next_key, &state->next_key};
+        MDB_val key = {sizeof name, name}, data = {sizeof state->next, &state->next};
         int err = txn_put(txn, txn->env->meta_dbi, &key, &data, 0);
         if (err) return err;
         state->dirty = false;
@@ -208,8 +206,8 @@ static int commit_write(lar_txn *txn)
 {
     if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and was not committed; "
                                      "nothing it wrote was stored");
-    int err = flush_class_keys(txn);
-    iter_detach_all(txn); /* LMDB frees a write transaction's cursors when it ends */
+    int err = flush_sequences(txn);
+    detach_dependents(txn); /* LMDB frees a write transaction's cursors when it ends */
     if (err) return err;
     int rc = mdb_txn_commit(txn->mdb);
     txn->mdb = NULL; /* freed, even when the commit fails */
@@ -255,7 +253,7 @@ int lar_txn_abort(lar_txn *txn)
     int err = check_owner(txn, "lar_txn_abort");
     if (err) return err;
     if (txn->write) {
-        iter_detach_all(txn);
+        detach_dependents(txn);
         if (txn->mdb) mdb_txn_abort(txn->mdb);
         txn->mdb = NULL;
     } else {
@@ -284,7 +282,7 @@ void lar_txn_free(lar_txn *txn)
     }
     release_keeps(txn);
     free(txn->copies);
-    free(txn->classes);
+    free(txn->sequences);
     buffer_free(&txn->row);
     free(txn);
 }
@@ -372,11 +370,14 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
 }
 
-int txn_open_table(lar_txn *txn, const char *name, unsigned int flags, MDB_dbi *out)
+int txn_create_object_table(lar_txn *txn, lar_class cls)
 {
+    char name[16];
+    class_table_name(cls, name);
+    MDB_dbi dbi;
     /* LMDB forbids opening tables concurrently: readers reloading a schema open them too. */
     pthread_mutex_lock(&txn->env->mutex);
-    int rc = inject(mdb_dbi_open(txn->mdb, name, flags, out));
+    int rc = inject(mdb_dbi_open(txn->mdb, name, MDB_CREATE | MDB_INTEGERKEY, &dbi));
     pthread_mutex_unlock(&txn->env->mutex);
     return rc ? mutation_failed(txn, rc, "cannot create a class table") : LAR_OK;
 }
@@ -403,20 +404,20 @@ const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)
     return copy;
 }
 
-static lar_objkey stored_next_key(lar_txn *txn, lar_class cls, const schema_class *schema_cls)
+/* The stored counter, never below the last key in use, whatever the counter says. */
+static uint64_t stored_next(lar_txn *txn, uint32_t id, kv_table table)
 {
-    uint8_t name[5] = {META_NEXT_KEY_PREFIX, (uint8_t)(cls >> 24), (uint8_t)(cls >> 16),
-                       (uint8_t)(cls >> 8), (uint8_t)cls};
+    uint8_t name[5] = {META_SEQUENCE_PREFIX, (uint8_t)(id >> 24), (uint8_t)(id >> 16), (uint8_t)(id >> 8),
+                       (uint8_t)id};
     MDB_val key = {sizeof name, name}, data;
-    lar_objkey next = 1;
+    uint64_t next = 1;
     if (!mdb_get(txn->mdb, txn->env->meta_dbi, &key, &data) && data.mv_size == sizeof next)
         memcpy(&next, data.mv_data, sizeof next);
-    /* Never below the last key in use, whatever the counter says. */
     MDB_cursor *cursor;
-    if (!mdb_cursor_open(txn->mdb, schema_cls->dbi, &cursor)) {
+    if (!mdb_cursor_open(txn->mdb, table, &cursor)) {
         MDB_val last, row;
-        if (!mdb_cursor_get(cursor, &last, &row, MDB_LAST) && last.mv_size == sizeof(lar_objkey)) {
-            lar_objkey used;
+        if (!mdb_cursor_get(cursor, &last, &row, MDB_LAST) && last.mv_size == sizeof(uint64_t)) {
+            uint64_t used;
             memcpy(&used, last.mv_data, sizeof used);
             if (used >= next) next = used + 1;
         }
@@ -425,37 +426,39 @@ static lar_objkey stored_next_key(lar_txn *txn, lar_class cls, const schema_clas
     return next;
 }
 
-class_write_state *txn_class_state(lar_txn *txn, lar_class cls)
+sequence_state *txn_sequence(lar_txn *txn, uint32_t id, kv_table table)
 {
-    if (cls >= txn->class_capacity) {
-        uint32_t capacity = txn->schema->class_count > cls ? txn->schema->class_count : cls + 1;
-        class_write_state *classes = realloc(txn->classes, capacity * sizeof *classes);
-        if (!classes) return lar_fail(LAR_ENOMEM, "out of memory"), NULL;
-        memset(classes + txn->class_capacity, 0, (capacity - txn->class_capacity) * sizeof *classes);
-        txn->classes = classes;
-        txn->class_capacity = capacity;
+    if (id >= txn->sequence_capacity) {
+        uint32_t capacity = txn->schema->class_count > id ? txn->schema->class_count : id + 1;
+        sequence_state *sequences = realloc(txn->sequences, capacity * sizeof *sequences);
+        if (!sequences) return lar_fail(LAR_ENOMEM, "out of memory"), NULL;
+        memset(sequences + txn->sequence_capacity, 0, (capacity - txn->sequence_capacity) * sizeof *sequences);
+        txn->sequences = sequences;
+        txn->sequence_capacity = capacity;
     }
-    class_write_state *state = &txn->classes[cls];
+    sequence_state *state = &txn->sequences[id];
     if (!state->loaded) {
-        state->next_key = stored_next_key(txn, cls, schema_class_at(txn->schema, cls));
+        state->next = stored_next(txn, id, table);
         state->loaded = true;
     }
     return state;
 }
 
-int txn_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, MDB_val *row)
+
+/* ---- LMDB errors ---- */
+
+int lar_fail_mdb(int rc, const char *context)
 {
-    if (obj.key && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
-        *row = txn->cache_row;
-        return LAR_OK;
+    int code;
+    switch (rc) {
+    case ENOMEM: code = LAR_ENOMEM; break;
+    case MDB_MAP_FULL: code = LAR_EMAPFULL; break;
+    case MDB_READERS_FULL: case MDB_DBS_FULL: case MDB_TXN_FULL: code = LAR_EBUSY; break;
+    case MDB_CORRUPTED: case MDB_PAGE_NOTFOUND: case MDB_BAD_VALSIZE: code = LAR_ECORRUPT; break;
+    case MDB_INVALID: code = LAR_ENOTLARDER; break;
+    case MDB_VERSION_MISMATCH: code = LAR_EVERSION; break;
+    case EACCES: case EROFS: code = LAR_EREADONLY; break;
+    default: code = LAR_EIO; break;
     }
-    MDB_val key = {sizeof obj.key, &obj.key};
-    int rc = mdb_get(txn->mdb, cls->dbi, &key, row);
-    if (rc == MDB_NOTFOUND)
-        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
-                        (unsigned long long)obj.key, cls->name);
-    if (rc) return lar_fail_mdb(rc, "cannot read an object");
-    txn->cache_obj = obj;
-    txn->cache_row = *row;
-    return LAR_OK;
+    return lar_fail(code, "%s: %s", context, mdb_strerror(rc));
 }

@@ -1,9 +1,9 @@
 /* Iterators: walk a class table in key order, which is creation order.
  *
  * In a read transaction a cursor simply steps. A write transaction may change
- * the table between steps (or replace the LMDB transaction when the map grows),
- * so there each step seeks past the last key seen instead of trusting the cursor. */
-#include "internal.h"
+ * the table between steps, so there each step seeks past the last key seen
+ * instead of trusting the cursor. */
+#include "object/object.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -17,26 +17,15 @@ static void free_bindings(lar_iter *iter)
     iter->binding_count = iter->run_count = 0;
 }
 
-static void unlink_iter(lar_iter *iter)
+/* The transaction ends: let go of it. */
+static void detach(txn_dependent *self, lar_txn *txn)
 {
-    for (lar_iter **link = &iter->txn->iterators; *link; link = &(*link)->next) {
-        if (*link == iter) {
-            *link = iter->next;
-            break;
-        }
-    }
-}
-
-void iter_detach_all(lar_txn *txn)
-{
-    for (lar_iter *iter = txn->iterators; iter; iter = iter->next) {
-        /* LMDB frees a write transaction's cursors itself; a reader's are ours to close. */
-        if (iter->cursor && !txn->write && iter->epoch == txn->epoch) mdb_cursor_close(iter->cursor);
-        iter->cursor = NULL;
-        iter->txn = NULL;
-        iter->streaming = false;
-    }
-    txn->iterators = NULL;
+    lar_iter *iter = (lar_iter *)self; /* link is its first member */
+    /* LMDB frees a write transaction's cursors itself; a reader's are ours to close. */
+    if (iter->cursor && !txn->write && iter->epoch == txn->epoch) kv_cursor_close(iter->cursor);
+    iter->cursor = NULL;
+    iter->txn = NULL;
+    iter->streaming = false;
 }
 
 int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
@@ -51,34 +40,34 @@ int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
     iter->txn = txn;
     iter->cls = c;
     iter->cls_id = cls;
-    iter->next = txn->iterators;
-    txn->iterators = iter;
+    iter->link.detach = detach;
+    txn_depend(txn, &iter->link);
     *out = iter;
     return LAR_OK;
 }
 
-static int step(lar_iter *iter, MDB_val *key, MDB_val *data)
+static int step(lar_iter *iter, kv_val *key, kv_val *data)
 {
     lar_txn *txn = iter->txn;
     if (!iter->cursor || iter->epoch != txn->epoch) {
-        int rc = mdb_cursor_open(txn->mdb, iter->cls->dbi, &iter->cursor);
+        int rc = kv_cursor_open(txn, iter->cls->dbi, &iter->cursor);
         if (rc) {
             iter->cursor = NULL;
             return rc;
         }
         iter->epoch = txn->epoch;
     }
-    if (iter->last_key == 0) return mdb_cursor_get(iter->cursor, key, data, MDB_FIRST);
-    if (!txn->write && !iter->seeking) return mdb_cursor_get(iter->cursor, key, data, MDB_NEXT);
+    if (iter->last_key == 0) return kv_cursor_step(iter->cursor, key, data, KV_FIRST);
+    if (!txn->write && !iter->seeking) return kv_cursor_step(iter->cursor, key, data, KV_NEXT);
     iter->seeking = false;
     lar_objkey from = iter->last_key + 1;
     key->mv_size = sizeof from;
     key->mv_data = &from;
-    return mdb_cursor_get(iter->cursor, key, data, MDB_SET_RANGE);
+    return kv_cursor_step(iter->cursor, key, data, KV_SEEK);
 }
 
 /* Decodes the bindings that are not wide. */
-static int fill_decoded(lar_iter *iter, const MDB_val *row, size_t shift)
+static int fill_decoded(lar_iter *iter, const kv_val *row, size_t shift)
 {
     for (uint32_t i = 0; i < iter->binding_count; i++) {
         const iter_binding *b = &iter->bindings[i];
@@ -104,7 +93,7 @@ static inline void copy_runs(const copy_run *runs, uint32_t count, const uint8_t
 }
 
 /* Copies the stepped-to row's bound properties into their destinations. */
-static inline int fill_bindings(lar_iter *iter, const MDB_val *row, size_t shift)
+static inline int fill_bindings(lar_iter *iter, const kv_val *row, size_t shift)
 {
     const schema_class *cls = iter->cls;
     if (!row_shape_ok(cls, row)) return row_check_shape(cls, row);
@@ -117,13 +106,13 @@ static int end_or_fail(lar_iter *iter, int rc)
 {
     iter->streaming = false;
     iter->txn->cache_obj.key = 0; /* LMDB may have written part of the row */
-    if (rc != MDB_NOTFOUND) return lar_fail_mdb(rc, "cannot step an iterator");
+    if (rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot step an iterator");
     iter->done = true;
     return LAR_ENOTFOUND;
 }
 
 /* The first step, and every step in a write transaction or after a seek. */
-static int advance_checked(lar_iter *iter, MDB_val *key)
+static int advance_checked(lar_iter *iter, kv_val *key)
 {
     lar_txn *txn = iter->txn;
     if (!txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
@@ -146,9 +135,9 @@ static int advance_checked(lar_iter *iter, MDB_val *key)
  * several nanoseconds (it waits for its row to arrive). */
 static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
 {
-    MDB_val key;
+    kv_val key;
     if (iter->streaming) {
-        int rc = mdb_cursor_get(iter->cursor, &key, &iter->txn->cache_row, MDB_NEXT);
+        int rc = kv_cursor_step(iter->cursor, &key, &iter->txn->cache_row, KV_NEXT);
         if (rc) return end_or_fail(iter, rc);
     } else {
         int err = advance_checked(iter, &key);
@@ -178,8 +167,8 @@ static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t st
     int err = LAR_OK;
     size_t n = *count;
     for (; n < capacity; n++) {
-        MDB_val key, row;
-        int rc = mdb_cursor_get(iter->cursor, &key, &row, MDB_NEXT);
+        kv_val key, row;
+        int rc = kv_cursor_step(iter->cursor, &key, &row, KV_NEXT);
         if (rc) {
             err = end_or_fail(iter, rc);
             break;
@@ -328,9 +317,9 @@ void lar_iter_close(lar_iter *iter)
 {
     if (!iter) return;
     if (iter->txn) {
-        unlink_iter(iter);
-        /* A cursor of an earlier epoch died with the LMDB transaction that the map growth replaced. */
-        if (iter->cursor && iter->epoch == iter->txn->epoch) mdb_cursor_close(iter->cursor);
+        txn_forget(iter->txn, &iter->link);
+        /* A cursor of an earlier epoch died with the LMDB transaction that a renew replaced. */
+        if (iter->cursor && iter->epoch == iter->txn->epoch) kv_cursor_close(iter->cursor);
     }
     free_bindings(iter);
     free(iter);

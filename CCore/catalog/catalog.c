@@ -1,25 +1,52 @@
-/* Schema: class definitions, their validation, their stored form and their layout in rows.
+/* The catalog: class definitions, their validation, their layout in rows and
+ * their stored form. Pure data: nothing here reads or writes the file.
  *
  * The stored schema is one record in the metadata table:
  *   u32 class count, then per class: str name, u32 flags, u32 property count,
  *   then per property: str name, u8 type, u8 collection, u32 flags,
  *   str target class, str origin property
  * where str is a u32 length and the bytes (length 0xFFFFFFFF for none).
- * A class's id is its position in that list; its objects live in table "c<id>". */
-#include "internal.h"
+ * A class's id is its position in that list. */
+#include "catalog/catalog.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_CLASSES 1000
 #define MAX_PROPERTIES 65535
 #define MAX_NAME 1024
 #define NO_STRING UINT32_MAX
 
+uint32_t slot_size_of(const lar_property_def *def)
+{
+    if (def->collection != LAR_COLLECTION_NONE) return 8; /* a reference to the collection's table */
+    switch (def->type) {
+    case LAR_TYPE_BOOL: return 1;
+    case LAR_TYPE_FLOAT: return 4;
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: return 8; /* u32 offset, u32 length */
+    case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
+    case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
+    case LAR_TYPE_MIXED: return 17; /* a type tag and an inline value or a var-area reference */
+    default: return 0;              /* linking objects are computed, not stored */
+    }
+}
+
+bool key_type_is_indexable(lar_type type)
+{
+    return type == LAR_TYPE_INT || type == LAR_TYPE_BOOL || type == LAR_TYPE_STRING ||
+           type == LAR_TYPE_TIMESTAMP || type == LAR_TYPE_OBJECT_ID || type == LAR_TYPE_UUID;
+}
+
+bool key_type_is_primary(lar_type type)
+{
+    return type == LAR_TYPE_INT || type == LAR_TYPE_STRING || type == LAR_TYPE_OBJECT_ID ||
+           type == LAR_TYPE_UUID;
+}
+
 /* ---- memory ---- */
 
-static void class_clear(schema_class *cls)
+void class_clear(schema_class *cls)
 {
     for (uint32_t i = 0; i < cls->property_count; i++) {
         free((char *)cls->properties[i].def.name);
@@ -84,7 +111,7 @@ static int class_finish(schema_class *cls)
     return LAR_OK;
 }
 
-static int class_from_def(const lar_class_def *def, schema_class *out)
+int class_from_def(const lar_class_def *def, schema_class *out)
 {
     memset(out, 0, sizeof *out);
     out->name = strdup(def->name);
@@ -121,7 +148,7 @@ static int put_string(byte_buffer *b, const char *s)
     return err || !s ? err : buffer_append(b, s, size);
 }
 
-static int serialize(const schema_class *classes, uint32_t count, byte_buffer *b)
+int serialize(const schema_class *classes, uint32_t count, byte_buffer *b)
 {
     int err = buffer_append(b, &count, 4);
     for (uint32_t c = 0; !err && c < count; c++) {
@@ -209,9 +236,9 @@ static void parse_class(reader *r, schema_class *cls)
     if (!r->bad && class_finish(cls)) r->bad = true;
 }
 
-static int parse(const MDB_val *blob, lar_schema *schema)
+int parse(const void *data, size_t size, lar_schema *schema)
 {
-    reader r = {blob->mv_data, (const uint8_t *)blob->mv_data + blob->mv_size, false};
+    reader r = {data, (const uint8_t *)data + size, false};
     uint32_t count;
     take(&r, &count, 4);
     if (r.bad || count > MAX_CLASSES) return lar_fail(LAR_ECORRUPT, "the stored schema is undecodable");
@@ -224,46 +251,7 @@ static int parse(const MDB_val *blob, lar_schema *schema)
     return r.bad ? lar_fail(LAR_ECORRUPT, "the stored schema is undecodable") : LAR_OK;
 }
 
-static int get_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t *out)
-{
-    MDB_val key = {strlen(name), (void *)name}, data;
-    int rc = mdb_get(txn, meta, &key, &data);
-    if (rc) return lar_fail_mdb(rc, "cannot read the database metadata");
-    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "bad metadata record '%s'", name);
-    memcpy(out, data.mv_data, sizeof *out);
-    return LAR_OK;
-}
-
-static void table_name(lar_class cls, char out[16])
-{
-    snprintf(out, 16, "c%u", cls);
-}
-
-int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
-{
-    lar_schema *schema = calloc(1, sizeof *schema);
-    if (!schema) return lar_fail(LAR_ENOMEM, "out of memory loading the schema");
-    int err = get_meta_u64(txn, meta, META_GENERATION, &schema->generation);
-    if (!err) err = get_meta_u64(txn, meta, META_SCHEMA_VERSION, &schema->version);
-    MDB_val key = {strlen(META_SCHEMA), META_SCHEMA}, blob;
-    int rc = err ? 0 : mdb_get(txn, meta, &key, &blob);
-    if (!err && rc && rc != MDB_NOTFOUND) err = lar_fail_mdb(rc, "cannot read the schema");
-    if (!err && !rc) err = parse(&blob, schema);
-    for (uint32_t c = 0; !err && c < schema->class_count; c++) {
-        char name[16];
-        table_name(c, name);
-        rc = mdb_dbi_open(txn, name, MDB_INTEGERKEY, &schema->classes[c].dbi);
-        if (rc) err = lar_fail_mdb(rc, "cannot open a class table");
-    }
-    if (err) {
-        schema_free(schema);
-        return err;
-    }
-    *out = schema;
-    return LAR_OK;
-}
-
-/* ---- validation ---- */
+/* ---- validation and differences ---- */
 
 static int check_name(const char *name, const char *what, const char *owner)
 {
@@ -321,8 +309,6 @@ static int check_class(const lar_class_def *classes, size_t index)
     return LAR_OK;
 }
 
-/* ---- comparing a definition with the stored class ---- */
-
 typedef struct difference_list {
     char text[480];
     size_t length;
@@ -330,6 +316,7 @@ typedef struct difference_list {
 } difference_list;
 
 static void note(difference_list *list, const char *format, ...) __attribute__((format(printf, 2, 3)));
+
 static void note(difference_list *list, const char *format, ...)
 {
     if (list->length >= sizeof list->text - 1) return;
@@ -383,54 +370,14 @@ static void compare_class(difference_list *list, const schema_class *cls, const 
     if (cls->flags != def->flags) note(list, "class '%s' changed its embedded flag", cls->name);
 }
 
-static const schema_class *find_class(const lar_schema *schema, const char *name)
+const schema_class *find_class(const lar_schema *schema, const char *name)
 {
     for (uint32_t c = 0; c < schema->class_count; c++)
         if (!strcmp(schema->classes[c].name, name)) return &schema->classes[c];
     return NULL;
 }
 
-/* ---- applying ---- */
-
-static int put_meta(lar_txn *txn, const char *name, const void *bytes, size_t size)
-{
-    MDB_val key = {strlen(name), (void *)name}, data = {size, (void *)bytes};
-    return txn_put(txn, txn->env->meta_dbi, &key, &data, 0);
-}
-
-/* Stores the stored classes plus the new ones, and creates the new classes' tables. */
-static int store_schema(lar_txn *txn, const lar_class_def **added, uint32_t added_count, uint64_t version)
-{
-    const lar_schema *old = txn->schema;
-    uint32_t total = old->class_count + added_count;
-    if (total > MAX_CLASSES) return lar_fail(LAR_EBUSY, "a database holds at most %d classes", MAX_CLASSES);
-    schema_class *classes = calloc(total ? total : 1, sizeof *classes);
-    if (!classes) return lar_fail(LAR_ENOMEM, "out of memory storing the schema");
-    if (old->class_count) memcpy(classes, old->classes, old->class_count * sizeof *classes);
-    int err = LAR_OK;
-    uint32_t built = 0;
-    for (; built < added_count && !err; built++)
-        err = class_from_def(added[built], &classes[old->class_count + built]);
-    if (err) built--;
-    byte_buffer blob = {0};
-    if (!err) err = serialize(classes, total, &blob);
-    uint64_t generation = old->generation + 1;
-    if (!err) err = put_meta(txn, META_SCHEMA, blob.data, blob.size);
-    if (!err) err = put_meta(txn, META_GENERATION, &generation, sizeof generation);
-    if (!err) err = put_meta(txn, META_SCHEMA_VERSION, &version, sizeof version);
-    for (uint32_t c = old->class_count; !err && c < total; c++) {
-        char name[16];
-        MDB_dbi dbi;
-        table_name(c, name);
-        err = txn_open_table(txn, name, MDB_CREATE | MDB_INTEGERKEY, &dbi);
-    }
-    buffer_free(&blob);
-    for (uint32_t i = 0; i < built; i++) class_clear(&classes[old->class_count + i]);
-    free(classes);
-    return err;
-}
-
-static int validate_all(const lar_class_def *classes, size_t class_count)
+int validate_all(const lar_class_def *classes, size_t class_count)
 {
     if (class_count > MAX_CLASSES) return lar_fail(LAR_EBUSY, "a database holds at most %d classes", MAX_CLASSES);
     for (size_t c = 0; c < class_count; c++) {
@@ -441,7 +388,7 @@ static int validate_all(const lar_class_def *classes, size_t class_count)
 }
 
 /* Compares each class with the stored one; collects the classes that are new. */
-static int diff_schema(const lar_schema *stored, const lar_class_def *classes, size_t class_count,
+int diff_schema(const lar_schema *stored, const lar_class_def *classes, size_t class_count,
                        uint64_t version, const lar_class_def **added, uint32_t *added_count)
 {
     difference_list list = {{0}, 0, 0};
@@ -457,165 +404,5 @@ static int diff_schema(const lar_schema *stored, const lar_class_def *classes, s
     if (list.count)
         return lar_fail(LAR_ESCHEMA, "the schema differs from the stored one (migrations are not "
                         "supported yet): %s", list.text);
-    return LAR_OK;
-}
-
-/* The calling thread's write transaction on env, or NULL. */
-static lar_txn *own_write(lar_env *env)
-{
-    pthread_mutex_lock(&env->mutex);
-    lar_txn *txn = env->writer_active && pthread_equal(env->writer_thread, pthread_self()) ? env->writer_txn : NULL;
-    pthread_mutex_unlock(&env->mutex);
-    return txn;
-}
-
-/* Inside the caller's write: its later calls must see the new classes before the commit. */
-static int adopt_in_txn(lar_txn *txn)
-{
-    lar_schema *fresh;
-    pthread_mutex_lock(&txn->env->mutex); /* schema_load opens tables: never concurrently */
-    int err = schema_load(txn->mdb, txn->env->meta_dbi, &fresh);
-    pthread_mutex_unlock(&txn->env->mutex);
-    if (err) return err;
-    fresh->older = txn->own_schema;
-    txn->own_schema = fresh;
-    txn->schema = fresh;
-    return LAR_OK;
-}
-
-/* Applies the schema inside txn; a change that fails midway poisons txn. */
-static int apply_in(lar_txn *txn, const lar_class_def *classes, size_t class_count, uint64_t schema_version,
-                    const lar_class_def **added)
-{
-    uint32_t added_count = 0;
-    int err = txn_check(txn, true);
-    if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
-    if (err || (added_count == 0 && schema_version == txn->schema->version)) return err;
-    err = store_schema(txn, added, added_count, schema_version);
-    if (!err) err = adopt_in_txn(txn);
-    /* Half a schema (stored without its tables, or not yet loaded) must never commit. */
-    if (err) txn_poison(txn);
-    return err;
-}
-
-static int apply_alone(lar_env *env, const lar_class_def *classes, size_t class_count, uint64_t schema_version,
-                       const lar_class_def **added)
-{
-    lar_txn *txn;
-    int err = lar_txn_begin(env, LAR_TXN_WRITE, &txn);
-    if (err) return err;
-    err = apply_in(txn, classes, class_count, schema_version, added);
-    if (!err) err = lar_txn_commit(txn);
-    lar_txn_free(txn);
-    return err;
-}
-
-int lar_schema_apply(lar_env *env, const lar_class_def *classes, size_t class_count,
-                     uint64_t schema_version)
-{
-    if (!env || (class_count && !classes))
-        return lar_fail(LAR_EINVAL, "lar_schema_apply: env and classes must not be NULL");
-    int err = validate_all(classes, class_count);
-    if (err) return err;
-    const lar_class_def **added = calloc(class_count ? class_count : 1, sizeof *added);
-    if (!added) return lar_fail(LAR_ENOMEM, "out of memory applying the schema");
-    lar_txn *own = own_write(env);
-    if (own) {
-        err = apply_in(own, classes, class_count, schema_version, added);
-    } else {
-        /* Its own write: one that filled the map runs again once the map has grown. */
-        size_t map_size = env_map_size(env);
-        while ((err = apply_alone(env, classes, class_count, schema_version, added)) == LAR_EMAPFULL &&
-               env_map_size(env) > map_size)
-            map_size = env_map_size(env);
-    }
-    free(added);
-    return err;
-}
-
-/* ---- lookups ---- */
-
-/* The newest schema: another process may have added classes since this one last looked. */
-int schema_current(lar_env *env, lar_schema **out)
-{
-    lar_txn *own = own_write(env); /* it may hold classes not yet committed */
-    if (own && own->state == TXN_ACTIVE) {
-        *out = own->schema;
-        return LAR_OK;
-    }
-    lar_txn *txn;
-    int err = lar_txn_begin(env, LAR_TXN_READ, &txn);
-    if (err == LAR_EMAPFULL) {
-        /* Another process grew the file past this process's map, which cannot follow while
-         * this process holds snapshots: answer from the newest schema this process knows. */
-        pthread_mutex_lock(&env->mutex);
-        *out = env->schema;
-        pthread_mutex_unlock(&env->mutex);
-        return LAR_OK;
-    }
-    if (err) return err;
-    *out = txn->schema;
-    lar_txn_free(txn);
-    return LAR_OK;
-}
-
-int lar_class_find(lar_env *env, const char *name, lar_class *out)
-{
-    if (!env || !name || !out) return lar_fail(LAR_EINVAL, "lar_class_find: NULL argument");
-    lar_schema *schema;
-    int err = schema_current(env, &schema);
-    if (err) return err;
-    const schema_class *cls = find_class(schema, name);
-    if (!cls) return lar_fail(LAR_ENOTFOUND, "no class named '%s'", name);
-    *out = (lar_class)(cls - schema->classes);
-    return LAR_OK;
-}
-
-static int class_for(lar_env *env, lar_class cls, const schema_class **out)
-{
-    lar_schema *schema;
-    int err = schema_current(env, &schema);
-    if (err) return err;
-    *out = schema_class_at(schema, cls);
-    return *out ? LAR_OK : lar_fail(LAR_EINVAL, "unknown class %u", cls);
-}
-
-int lar_class_info_get(lar_env *env, lar_class cls, lar_class_info *out)
-{
-    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_class_info_get: NULL argument");
-    const schema_class *c;
-    int err = class_for(env, cls, &c);
-    if (err) return err;
-    out->name = c->name;
-    out->property_count = c->property_count;
-    out->primary_key = c->primary_key;
-    out->flags = c->flags;
-    return LAR_OK;
-}
-
-int lar_property_find(lar_env *env, lar_class cls, const char *name, uint32_t *out)
-{
-    if (!env || !name || !out) return lar_fail(LAR_EINVAL, "lar_property_find: NULL argument");
-    const schema_class *c;
-    int err = class_for(env, cls, &c);
-    if (err) return err;
-    for (uint32_t i = 0; i < c->property_count; i++) {
-        if (!strcmp(c->properties[i].def.name, name)) {
-            *out = i;
-            return LAR_OK;
-        }
-    }
-    return lar_fail(LAR_ENOTFOUND, "class '%s' has no property named '%s'", c->name, name);
-}
-
-int lar_property_info_get(lar_env *env, lar_class cls, uint32_t prop, lar_property_def *out)
-{
-    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_property_info_get: NULL argument");
-    const schema_class *c;
-    int err = class_for(env, cls, &c);
-    if (err) return err;
-    if (prop >= c->property_count)
-        return lar_fail(LAR_EINVAL, "class '%s' has no property %u", c->name, prop);
-    *out = c->properties[prop].def;
     return LAR_OK;
 }

@@ -7,7 +7,7 @@
  * The tag is 0 for null (sorting first) and 1 for a value. Integers are
  * big-endian with the sign bit flipped. Index strings are truncated to fit a
  * key; primary-key strings must fit whole. */
-#include "internal.h"
+#include "codec/codec.h"
 
 #include <string.h>
 
@@ -73,16 +73,4 @@ size_t key_encode_index(lar_class cls, uint32_t prop, const lar_value *value, ui
 size_t key_encode_class_prefix(lar_class cls, uint8_t *out)
 {
     return put_u32_be(out, cls);
-}
-
-bool key_type_is_indexable(lar_type type)
-{
-    return type == LAR_TYPE_INT || type == LAR_TYPE_BOOL || type == LAR_TYPE_STRING ||
-           type == LAR_TYPE_TIMESTAMP || type == LAR_TYPE_OBJECT_ID || type == LAR_TYPE_UUID;
-}
-
-bool key_type_is_primary(lar_type type)
-{
-    return type == LAR_TYPE_INT || type == LAR_TYPE_STRING || type == LAR_TYPE_OBJECT_ID ||
-           type == LAR_TYPE_UUID;
 }

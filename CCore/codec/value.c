@@ -1,58 +1,7 @@
-/* Values: which value fits which property, defaults, and UTF-8 validation. */
-#include "internal.h"
+/* Values: which value fits which property, conversions, defaults and equality. */
+#include "codec/codec.h"
 
 #include <string.h>
-
-static const char *const type_names[] = {
-    "null", "int", "bool", "float", "double", "string", "binary", "timestamp",
-    "objectId", "uuid", "decimal128", "link", "mixed", "linkingObjects",
-};
-
-const char *type_name(lar_type type)
-{
-    return (unsigned)type < sizeof type_names / sizeof *type_names ? type_names[type] : "unknown";
-}
-
-uint32_t slot_size_of(const lar_property_def *def)
-{
-    if (def->collection != LAR_COLLECTION_NONE) return 8; /* a reference to the collection's table */
-    switch (def->type) {
-    case LAR_TYPE_BOOL: return 1;
-    case LAR_TYPE_FLOAT: return 4;
-    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
-    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: return 8; /* u32 offset, u32 length */
-    case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
-    case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
-    case LAR_TYPE_MIXED: return 17; /* a type tag and an inline value or a var-area reference */
-    default: return 0;              /* linking objects are computed, not stored */
-    }
-}
-
-/* RFC 3629: no overlongs, no surrogates, nothing above U+10FFFF. */
-bool utf8_valid(const char *data, size_t size)
-{
-    const uint8_t *s = (const uint8_t *)data, *end = s + size;
-    while (s < end) {
-        uint8_t c = *s++;
-        if (c < 0x80) continue;
-        size_t extra;
-        uint32_t cp;
-        if (c >= 0xC2 && c <= 0xDF) { extra = 1; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { extra = 2; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { extra = 3; cp = c & 0x07; }
-        else return false;
-        if ((size_t)(end - s) < extra) return false;
-        for (size_t i = 0; i < extra; i++) {
-            if ((s[i] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (s[i] & 0x3F);
-        }
-        s += extra;
-        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ||
-            (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-            return false;
-    }
-    return true;
-}
 
 static bool timestamp_valid(lar_timestamp t)
 {

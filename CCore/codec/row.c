@@ -11,7 +11,7 @@
  * the numbers do (a later change to a class's properties rewrites its rows).
  * Numbers are stored in the host's byte order, as LMDB stores its own pages, so
  * a file moves only between machines of the same byte order. */
-#include "internal.h"
+#include "codec/codec.h"
 
 #include <string.h>
 #if defined(__SSE2__) && defined(__x86_64__)
@@ -101,7 +101,7 @@ static int corrupt(const schema_class *cls)
     return lar_fail(LAR_ECORRUPT, "an object of class '%s' has an undecodable row", cls->name);
 }
 
-static int decode_var(const uint8_t *slot, const MDB_val *row, bool string, lar_value *out)
+static int decode_var(const uint8_t *slot, const kv_val *row, bool string, lar_value *out)
 {
     uint32_t offset, length;
     memcpy(&offset, slot, 4);
@@ -120,7 +120,7 @@ static int decode_var(const uint8_t *slot, const MDB_val *row, bool string, lar_
 
 /* Decodes the slot of a non-null value of type def->type. */
 static int decode_slot(const schema_class *cls, const lar_property_def *def, const uint8_t *slot,
-                       const MDB_val *row, lar_value *out)
+                       const kv_val *row, lar_value *out)
 {
     out->type = def->type;
     switch (def->type) {
@@ -147,7 +147,7 @@ static int decode_slot(const schema_class *cls, const lar_property_def *def, con
     return LAR_OK;
 }
 
-int row_check_shape(const schema_class *cls, const MDB_val *row)
+int row_check_shape(const schema_class *cls, const kv_val *row)
 {
     return row_shape_ok(cls, row) ? LAR_OK : corrupt(cls);
 }
@@ -157,7 +157,7 @@ static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
     return cls->has_optional && (row[cls->fixed_size + prop / 8] & (1u << (prop % 8)));
 }
 
-int row_decode_raw(const schema_class *cls, const MDB_val *row, uint32_t prop, lar_value *out)
+int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out)
 {
     int err = row_check_shape(cls, row);
     if (err) return err;
@@ -196,7 +196,7 @@ static void decode_wide(const schema_class *cls, const uint8_t *row, lar_value *
     for (uint32_t i = 0, count = cls->property_count; i < count; i++) put_wide(&out[i], plan[i].type, row + 8 * i);
 }
 
-int row_decode_all(lar_txn *txn, const schema_class *cls, const MDB_val *row, lar_value *restrict out)
+int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar_value *restrict out)
 {
     int err = row_check_shape(cls, row);
     if (err) return err;
@@ -253,7 +253,7 @@ static int keep_var(lar_txn *txn, lar_value *value)
     return LAR_OK;
 }
 
-int row_decode(lar_txn *txn, const schema_class *cls, const MDB_val *row, uint32_t prop,
+int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
                lar_value *out)
 {
     int err = row_decode_raw(cls, row, prop, out);

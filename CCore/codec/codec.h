@@ -1,0 +1,49 @@
+/* Layer 3, codec: values, keys and rows, encoded and decoded. */
+#ifndef LARDER_CODEC_H
+#define LARDER_CODEC_H
+
+#include "kv/kv.h"
+
+
+/* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
+int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
+/* Whether value has its property's own fixed-width type, which value_check()
+ * accepts without looking further. */
+static inline bool value_is_plain(const lar_property_def *def, const lar_value *value)
+{
+    if (value->type != def->type) return false;
+    switch (value->type) {
+    case LAR_TYPE_INT: case LAR_TYPE_BOOL: case LAR_TYPE_FLOAT: case LAR_TYPE_DOUBLE:
+    case LAR_TYPE_OBJECT_ID: case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return true;
+    default: return false;
+    }
+}
+/* Converts accepted aliases (int for float/double, nonzero bool) to the property's own type. */
+lar_value value_normalize(const lar_property_def *def, const lar_value *value);
+lar_value value_default(const lar_property_def *def);
+bool value_equal(const lar_value *a, const lar_value *b);
+
+/* Encodes checked, normalized values into buffer (replacing its contents). */
+int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
+/* Whether row has room for its slots and bitmap (and, without strings or binaries, nothing more). */
+static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
+{
+    return cls->has_var ? row->mv_size >= cls->var_at : row->mv_size == cls->var_at;
+}
+/* LAR_ECORRUPT (recorded) unless row has the shape of cls's rows. */
+int row_check_shape(const schema_class *cls, const kv_val *row);
+/* Decodes one property; strings point into row. */
+int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out);
+/* Decodes every property into out; strings are copied into txn when it writes. */
+int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar_value *restrict out);
+/* Decodes one property; strings are copied into txn when it writes. */
+int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
+               lar_value *out);
+
+#define KEY_MAX 480
+/* Order-preserving key encodings compared by memcmp. Return the encoded length. */
+size_t key_encode_primary(lar_class cls, const lar_value *value, uint8_t *out);
+size_t key_encode_index(lar_class cls, uint32_t prop, const lar_value *value, uint8_t *out);
+size_t key_encode_class_prefix(lar_class cls, uint8_t *out);
+
+#endif

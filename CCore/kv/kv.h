@@ -1,0 +1,198 @@
+/* Layer 2, kv: environments, transactions, map growth, and access to tables.
+ * The only layer that calls LMDB: the layers above use the kv_ names below. */
+#ifndef LARDER_KV_H
+#define LARDER_KV_H
+
+#include "catalog/catalog.h"
+
+#include <lmdb.h>
+#include <pthread.h>
+#include <sys/types.h>
+
+/* ---- tables ---- */
+
+typedef MDB_val kv_val;
+typedef MDB_cursor kv_cursor;
+typedef MDB_dbi kv_table;
+#define KV_NOTFOUND MDB_NOTFOUND
+#define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
+#define KV_APPEND MDB_APPEND
+typedef enum kv_step {
+    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
+} kv_step;
+
+/* Maps an LMDB or errno code to a LAR_E* code and records it with context. */
+int lar_fail_mdb(int rc, const char *context);
+
+/* ---- environments (env.c) ---- */
+
+struct lar_env {
+    MDB_env *mdb;
+    char *path;
+    dev_t device;
+    ino_t inode;
+    int refcount;             /* guarded by the registry lock */
+    unsigned int flags;
+    MDB_dbi meta_dbi, pk_dbi, index_dbi;
+    int lock_fd;              /* flock()ed by writers: serialises Larder writers across processes */
+
+    pthread_mutex_t mutex;    /* guards schema, live_txns, writer_* and DBI opening */
+    lar_schema *schema;
+    int live_txns;
+    bool writer_active;       /* serialises this process's writers: flock() cannot, threads share it */
+    pthread_t writer_thread;
+    struct lar_txn *writer_txn;    /* the active write transaction, if any */
+    struct lar_txn *handles;       /* every transaction handle not yet freed */
+    pthread_cond_t writer_done;
+
+    lar_schema *retired;      /* schemas of aborted writes: callers may still hold their names */
+    bool grow_wanted;         /* a write filled the map: grow it once no transaction is live */
+
+    pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
+    struct lar_env *next;        /* registry list */
+};
+
+size_t env_map_size(lar_env *env);
+size_t env_map_size(lar_env *env);
+/* A write filled the map: asks for it to grow, which env_try_grow() does as soon
+ * as no transaction of this process is live. Returns the current map size. */
+size_t env_request_growth(lar_env *env);
+/* Grows the map if growth was requested and no transaction of this process is
+ * live; never waits. The caller holds no map lock. */
+void env_try_grow(lar_env *env);
+/* Adopts a map grown by another process, if no other transaction of this process
+ * is live; never waits (LAR_EMAPFULL otherwise). The caller holds no map lock. */
+int env_adopt_map(lar_env *env);
+/* Keeps schemas (a chain through ->older) alive until the environment closes. */
+void env_retire_schema(lar_env *env, lar_schema *schema);
+/* Returns the schema in effect for txn's snapshot, reloading it if another writer changed it.
+ * Returns ENV_MAP_MOVED when another process grew the map meanwhile: the caller must
+ * end txn, adopt the map and begin again. */
+int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out);
+#define ENV_MAP_MOVED 1 /* internal, never returned by the API */
+/* Takes (waiting; LAR_EMISUSE if this thread already writes) or releases the writer lock,
+ * across this process's threads and across processes. */
+int env_lock_writer(lar_env *env);
+void env_unlock_writer(lar_env *env);
+/* The calling thread's write transaction on env, or NULL. */
+lar_txn *env_own_write(lar_env *env);
+/* The newest schema: the calling thread's write may hold classes not yet committed,
+ * and another process may have added classes since this one last looked. */
+int env_current_schema(lar_env *env, lar_schema **out);
+/* Reads the stored schema in txn, opening each class table. */
+int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out);
+/* The name of a class's object table. */
+void class_table_name(lar_class cls, char out[16]);
+
+#define META_FORMAT "format"
+#define META_SCHEMA "schema"
+#define META_GENERATION "generation"
+#define META_SCHEMA_VERSION "schema_version"
+#define META_NEXT_KEY_PREFIX 'n' /* 'n' + class id (big-endian u32) -> next object key */
+
+#define ENV_MAP_MOVED 1 /* internal, never returned by the API */
+
+#define META_FORMAT "format"
+#define META_SCHEMA "schema"
+#define META_GENERATION "generation"
+#define META_SCHEMA_VERSION "schema_version"
+#define META_SEQUENCE_PREFIX 'n' /* 'n' + sequence id (big-endian u32) -> next key */
+
+/* ---- transactions (txn.c) ---- */
+
+/* A counter of keys that only grow, such as a class's object keys: read on first
+ * use, stored when the write commits. */
+typedef struct sequence_state {
+    uint64_t next;
+    bool loaded, dirty;
+} sequence_state;
+
+/* Something opened under a transaction, such as an iterator, that must let go of
+ * it when the transaction ends (LMDB frees a write transaction's cursors). */
+typedef struct txn_dependent {
+    void (*detach)(struct txn_dependent *self, struct lar_txn *txn);
+    struct txn_dependent *next;
+} txn_dependent;
+
+enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
+
+struct lar_txn {
+    lar_env *env;
+    MDB_txn *mdb;
+    lar_schema *schema;
+    int state;
+    bool write;
+    bool failed;              /* poisoned: a mutation failed, so it can only be aborted */
+    pthread_t thread;         /* the thread that began a write transaction */
+    uint64_t epoch;           /* bumped each time the transaction (re)starts: older cursors are gone */
+
+    /* The last row read: most reads touch the same object several times.
+     * Key 0, which no object has, marks it empty. */
+    lar_obj cache_obj;
+    MDB_val cache_row;
+
+    /* Write transactions only. */
+    sequence_state *sequences;  /* by sequence id */
+    uint32_t sequence_capacity;
+    byte_buffer row;          /* scratch space for encoding a row */
+    byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
+    size_t copy_count, copy_capacity;
+
+    txn_dependent *dependents;
+    lar_schema *own_schema;   /* schemas this write made; published when it commits */
+    struct lar_txn *next_handle, *prev_handle; /* in env->handles */
+};
+
+/* Closes the LMDB side of every handle of a closing environment; lar_txn_free() still works. */
+void txn_detach_all(lar_env *env);
+
+/* Checks that txn is active (and writable when write is true); records the error otherwise. */
+int txn_check(lar_txn *txn, bool write);
+/* Marks a write transaction failed: every later call but abort is refused. */
+void txn_poison(lar_txn *txn);
+/* Wrappers for every LMDB mutation in a write transaction. A failure poisons the
+ * transaction, except the two that change nothing: txn_put with MDB_NOOVERWRITE
+ * finding its key (LAR_EEXISTS, not recorded) and txn_del finding nothing
+ * (LAR_ENOTFOUND, not recorded). */
+int txn_put(lar_txn *txn, MDB_dbi dbi, kv_val *key, kv_val *data, unsigned int flags);
+int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
+int txn_drop(lar_txn *txn, MDB_dbi dbi);
+/* Creates class cls's object table inside the write transaction. */
+int txn_create_object_table(lar_txn *txn, lar_class cls);
+#ifdef LARDER_FAULT_INJECTION
+/* Tests only: the nth mutation from now on this thread fails as if LMDB ran out of memory. */
+void txn_fail_after(long mutations);
+#endif
+/* Copies bytes into memory owned by txn, valid until it ends. */
+const void *txn_keep(lar_txn *txn, const void *bytes, size_t size);
+/* The sequence id of txn's write, never below 1 + the last key of table. */
+sequence_state *txn_sequence(lar_txn *txn, uint32_t id, kv_table table);
+void txn_depend(lar_txn *txn, txn_dependent *dependent);
+void txn_forget(lar_txn *txn, txn_dependent *dependent);
+
+/* Reads; these return LMDB's code (0, KV_NOTFOUND or an error for lar_fail_mdb()). */
+static inline int kv_get(lar_txn *txn, kv_table table, kv_val *key, kv_val *data)
+{
+    return mdb_get(txn->mdb, table, key, data);
+}
+static inline int kv_cursor_open(lar_txn *txn, kv_table table, kv_cursor **out)
+{
+    return mdb_cursor_open(txn->mdb, table, out);
+}
+static inline int kv_cursor_step(kv_cursor *cursor, kv_val *key, kv_val *data, kv_step step)
+{
+    return mdb_cursor_get(cursor, key, data, (MDB_cursor_op)step);
+}
+static inline void kv_cursor_close(kv_cursor *cursor)
+{
+    mdb_cursor_close(cursor);
+}
+static inline int kv_count(lar_txn *txn, kv_table table, uint64_t *out)
+{
+    MDB_stat stat;
+    int rc = mdb_stat(txn->mdb, table, &stat);
+    if (!rc) *out = stat.ms_entries;
+    return rc;
+}
+
+#endif

@@ -1,0 +1,46 @@
+/* Layer 5, object: objects in their class tables, kept in step with the
+ * primary-key and index tables, and iterators over them. */
+#ifndef LARDER_OBJECT_H
+#define LARDER_OBJECT_H
+
+#include "codec/codec.h"
+#include "schema/schema.h"
+
+/* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills txn's row cache. */
+int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row);
+
+/* ---- iterators (iter.c) ---- */
+
+/* A property that every step copies into the caller's variable. */
+typedef struct iter_binding {
+    void *dest;               /* an int64_t or double when wide, else a lar_value */
+    uint32_t prop;
+    bool wide;                /* a required int or double: its 8-byte slot is copied */
+} iter_binding;
+
+/* Bytes every step copies from the row: wide bindings whose slots and
+ * variables are both adjacent (a struct's fields bound in order) share a run. */
+typedef struct copy_run {
+    uint8_t *dest;
+    uint32_t offset, size;
+} copy_run;
+
+struct lar_iter {
+    txn_dependent link;       /* in txn's dependents */
+    lar_txn *txn;             /* NULL once the transaction ended */
+    const schema_class *cls;
+    lar_class cls_id;
+    kv_cursor *cursor;
+    uint64_t epoch;
+    lar_objkey last_key;      /* 0 before the first step; not kept up while streaming, which needs none */
+    bool done;
+    bool seeking;             /* the next step must seek, even in a read transaction */
+    bool streaming;           /* a read cursor mid-walk: the next step is a plain KV_NEXT */
+    /* Bindings: room for one per property, allocated by the first bind. */
+    iter_binding *bindings;
+    copy_run *runs;           /* the wide bindings, by slot offset */
+    uint32_t binding_count, run_count;
+    bool decodes;             /* some binding is not wide */
+};
+
+#endif
