@@ -249,6 +249,49 @@ TEST(process_map_grown_by_another_process)
     channel_close(&c);
 }
 
+/* A thread holding a snapshot, after another process grew the file past this process's
+ * map: the map cannot follow while the snapshot lives, but nothing waits. The schema
+ * lookups answer from the schema this process knows (they used to wait 30 s on their
+ * own thread's lock and fail), a new transaction fails at once with LAR_EMAPFULL, and
+ * once the snapshot ends the map follows. */
+TEST(process_lookups_beside_a_snapshot_never_wait_for_the_map)
+{
+    const char *path = test_db_path(NULL);
+    channel c = channel_open();
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(&c, true);
+        child_grows_the_map(path, &c);
+    }
+    channel_side(&c, false);
+    lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
+    person_schema p = person_setup(env);
+    lar_txn *snapshot = begin_read(env);
+    pipe_send(c.to_child[1], 'S');
+    pipe_expect(c.to_parent[0], 'D', 60000);
+    wait_child_ok(pid, WAIT_MS);
+
+    int64_t started = now_ms();
+    lar_class cls;
+    CHECK_OK(lar_class_find(env, "Person", &cls));
+    CHECK_EQ(cls, p.cls);
+    lar_class_info info;
+    CHECK_OK(lar_class_info_get(env, cls, &info));
+    uint32_t prop;
+    CHECK_OK(lar_property_find(env, cls, "name", &prop));
+    lar_txn *other;
+    CHECK_RC(lar_txn_begin(env, LAR_TXN_READ, &other), LAR_EMAPFULL);
+    CHECK(now_ms() - started < 1000);
+    CHECK_EQ(count_objects(snapshot, p.cls), 0); /* the snapshot reads on */
+    commit_txn(snapshot);
+
+    lar_txn *txn = begin_read(env); /* no transaction was live: the map followed */
+    CHECK_EQ(count_objects(txn, p.cls), GROWTH_ROWS);
+    commit_txn(txn);
+    close_env(env);
+    channel_close(&c);
+}
+
 /* Two processes writing at the same time, on a tiny map that both keep growing: every
  * commit of both lands once. A writer that grows the map begins its LMDB transaction
  * again, so this also checks that the other process cannot slip in between. */
