@@ -204,26 +204,38 @@ static void child_grows_the_map(const char *path, channel *c)
     child_exit_ok();
 }
 
+/* Forks a child that, once told, grows the file past a 64 KiB map. */
+static pid_t fork_map_grower(const char *path, channel *c)
+{
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        channel_side(c, true);
+        child_grows_the_map(path, c);
+    }
+    channel_side(c, false);
+    return pid;
+}
+
+static void let_the_child_grow_the_map(channel *c, pid_t pid)
+{
+    pipe_send(c->to_child[1], 'S');
+    pipe_expect(c->to_parent[0], 'D', 60000);
+    wait_child_ok(pid, WAIT_MS);
+}
+
 /* "Its map grows on demand": another process grew it; this one must follow. */
 TEST(process_map_grown_by_another_process)
 {
     const char *path = test_db_path(NULL);
     channel c = channel_open();
-    pid_t pid = test_fork();
-    if (pid == 0) {
-        channel_side(&c, true);
-        child_grows_the_map(path, &c);
-    }
-    channel_side(&c, false);
+    pid_t pid = fork_map_grower(path, &c);
     lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
     person_schema p = person_setup(env);
     lar_txn *txn = begin_write(env);
     person_create(txn, &p, 1, "first", 1, 1);
     commit_txn(txn);
     lar_txn *snapshot = begin_read(env); /* open while the other process grows the file */
-    pipe_send(c.to_child[1], 'S');
-    pipe_expect(c.to_parent[0], 'D', 60000);
-    wait_child_ok(pid, WAIT_MS);
+    let_the_child_grow_the_map(&c, pid);
 
     CHECK_EQ(count_objects(snapshot, p.cls), 1);
     CHECK_OK(lar_txn_commit(snapshot));
@@ -258,18 +270,11 @@ TEST(process_lookups_beside_a_snapshot_never_wait_for_the_map)
 {
     const char *path = test_db_path(NULL);
     channel c = channel_open();
-    pid_t pid = test_fork();
-    if (pid == 0) {
-        channel_side(&c, true);
-        child_grows_the_map(path, &c);
-    }
-    channel_side(&c, false);
+    pid_t pid = fork_map_grower(path, &c);
     lar_env *env = open_env_with(path, (size_t)1 << 16, LAR_ENV_NOSYNC);
     person_schema p = person_setup(env);
     lar_txn *snapshot = begin_read(env);
-    pipe_send(c.to_child[1], 'S');
-    pipe_expect(c.to_parent[0], 'D', 60000);
-    wait_child_ok(pid, WAIT_MS);
+    let_the_child_grow_the_map(&c, pid);
 
     int64_t started = now_ms();
     lar_class cls;
