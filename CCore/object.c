@@ -110,6 +110,7 @@ static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cl
 static int stage_values(const schema_class *cls, const lar_value *given, value_array *out,
                         const lar_value **use)
 {
+    out->items = NULL; /* before any return: the caller frees it */
     bool convert = !given;
     for (uint32_t i = 0; given && i < cls->property_count; i++) {
         if (value_is_plain(&cls->properties[i].def, &given[i])) continue; /* the usual case, without a call */
@@ -117,7 +118,6 @@ static int stage_values(const schema_class *cls, const lar_value *given, value_a
         if (err) return err;
         convert |= given[i].type != LAR_TYPE_NULL && given[i].type != cls->properties[i].def.type;
     }
-    out->items = NULL;
     *use = given;
     if (!convert) return LAR_OK;
     int err = values_init(out, cls->property_count);
