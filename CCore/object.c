@@ -220,6 +220,8 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
     if (key->type != def->type && !(key->type == LAR_TYPE_NULL && (def->flags & LAR_PROP_OPTIONAL)))
         return lar_fail(LAR_ETYPE, "the primary key of class '%s' is of type %s, not %s", c->name,
                         type_name(def->type), type_name(key->type));
+    err = value_check(c, (uint32_t)c->primary_key, key); /* a string's data, length and UTF-8 */
+    if (err) return err;
     uint8_t buffer[KEY_MAX];
     MDB_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
     int rc = k.mv_size ? mdb_get(txn->mdb, txn->env->pk_dbi, &k, &data) : MDB_NOTFOUND;

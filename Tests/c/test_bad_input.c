@@ -37,3 +37,140 @@ TEST(bad_input_wrong_typed_value_is_refused_without_a_crash)
     commit_txn(txn);
     close_env(env);
 }
+
+/* lar_obj_find checks a string key as lar_obj_create checks a string value. */
+TEST(bad_input_find_with_a_string_key_without_data)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("code", LAR_TYPE_STRING, LAR_PROP_PRIMARY_KEY)};
+    lar_class_def def = CLASS_DEF("Item", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Item");
+    lar_txn *txn = begin_write(env);
+    lar_value key = val_str("a");
+    CHECK_OK(lar_obj_create(txn, cls, &key, 1, NULL));
+    commit_txn(txn);
+    txn = begin_read(env);
+    lar_obj found;
+    lar_value no_data = {LAR_TYPE_STRING, {.string = {NULL, 5}}};
+    CHECK_RC(lar_obj_find(txn, cls, &no_data, &found), LAR_EINVAL);
+    CHECK_MSG_HAS("no data");
+    lar_value empty = {LAR_TYPE_STRING, {.string = {NULL, 0}}};
+    CHECK_RC(lar_obj_find(txn, cls, &empty, &found), LAR_ENOTFOUND);
+    lar_value invalid = val_str("\xff");
+    CHECK_RC(lar_obj_find(txn, cls, &invalid, &found), LAR_EINVAL);
+    CHECK_OK(lar_obj_find(txn, cls, &key, &found));
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* ---- damaged rows ---- */
+
+/* Replaces the row of key in cls's table with the given bytes, as a damaged file would hold. */
+static void put_raw_row(const char *path, lar_class cls, lar_objkey key, const void *bytes, size_t size)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof key, &key}, row = {size, (void *)bytes};
+    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+/* Person's row: id, name (offset, length), age, score slots; a one-byte null bitmap; the name's bytes. */
+#define PERSON_VAR_AT 33
+
+typedef struct person_row {
+    uint8_t bytes[PERSON_VAR_AT + 16];
+    size_t size;
+} person_row;
+
+/* A Person row whose name slot says (offset, length) over the given variable area. */
+static person_row person_row_with_name(uint32_t offset, uint32_t length, const char *var, size_t var_size)
+{
+    person_row row;
+    memset(&row, 0, sizeof row);
+    int64_t id = 1;
+    memcpy(row.bytes, &id, 8);
+    memcpy(row.bytes + 8, &offset, 4);
+    memcpy(row.bytes + 12, &length, 4);
+    memcpy(row.bytes + PERSON_VAR_AT, var, var_size);
+    row.size = PERSON_VAR_AT + var_size;
+    return row;
+}
+
+/* Every way of reading, in this transaction, an object whose row is damaged returns LAR_ECORRUPT. */
+static void check_every_read_is_corrupt(lar_txn *txn, const person_schema *p, lar_obj obj)
+{
+    lar_value value, all[4];
+    CHECK_RC(lar_obj_get(txn, obj, p->name, &value), LAR_ECORRUPT);
+    CHECK_RC(lar_obj_get_all(txn, obj, all, 4), LAR_ECORRUPT);
+    lar_iter *iter;
+    lar_obj got;
+    CHECK_OK(lar_iter_open(txn, p->cls, &iter));
+    CHECK_RC(lar_iter_next_all(iter, &got, all, 4), LAR_ECORRUPT);
+    lar_iter_close(iter);
+    CHECK_OK(lar_iter_open(txn, p->cls, &iter));
+    CHECK_OK(lar_iter_bind_value(iter, p->name, &value));
+    CHECK_RC(lar_iter_next(iter, &got), LAR_ECORRUPT);
+    lar_iter_close(iter);
+    CHECK_OK(lar_iter_open(txn, p->cls, &iter));
+    lar_value names[3];
+    size_t count;
+    CHECK_OK(lar_iter_bind_value(iter, p->name, &names[0]));
+    CHECK_RC(lar_iter_next_batch(iter, NULL, 3, sizeof names[0], &count), LAR_ECORRUPT);
+    CHECK_EQ(count, 0);
+    lar_iter_close(iter);
+}
+
+static void check_damaged_name_is_corrupt(person_row row)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    CHECK(p.id == 0 && p.name == 1 && p.age == 2 && p.score == 3); /* the layout person_row writes */
+    lar_txn *txn = begin_write(env);
+    lar_obj obj = person_create(txn, &p, 1, "someone", 30, 1.5);
+    commit_txn(txn);
+    close_env(env);
+    put_raw_row(path, p.cls, obj.key, row.bytes, row.size);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    check_every_read_is_corrupt(txn, &p, obj);
+    commit_txn(txn);
+    txn = begin_write(env); /* a write copies what it reads: the checks come first */
+    check_every_read_is_corrupt(txn, &p, obj);
+    lar_value age = val_int(31);
+    CHECK_RC(lar_obj_set(txn, obj, p.age, &age), LAR_ECORRUPT);
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    close_env(env);
+}
+
+/* "Strings read from a database are followed by a NUL byte": one that is not is damage. */
+TEST(bad_input_string_without_its_nul_is_corrupt)
+{
+    check_damaged_name_is_corrupt(person_row_with_name(PERSON_VAR_AT, 7, "someoneX", 8));
+}
+
+TEST(bad_input_string_past_the_row_is_corrupt)
+{
+    check_damaged_name_is_corrupt(person_row_with_name(PERSON_VAR_AT, 8, "someone", 8));
+    check_damaged_name_is_corrupt(person_row_with_name(PERSON_VAR_AT + 4, UINT32_MAX - 4, "some", 5));
+    check_damaged_name_is_corrupt(person_row_with_name(UINT32_MAX, 0, "", 1));
+}
+
+/* A string's bytes lie in the variable area, never over the fixed slots. */
+TEST(bad_input_string_over_the_slots_is_corrupt)
+{
+    check_damaged_name_is_corrupt(person_row_with_name(0, 3, "x", 2));
+}
