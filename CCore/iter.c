@@ -219,6 +219,8 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
 {
     if (!iter || !out || !values)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: iter, out and values must not be NULL");
+    /* A class added in an ended write died with it: look at the class only in a live transaction. */
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_next_all: the iterator's transaction has ended");
     if (count != iter->cls->property_count)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
                         iter->cls->property_count, count);

@@ -174,3 +174,26 @@ TEST(bad_input_string_over_the_slots_is_corrupt)
 {
     check_damaged_name_is_corrupt(person_row_with_name(0, 3, "x", 2));
 }
+
+/* Found by the fuzzer: an iterator outlives its transaction, and a class added in
+ * that transaction by lar_schema_apply dies with it, so lar_iter_next_all must
+ * report the ended transaction before it looks at the class. */
+TEST(bad_input_iterator_of_a_class_added_in_an_aborted_write)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_txn *txn = begin_write(env);
+    lar_property_def props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("Fresh", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, 0, &iter));
+    CHECK_OK(lar_txn_abort(txn));
+    lar_obj obj;
+    lar_value values[1];
+    CHECK_RC(lar_iter_next_all(iter, &obj, values, 1), LAR_EMISUSE);
+    CHECK_RC(lar_iter_next_all(iter, &obj, values, 2), LAR_EMISUSE);
+    CHECK_RC(lar_iter_next(iter, &obj), LAR_EMISUSE);
+    lar_iter_close(iter);
+    lar_txn_free(txn);
+    close_env(env);
+}
