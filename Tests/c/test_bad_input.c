@@ -66,23 +66,30 @@ TEST(bad_input_find_with_a_string_key_without_data)
 
 /* ---- damaged rows ---- */
 
-/* Replaces the row of key in cls's table with the given bytes, as a damaged file would hold. */
-static void put_raw_row(const char *path, lar_class cls, lar_objkey key, const void *bytes, size_t size)
+/* Writes a record straight into a table of the file, as a damaged file would hold it. */
+static void put_raw(const char *path, const char *table, unsigned int flags, const void *key, size_t key_size,
+                    const void *bytes, size_t size)
 {
     MDB_env *mdb;
     MDB_txn *txn;
     MDB_dbi dbi;
-    char table[16];
-    snprintf(table, sizeof table, "c%u", cls);
     CHECK(mdb_env_create(&mdb) == 0);
     CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
     CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
     CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
-    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
-    MDB_val k = {sizeof key, &key}, row = {size, (void *)bytes};
-    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
+    CHECK(mdb_dbi_open(txn, table, flags, &dbi) == 0);
+    MDB_val k = {key_size, (void *)key}, data = {size, (void *)bytes};
+    CHECK(mdb_put(txn, dbi, &k, &data, 0) == 0);
     CHECK(mdb_txn_commit(txn) == 0);
     mdb_env_close(mdb);
+}
+
+/* Replaces the row of key in cls's table with the given bytes. */
+static void put_raw_row(const char *path, lar_class cls, lar_objkey key, const void *bytes, size_t size)
+{
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    put_raw(path, table, MDB_INTEGERKEY, &key, sizeof key, bytes, size);
 }
 
 /* Person's row: id, name (offset, length), age, score slots; a one-byte null bitmap; the name's bytes. */
@@ -195,5 +202,103 @@ TEST(bad_input_iterator_of_a_class_added_in_an_aborted_write)
     CHECK_RC(lar_iter_next(iter, &obj), LAR_EMISUSE);
     lar_iter_close(iter);
     lar_txn_free(txn);
+    close_env(env);
+}
+
+/* ---- damaged stored schemas ---- */
+
+/* The stored schema's form (CCore/schema.c), built up for one class. */
+typedef struct schema_blob {
+    uint8_t bytes[512];
+    size_t size;
+} schema_blob;
+
+static void blob_put(schema_blob *b, const void *bytes, size_t size)
+{
+    CHECK(b->size + size <= sizeof b->bytes);
+    memcpy(b->bytes + b->size, bytes, size);
+    b->size += size;
+}
+
+static void blob_u32(schema_blob *b, uint32_t v) { blob_put(b, &v, 4); }
+
+static void blob_string(schema_blob *b, const char *s)
+{
+    blob_u32(b, s ? (uint32_t)strlen(s) : UINT32_MAX);
+    if (s) blob_put(b, s, strlen(s));
+}
+
+static void blob_property(schema_blob *b, const char *name, uint8_t type, uint8_t collection, uint32_t flags)
+{
+    blob_string(b, name);
+    blob_put(b, &type, 1);
+    blob_put(b, &collection, 1);
+    blob_u32(b, flags);
+    blob_string(b, NULL);
+    blob_string(b, NULL);
+}
+
+/* A file whose one class "Thing" (table c0 exists) is stored with the given second property
+ * after a plain int "id". */
+static const char *file_with_stored_property(const char *suffix, const char *name, uint8_t type,
+                                             uint8_t collection, uint32_t flags)
+{
+    const char *path = test_db_path(suffix);
+    lar_env *env = open_env(path);
+    lar_property_def props[] = {PROP("id", LAR_TYPE_INT, 0), PROP("text", LAR_TYPE_STRING, 0)};
+    lar_class_def def = CLASS_DEF("Thing", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    close_env(env);
+    schema_blob b = {{0}, 0};
+    blob_u32(&b, 1);
+    blob_string(&b, "Thing");
+    blob_u32(&b, 0);
+    blob_u32(&b, 2);
+    blob_property(&b, "id", LAR_TYPE_INT, LAR_COLLECTION_NONE, 0);
+    blob_property(&b, name, type, collection, flags);
+    put_raw(path, "larder", 0, "schema", 6, b.bytes, b.size);
+    return path;
+}
+
+/* A stored schema no lar_schema_apply() could have written is damage: the row code
+ * relies on the rules apply enforces (a string collection has no variable area, so
+ * creating a Thing used to write its string past the row). */
+TEST(bad_input_stored_schema_that_breaks_the_rules_is_corrupt)
+{
+    static const struct {
+        const char *name;
+        uint8_t type, collection;
+        uint32_t flags;
+    } cases[] = {
+        {"text", LAR_TYPE_STRING, LAR_COLLECTION_LIST, 0},             /* unsupported collection */
+        {"text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0},              /* unsupported type */
+        {"text", LAR_TYPE_LINKING_OBJECTS, LAR_COLLECTION_NONE, 0},    /* no slot at all */
+        {"text", 200, LAR_COLLECTION_NONE, 0},                         /* unknown type */
+        {"text", LAR_TYPE_NULL, LAR_COLLECTION_NONE, 0},               /* no type */
+        {"text", LAR_TYPE_STRING, 9, 0},                               /* unknown collection */
+        {"text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0x80},          /* unknown flag */
+        {"text", LAR_TYPE_DOUBLE, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY}, /* no double keys */
+        {"text", LAR_TYPE_FLOAT, LAR_COLLECTION_NONE, LAR_PROP_INDEXED},      /* no float indexes */
+        {"id", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},               /* a duplicate name */
+        {"", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},                 /* an empty name */
+        {"\xff", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},             /* invalid UTF-8 */
+    };
+    for (size_t i = 0; i < COUNT_OF(cases); i++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "%zu", i);
+        const char *path = file_with_stored_property(suffix, cases[i].name, cases[i].type,
+                                                     cases[i].collection, cases[i].flags);
+        lar_env *env = NULL;
+        CHECK_RC(lar_env_open(path, NULL, &env), LAR_ECORRUPT);
+        CHECK_MSG_HAS("stored schema");
+        CHECK(env == NULL);
+    }
+    /* The same blob with a rule-abiding property opens. */
+    const char *path = file_with_stored_property("ok", "text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0);
+    lar_env *env = open_env(path);
+    lar_txn *txn = begin_write(env);
+    lar_value values[2] = {val_int(1), val_str("fine")};
+    CHECK_OK(lar_obj_create(txn, 0, values, 2, NULL));
+    commit_txn(txn);
     close_env(env);
 }
