@@ -462,32 +462,89 @@ static void op_reopen(state *s, program *p)
     if (!s->env) open_file(s, how & 0x40 ? SMALL_MAP : 0);
 }
 
-/* Overwrites a row with raw bytes through LMDB, as a damaged file would hold
- * (after closing the file: LMDB forbids opening it twice in a process). */
-static void op_damage(state *s, program *p)
+/* One raw LMDB change to the file, as damage would leave it. */
+typedef struct raw_change {
+    const char *table;          /* NULL for the main database */
+    unsigned int flags;         /* the table's flags, as Larder opens it */
+    uint8_t key[80];
+    size_t key_size;
+    const uint8_t *data;        /* NULL deletes the key */
+    size_t data_size;
+} raw_change;
+
+/* Applies a change through LMDB itself, after closing the file (LMDB forbids
+ * opening a file twice in a process), then opens it again. */
+static void apply_raw(state *s, const raw_change *change)
 {
-    lar_obj obj = pick_obj(s, p);
-    const uint8_t *bytes;
-    size_t size = take_bytes(p, 64, &bytes);
     close_all(s);
     MDB_env *mdb;
     MDB_txn *txn;
     MDB_dbi dbi;
-    char table[16];
-    snprintf(table, sizeof table, "c%u", obj.cls);
     if (mdb_env_create(&mdb) == 0) {
-        mdb_env_set_maxdbs(mdb, 16);
+        mdb_env_set_maxdbs(mdb, 2048);
         if (mdb_env_open(mdb, s->path, MDB_NOSUBDIR | MDB_NOSYNC, 0644) == 0 &&
             mdb_txn_begin(mdb, NULL, 0, &txn) == 0) {
-            MDB_val k = {sizeof obj.key, &obj.key}, row = {size, (void *)bytes};
-            if (mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0 && size && mdb_put(txn, dbi, &k, &row, 0) == 0)
-                mdb_txn_commit(txn);
-            else
-                mdb_txn_abort(txn);
+            MDB_val k = {change->key_size, (void *)change->key}, v = {change->data_size, (void *)change->data};
+            int rc = mdb_dbi_open(txn, change->table, change->flags, &dbi);
+            if (!rc) rc = change->data ? mdb_put(txn, dbi, &k, &v, 0) : mdb_del(txn, dbi, &k, NULL);
+            if (rc) mdb_txn_abort(txn);
+            else mdb_txn_commit(txn);
         }
         mdb_env_close(mdb);
     }
     open_file(s, 0);
+}
+
+static size_t put_be32(uint8_t *out, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) out[i] = (uint8_t)(v >> (24 - 8 * i));
+    return 4;
+}
+
+static const char *const META_KEYS[] = {"schema", "generation", "schema_version", "format"};
+
+/* Damages the file: a class row, a metadata record (the stored schema among them),
+ * a primary-key or index entry, overwritten with bytes of the program or deleted. */
+static void op_damage(state *s, program *p)
+{
+    uint8_t where = u8(p) % 6;
+    lar_obj obj = pick_obj(s, p);
+    raw_change change = {.flags = 0};
+    char table[16];
+    change.data_size = take_bytes(p, 255, &change.data);
+    if (where == 0 || where == 5) { /* a row, replaced or gone */
+        snprintf(table, sizeof table, "c%u", obj.cls);
+        change.table = table;
+        change.flags = MDB_INTEGERKEY;
+        memcpy(change.key, &obj.key, 8);
+        change.key_size = 8;
+        if (where == 5) change.data = NULL;
+    } else if (where == 1 || where == 2) { /* metadata: the schema, versions, a class's next key */
+        change.table = "larder";
+        uint8_t which = u8(p) % 5;
+        if (which < 4) {
+            change.key_size = strlen(META_KEYS[which]);
+            memcpy(change.key, META_KEYS[which], change.key_size);
+        } else {
+            change.key[0] = 'n';
+            change.key_size = 1 + put_be32(change.key + 1, obj.cls);
+        }
+        if (where == 2) change.data = NULL;
+    } else { /* a primary-key or index entry of obj's class */
+        bool index = where == 4;
+        change.table = index ? "index" : "pk";
+        change.flags = index ? MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP : 0;
+        change.key_size = put_be32(change.key, obj.cls);
+        if (index) {
+            change.key[change.key_size++] = 0;
+            change.key[change.key_size++] = u8(p) % 8;
+        }
+        const uint8_t *tail;
+        size_t tail_size = take_bytes(p, 40, &tail);
+        memcpy(change.key + change.key_size, tail, tail_size);
+        change.key_size += tail_size;
+    }
+    if (change.key_size && (!change.data || change.data_size)) apply_raw(s, &change);
 }
 
 typedef void (*operation)(state *, program *);

@@ -92,7 +92,30 @@ def find(slot, cls, key):
 
 
 def damage(obj, row):
-    return bytes([DAMAGE, obj, len(row)]) + row
+    return bytes([DAMAGE, 0, obj, len(row)]) + row
+
+
+META_SCHEMA, META_GENERATION, META_VERSION, META_FORMAT, META_NEXT_KEY = range(5)
+
+
+def damage_meta(which, data, obj=0):
+    return bytes([DAMAGE, 1, obj, len(data)]) + data + bytes([which])
+
+
+def stored_string(text):
+    return struct.pack("<I", len(text)) + text if text is not None else struct.pack("<I", 0xFFFFFFFF)
+
+
+def stored_schema(classes):
+    """The stored schema's form (see CCore/schema.c): classes of (name, flags, properties),
+    properties of (name, type, collection, flags, target, origin)."""
+    out = struct.pack("<I", len(classes))
+    for cname, flags, props in classes:
+        out += stored_string(cname) + struct.pack("<II", flags, len(props))
+        for pname, ptype, collection, pflags, target, origin in props:
+            out += stored_string(pname) + struct.pack("<BBI", ptype, collection, pflags)
+            out += stored_string(target) + stored_string(origin)
+    return out
 
 
 def iter_open(it, slot, cls):
@@ -168,6 +191,18 @@ SEEDS = {
     + step(0, 2, 2, 24) + end(0, COMMIT) + bytes([REOPEN, 1]) + begin(1, True) + set_value(1, 0, 2, val_int(3))
     + bytes([DELETE, 1, 0, 0]) + end(1, COMMIT) + damage(1, b"bad") + begin(0, False)
     + get_all(0, 1, 4) + end(0, FREE),
+    # A stored schema no program could declare: collections, mixed, links, unknown types and flags,
+    # a double primary key, duplicate names; then objects written and read under it.
+    "stored_schema": bytes([0]) + schema([PERSON, DOG]) + begin(0, True) + create(0, 0, person(1, b"a"))
+    + create(0, 1, dog(1)) + end(0, COMMIT) + end(0, FREE)
+    + damage_meta(META_SCHEMA, stored_schema([
+        (b"Person", 0, [(b"id", DOUBLE, 0, PRIMARY, None, None), (b"name", STRING, 1, 0, None, None),
+                        (b"age", 12, 0, OPTIONAL, None, None), (b"x", 200, 3, 0xFF, b"Dog", b"y")]),
+        (b"Dog", 1, [(b"name", STRING, 0, INDEXED, None, None), (b"name", LINK, 0, 0, b"Person", None)])]))
+    + begin(0, True) + get_all(0, 0, 4) + get(0, 0, 1) + get(0, 1, 1) + create(0, 0, [])
+    + create(0, 1, []) + set_value(0, 0, 1, val_str(b"q")) + find(0, 0, val_double_bits(0))
+    + iter_open(0, 0, 1) + step(0, 1 + 4 * 2) + bytes([DELETE, 0, 0, 0]) + end(0, COMMIT)
+    + damage_meta(META_NEXT_KEY, b"\x01\x02\x03") + begin(0, True) + create(0, 0, person(7, b"b")) + end(0, COMMIT),
 }
 
 
