@@ -302,3 +302,39 @@ TEST(bad_input_stored_schema_that_breaks_the_rules_is_corrupt)
     commit_txn(txn);
     close_env(env);
 }
+
+/* Object keys are 8 bytes: a class table holding a shorter key is damage, which an
+ * iterator reports instead of reading past the key. */
+TEST(bad_input_short_object_key_is_corrupt)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "one", 1, 1);
+    commit_txn(txn);
+    close_env(env);
+    uint32_t short_key = 0xffffffffu;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", p.cls);
+    put_raw(path, table, MDB_INTEGERKEY, &short_key, sizeof short_key, "x", 1);
+
+    env = open_env(path);
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        lar_obj objs[4];
+        size_t count = 0;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        int rc = LAR_OK;
+        for (int steps = 0; steps < 4 && rc == LAR_OK; steps++) rc = lar_iter_next(iter, &objs[0]);
+        CHECK_EQ(rc, LAR_ECORRUPT);
+        CHECK_OK(lar_iter_seek(iter, 0));
+        CHECK_RC(lar_iter_next_batch(iter, objs, 4, 0, &count), LAR_ECORRUPT);
+        CHECK(count <= 1);
+        lar_iter_close(iter);
+        lar_txn_abort(txn);
+        lar_txn_free(txn);
+    }
+    close_env(env);
+}

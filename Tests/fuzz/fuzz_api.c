@@ -517,7 +517,7 @@ static void op_damage(state *s, program *p)
         change.table = table;
         change.flags = MDB_INTEGERKEY;
         memcpy(change.key, &obj.key, 8);
-        change.key_size = 8;
+        change.key_size = u8(p) == 255 ? 4 : 8; /* LMDB takes 4-byte keys in an integer-keyed table */
         if (where == 5) change.data = NULL;
     } else if (where == 1 || where == 2) { /* metadata: the schema, versions, a class's next key */
         change.table = "larder";

@@ -92,7 +92,7 @@ def find(slot, cls, key):
 
 
 def damage(obj, row):
-    return bytes([DAMAGE, 0, obj, len(row)]) + row
+    return bytes([DAMAGE, 0, obj, len(row)]) + row + bytes([0])  # 0: an 8-byte key
 
 
 META_SCHEMA, META_GENERATION, META_VERSION, META_FORMAT, META_NEXT_KEY = range(5)
