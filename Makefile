@@ -19,7 +19,8 @@ CORE_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/obj/%.o)
 CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
 CTEST_SRC := $(wildcard Tests/c/*.c)
 
-.PHONY: all lib deps test test-layers test-c test-ffi test-swift test-header test-memory demo demo-c demo-swift bench clean install
+.PHONY: all lib deps test test-layers test-c test-ffi test-swift test-header test-memory test-fuzz fuzz \
+        fuzz-file demo demo-c demo-swift bench clean install
 
 all: lib
 
@@ -55,7 +56,7 @@ $(BUILD)/larder.pc: build-aux/larder.pc.in Makefile
 
 # ---- tests ----
 
-test: test-header test-layers test-c test-memory test-ffi test-swift
+test: test-header test-layers test-c test-memory test-ffi test-fuzz test-swift
 
 test-header: | deps
 	@for std in c99 c11; do \
@@ -87,6 +88,46 @@ test-ffi: lib test-c
 
 test-swift: | deps
 	$(SWIFT) test
+
+# ---- fuzzing ----
+# libFuzzer through Swift's clang. fuzz_api runs programs of API calls (Tests/fuzz/fuzz_api.c);
+# fuzz_file opens garbage and damaged database files (Tests/fuzz/fuzz_file.c), and stays out of
+# `make test` while damaged files can crash inside LMDB. New inputs go to build/fuzz/<name>-corpus,
+# crashes to build/fuzz/<name>-crash-*; a crash fails the target. FUZZ_EXTRA=-DFUZZ_SMALL_MAP
+# also fuzzes map growth (see fuzz_api.c).
+
+FUZZ_CC      ?= /opt/swift/usr/bin/clang
+FUZZ_SECONDS ?= 600
+FUZZ_TEST_SECONDS := 40
+FUZZ_CFLAGS  := -g -O1 -std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror -fno-omit-frame-pointer \
+                -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fuse-ld=lld -Iinclude -ICCore \
+                $(shell pkg-config --cflags lmdb 2>/dev/null) $(FUZZ_EXTRA)
+FUZZ_OPTIONS := -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
+FUZZ_OPTIONS_fuzz_api := -max_len=4096
+FUZZ_OPTIONS_fuzz_file := -max_len=65536
+
+FUZZ_SUPPORT := Tests/fuzz/fuzz_support.c Tests/fuzz/fuzz_support.h
+
+$(BUILD)/fuzz/%: Tests/fuzz/%.c $(FUZZ_SUPPORT) $(CORE_SRC) $(CORE_HDR) | deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< Tests/fuzz/fuzz_support.c $(CORE_SRC) $(LMDB_LIBS) -lpthread
+
+# name, seconds: runs build/fuzz/<name> on its corpus and the committed seeds.
+define run_fuzzer
+	@mkdir -p $(BUILD)/fuzz/$(1)-corpus
+	$(BUILD)/fuzz/$(1) $(FUZZ_OPTIONS) $(FUZZ_OPTIONS_$(1)) -max_total_time=$(2) -artifact_prefix=$(BUILD)/fuzz/$(1)- \
+	    $(BUILD)/fuzz/$(1)-corpus Tests/fuzz/corpus/$(1)
+endef
+
+# The short run `make test` includes.
+test-fuzz: $(BUILD)/fuzz/fuzz_api
+	$(call run_fuzzer,fuzz_api,$(FUZZ_TEST_SECONDS))
+
+fuzz: $(BUILD)/fuzz/fuzz_api
+	$(call run_fuzzer,fuzz_api,$(FUZZ_SECONDS))
+
+fuzz-file: $(BUILD)/fuzz/fuzz_file
+	$(call run_fuzzer,fuzz_file,$(FUZZ_SECONDS))
 
 # ---- demo ----
 

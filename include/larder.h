@@ -580,7 +580,8 @@ int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out);
  * @param[in]  key  The key value; #LAR_TYPE_NULL for an optional key's null.
  * @param[out] out  Receives the object.
  * @return #LAR_OK, or: #LAR_ENOTFOUND; #LAR_EINVAL (NULL argument, unknown
- *         class, the class has no primary key); #LAR_ETYPE (wrong key type);
+ *         class, the class has no primary key, a string key with NULL data
+ *         and a non-zero size or invalid UTF-8); #LAR_ETYPE (wrong key type);
  *         #LAR_EMISUSE.
  */
 int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out);

@@ -236,6 +236,29 @@ static void parse_class(reader *r, schema_class *cls)
     if (!r->bad && class_finish(cls)) r->bad = true;
 }
 
+/* Holds the stored classes to the rules lar_schema_apply() enforces: the row code relies
+ * on them, and only damage breaks them. */
+static int check_stored(const lar_schema *schema)
+{
+    lar_class_def *defs = calloc(schema->class_count ? schema->class_count : 1, sizeof *defs);
+    int err = defs ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory loading the schema");
+    for (uint32_t c = 0; !err && c < schema->class_count; c++) {
+        const schema_class *cls = &schema->classes[c];
+        lar_property_def *props = calloc(cls->property_count ? cls->property_count : 1, sizeof *props);
+        if (!props) err = lar_fail(LAR_ENOMEM, "out of memory loading the schema");
+        for (uint32_t i = 0; props && i < cls->property_count; i++) props[i] = cls->properties[i].def;
+        defs[c] = (lar_class_def){cls->name, props, cls->property_count, cls->flags};
+    }
+    if (!err && (err = validate_all(defs, schema->class_count)) != LAR_OK && err != LAR_ENOMEM) {
+        char why[400];
+        snprintf(why, sizeof why, "%s", lar_error_last()->message);
+        err = lar_fail(LAR_ECORRUPT, "the stored schema breaks the schema rules: %s", why);
+    }
+    for (uint32_t c = 0; defs && c < schema->class_count; c++) free((void *)defs[c].properties);
+    free(defs);
+    return err;
+}
+
 int parse(const void *data, size_t size, lar_schema *schema)
 {
     reader r = {data, (const uint8_t *)data + size, false};
@@ -248,7 +271,7 @@ int parse(const void *data, size_t size, lar_schema *schema)
         schema->class_count++;
         parse_class(&r, &schema->classes[c]);
     }
-    return r.bad ? lar_fail(LAR_ECORRUPT, "the stored schema is undecodable") : LAR_OK;
+    return r.bad ? lar_fail(LAR_ECORRUPT, "the stored schema is undecodable") : check_stored(schema);
 }
 
 /* ---- validation and differences ---- */

@@ -101,13 +101,17 @@ static int corrupt(const schema_class *cls)
     return lar_fail(LAR_ECORRUPT, "an object of class '%s' has an undecodable row", cls->name);
 }
 
-static int decode_var(const uint8_t *slot, const kv_val *row, bool string, lar_value *out)
+/* A string or binary's bytes must lie in the row's variable area, bounded by the
+ * size LMDB returned; a string must end with its NUL, which readers rely on. */
+static int decode_var(const schema_class *cls, const uint8_t *slot, const kv_val *row, bool string,
+                      lar_value *out)
 {
     uint32_t offset, length;
     memcpy(&offset, slot, 4);
     memcpy(&length, slot + 4, 4);
-    if ((uint64_t)offset + length + (string ? 1 : 0) > row->mv_size) return LAR_ECORRUPT;
+    if (offset < cls->var_at || (uint64_t)offset + length + (string ? 1 : 0) > row->mv_size) return LAR_ECORRUPT;
     const uint8_t *bytes = (const uint8_t *)row->mv_data + offset;
+    if (string && bytes[length] != 0) return LAR_ECORRUPT;
     if (string) {
         out->as.string.data = (const char *)bytes;
         out->as.string.size = length;
@@ -139,7 +143,7 @@ static int decode_slot(const schema_class *cls, const lar_property_def *def, con
         memcpy(&out->as.decimal128.high, slot + 8, 8);
         break;
     case LAR_TYPE_STRING: case LAR_TYPE_BINARY:
-        if (decode_var(slot, row, def->type == LAR_TYPE_STRING, out)) return corrupt(cls);
+        if (decode_var(cls, slot, row, def->type == LAR_TYPE_STRING, out)) return corrupt(cls);
         break;
     default:
         return lar_fail(LAR_ENOTSUP, "%s properties are not supported yet", type_name(def->type));

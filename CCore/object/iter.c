@@ -111,6 +111,15 @@ static int end_or_fail(lar_iter *iter, int rc)
     return LAR_ENOTFOUND;
 }
 
+/* Object keys are 8 bytes; a table holding another size is damaged. */
+static int key_corrupt(lar_iter *iter, const kv_val *key)
+{
+    iter->streaming = false;
+    iter->txn->cache_obj.key = 0;
+    return lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", iter->cls->name,
+                    key->mv_size);
+}
+
 /* The first step, and every step in a write transaction or after a seek. */
 static int advance_checked(lar_iter *iter, kv_val *key)
 {
@@ -120,6 +129,7 @@ static int advance_checked(lar_iter *iter, kv_val *key)
     if (iter->done) return LAR_ENOTFOUND;
     int rc = step(iter, key, &txn->cache_row);
     if (rc) return end_or_fail(iter, rc);
+    if (key->mv_size != sizeof iter->last_key) return key_corrupt(iter, key);
     memcpy(&iter->last_key, key->mv_data, sizeof iter->last_key);
     iter->streaming = !txn->write;
     return LAR_OK;
@@ -139,6 +149,7 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     if (iter->streaming) {
         int rc = kv_cursor_step(iter->cursor, &key, &iter->txn->cache_row, KV_NEXT);
         if (rc) return end_or_fail(iter, rc);
+        if (key.mv_size != sizeof(lar_objkey)) return key_corrupt(iter, &key);
     } else {
         int err = advance_checked(iter, &key);
         if (err) return err;
@@ -171,6 +182,10 @@ static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t st
         int rc = kv_cursor_step(iter->cursor, &key, &row, KV_NEXT);
         if (rc) {
             err = end_or_fail(iter, rc);
+            break;
+        }
+        if (key.mv_size != sizeof(lar_objkey)) {
+            err = key_corrupt(iter, &key);
             break;
         }
         if ((err = fill_bindings(iter, &row, n * stride))) break;
@@ -208,6 +223,8 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
 {
     if (!iter || !out || !values)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: iter, out and values must not be NULL");
+    /* A class added in an ended write died with it: look at the class only in a live transaction. */
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_next_all: the iterator's transaction has ended");
     if (count != iter->cls->property_count)
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
                         iter->cls->property_count, count);

@@ -110,6 +110,7 @@ static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cl
 static int stage_values(const schema_class *cls, const lar_value *given, value_array *out,
                         const lar_value **use)
 {
+    out->items = NULL; /* before any return: the caller frees it */
     bool convert = !given;
     for (uint32_t i = 0; given && i < cls->property_count; i++) {
         if (value_is_plain(&cls->properties[i].def, &given[i])) continue; /* the usual case, without a call */
@@ -117,7 +118,6 @@ static int stage_values(const schema_class *cls, const lar_value *given, value_a
         if (err) return err;
         convert |= given[i].type != LAR_TYPE_NULL && given[i].type != cls->properties[i].def.type;
     }
-    out->items = NULL;
     *use = given;
     if (!convert) return LAR_OK;
     int err = values_init(out, cls->property_count);
@@ -239,6 +239,8 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
     if (key->type != def->type && !(key->type == LAR_TYPE_NULL && (def->flags & LAR_PROP_OPTIONAL)))
         return lar_fail(LAR_ETYPE, "the primary key of class '%s' is of type %s, not %s", c->name,
                         type_name(def->type), type_name(key->type));
+    err = value_check(c, (uint32_t)c->primary_key, key); /* a string's data, length and UTF-8 */
+    if (err) return err;
     uint8_t buffer[KEY_MAX];
     kv_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
     int rc = k.mv_size ? kv_get(txn, txn->env->pk_dbi, &k, &data) : KV_NOTFOUND;

@@ -1,0 +1,583 @@
+/* libFuzzer harness for Larder's public C API.
+ *
+ * Each input is a little program: every operation is one byte (its opcode)
+ * followed by the bytes it takes as arguments; bytes past the end read as 0.
+ * The program runs against a fresh database file and may declare schemas
+ * (random names, types, flags and counts, invalid UTF-8 included), begin, end
+ * and free transactions, create, read, change, find and delete objects with
+ * values of every type and of wrong types, walk iterators with bindings and
+ * batches of odd capacities and strides, close and reopen the file, and damage
+ * rows with raw LMDB writes. It uses the API only as the header allows (no
+ * handle is used after it is freed, every buffer has the room the header asks
+ * for), so any sanitizer report or crash is a bug in the library.
+ *
+ * Every string or binary read is checked byte by byte (and a string for its
+ * NUL), so a borrowed pointer into freed or unmapped memory is caught at once.
+ *
+ * fuzz_file.c fuzzes whole database files instead. */
+#include "fuzz_support.h"
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ---- reading the program ---- */
+
+typedef struct program {
+    const uint8_t *at, *end;
+} program;
+
+static bool more(const program *p) { return p->at < p->end; }
+
+static uint8_t u8(program *p) { return p->at < p->end ? *p->at++ : 0; }
+
+static uint32_t u32(program *p)
+{
+    uint32_t v = 0;
+    for (int i = 0; i < 4; i++) v = v << 8 | u8(p);
+    return v;
+}
+
+static uint64_t u64(program *p)
+{
+    uint64_t high = u32(p);
+    return high << 32 | u32(p);
+}
+
+/* Up to max bytes of the program itself, as raw text (often invalid UTF-8). */
+static size_t take_bytes(program *p, size_t max, const uint8_t **out)
+{
+    size_t want = u8(p) % (max + 1), left = (size_t)(p->end - p->at);
+    if (want > left) want = left;
+    *out = p->at;
+    p->at += want;
+    return want;
+}
+
+/* ---- strings the program refers to: kept until the input ends ---- */
+
+#define ARENA_SIZE 65536
+static char arena[ARENA_SIZE];
+static size_t arena_used;
+
+static char *arena_copy(const void *bytes, size_t size)
+{
+    if (arena_used + size + 1 > ARENA_SIZE) arena_used = 0; /* old strings are copied by then */
+    char *s = arena + arena_used;
+    if (size) memcpy(s, bytes, size);
+    s[size] = 0;
+    arena_used += size + 1;
+    return s;
+}
+
+static const char *const NAMES[] = {"Person", "Dog", "id", "name", "age", "score", "tag", "owner",
+                                    "x", "y", "h\xc3\xa9", "\xf0\x9d\x84\x9e"};
+#define NAME_COUNT (sizeof NAMES / sizeof *NAMES)
+
+/* A name: a common one (so classes and properties collide and match), a raw one, or NULL/empty. */
+static const char *take_name(program *p)
+{
+    uint8_t choice = u8(p);
+    if (choice < 200) return NAMES[choice % NAME_COUNT];
+    if (choice < 250) {
+        const uint8_t *bytes;
+        size_t size = take_bytes(p, 24, &bytes);
+        char *s = arena_copy(bytes, size);
+        s[strnlen(s, size)] = 0; /* a C string ends at its first NUL */
+        return s;
+    }
+    return choice < 253 ? "" : NULL;
+}
+
+/* ---- state ---- */
+
+#define TXNS 3
+#define ITERS 3
+#define OBJS 32
+#define MAX_CAPACITY 8
+#define MAX_STRIDE 256
+/* Room for MAX_CAPACITY rows of bound variables at up to MAX_STRIDE bytes apart, plus a lar_value. */
+#define BIND_AREA (MAX_CAPACITY * MAX_STRIDE + 2 * sizeof(lar_value))
+
+typedef struct fuzz_iter {
+    lar_iter *iter;
+    _Alignas(16) uint8_t area[BIND_AREA];
+} fuzz_iter;
+
+typedef struct state {
+    const char *path;
+    lar_env *env;
+    lar_txn *txns[TXNS];
+    fuzz_iter iters[ITERS];
+    lar_obj objs[OBJS];
+    size_t obj_count;
+} state;
+
+static lar_txn *pick_txn(state *s, program *p) { return s->txns[u8(p) % TXNS]; }
+
+static lar_class pick_class(program *p)
+{
+    uint8_t c = u8(p);
+    return c < 240 ? c % 4 : (c < 250 ? c : UINT32_MAX - (c % 3));
+}
+
+static uint32_t pick_prop(program *p)
+{
+    uint8_t c = u8(p);
+    return c < 240 ? c % 8 : UINT32_MAX - (c % 5);
+}
+
+static lar_obj pick_obj(state *s, program *p)
+{
+    uint8_t c = u8(p);
+    if (s->obj_count && c < 200) return s->objs[c % (s->obj_count < OBJS ? s->obj_count : OBJS)];
+    lar_class cls = pick_class(p);
+    return (lar_obj){cls, c < 230 ? c % 8 : u64(p)};
+}
+
+static void remember(state *s, lar_obj obj) { s->objs[s->obj_count++ % OBJS] = obj; }
+
+static const char LONG_TEXT[600] = {[0 ... 598] = 'k'};
+
+/* A value of any type, well formed or not. */
+static lar_value take_value(state *s, program *p)
+{
+    lar_value v;
+    memset(&v, 0, sizeof v);
+    uint8_t t = u8(p);
+    v.type = (lar_type)(t < 240 ? t % 15 : t);
+    switch (v.type) {
+    case LAR_TYPE_INT: v.as.integer = (int64_t)u64(p); break;
+    case LAR_TYPE_BOOL: v.as.boolean = (int)u32(p); break;
+    case LAR_TYPE_FLOAT: { uint32_t bits = u32(p); memcpy(&v.as.float32, &bits, 4); break; }
+    case LAR_TYPE_DOUBLE: { uint64_t bits = u64(p); memcpy(&v.as.float64, &bits, 8); break; }
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: {
+        uint8_t form = u8(p);
+        const uint8_t *bytes;
+        size_t size = take_bytes(p, 48, &bytes);
+        const void *data = arena_copy(bytes, size);
+        if (form % 8 == 1) { data = NULL; size = 0; }
+        else if (form % 8 == 2) data = NULL; /* NULL data with a size: refused */
+        else if (form % 8 == 3) { data = LONG_TEXT; size = 400 + form % 199; } /* past a primary key's limit */
+        else if (form % 8 == 4) size = form & 0x80 ? SIZE_MAX : UINT32_MAX; /* refused before it is read */
+        if (v.type == LAR_TYPE_STRING) v.as.string = (lar_string){data, size};
+        else v.as.binary = (lar_binary){data, size};
+        break;
+    }
+    case LAR_TYPE_TIMESTAMP:
+        v.as.timestamp.seconds = (int64_t)u64(p);
+        v.as.timestamp.nanoseconds = (int32_t)u32(p);
+        break;
+    case LAR_TYPE_LINK: v.as.link = pick_obj(s, p); break;
+    default:
+        for (int i = 0; i < 16; i++) v.as.uuid.bytes[i] = u8(p);
+        break;
+    }
+    return v;
+}
+
+/* ---- operations ---- */
+
+static void op_schema(state *s, program *p)
+{
+    lar_class_def classes[4];
+    lar_property_def props[4][8];
+    size_t class_count = u8(p) % 5;
+    for (size_t c = 0; c < class_count; c++) {
+        uint8_t shape = u8(p);
+        size_t count = shape % 9;
+        for (size_t i = 0; i < count; i++) {
+            uint8_t type = u8(p), collection = u8(p), flags = u8(p);
+            lar_property_def *def = &props[c][i];
+            def->name = take_name(p);
+            def->type = (lar_type)(type < 200 ? type % 15 : type);
+            def->collection = (lar_collection)(collection % 5);
+            def->flags = flags < 200 ? flags % 8 : flags;
+            def->target_class = (flags & 0x40) ? take_name(p) : NULL;
+            def->origin_property = (flags & 0x80) ? take_name(p) : NULL;
+        }
+        classes[c] = (lar_class_def){take_name(p), count ? props[c] : NULL, count, shape >= 250 ? shape % 3 : 0};
+        /* Counts past the limits are refused before the array is read. */
+        if (shape == 249) classes[c].property_count = shape & 1 ? SIZE_MAX : 65536;
+    }
+    uint8_t how = u8(p);
+    size_t given = how == 255 ? 1001 : class_count; /* too many classes: refused before reading */
+    int rc = lar_schema_apply(how == 254 ? NULL : s->env, class_count || how == 255 ? classes : NULL, given,
+                              u8(p) % 4);
+    if (rc) fuzz_consume_error(rc);
+}
+
+static void op_begin(state *s, program *p)
+{
+    uint8_t slot = u8(p) % TXNS, flags = u8(p);
+    if (s->txns[slot]) return;
+    int rc = lar_txn_begin(s->env, flags < 250 ? flags % 2 : flags, &s->txns[slot]);
+    if (rc) {
+        fuzz_consume_error(rc);
+        s->txns[slot] = NULL;
+    }
+}
+
+static void op_end(state *s, program *p)
+{
+    uint8_t slot = u8(p) % TXNS, how = u8(p) % 5;
+    lar_txn *txn = s->txns[slot];
+    int rc = LAR_OK;
+    if (how == 0) rc = lar_txn_commit(txn);
+    else if (how == 1) rc = lar_txn_abort(txn);
+    else if (how == 2) rc = lar_txn_renew(txn);
+    else if (how == 3) {
+        int active, write;
+        rc = lar_txn_state(txn, &active, &write);
+    } else {
+        lar_txn_free(txn); /* never used again */
+        s->txns[slot] = NULL;
+    }
+    if (rc) fuzz_consume_error(rc);
+}
+
+static void op_create(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t count = u8(p) % 10;
+    lar_value values[9];
+    for (uint8_t i = 0; i < count; i++) values[i] = take_value(s, p);
+    lar_obj obj;
+    int rc = lar_obj_create(txn, cls, count == 9 ? NULL : values, count == 9 ? 0 : count, &obj);
+    if (rc) fuzz_consume_error(rc);
+    else remember(s, obj);
+}
+
+static void op_get(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint8_t how = u8(p);
+    lar_value values[9];
+    int rc;
+    if (how % 2) {
+        rc = lar_obj_get(txn, obj, pick_prop(p), &values[0]);
+        if (!rc) fuzz_consume_value(&values[0]);
+    } else {
+        size_t count = (how / 2) % 10;
+        rc = lar_obj_get_all(txn, obj, values, count);
+        for (size_t i = 0; !rc && i < count; i++) fuzz_consume_value(&values[i]);
+    }
+    if (rc) fuzz_consume_error(rc);
+}
+
+static void op_set(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    lar_value v = take_value(s, p);
+    int rc = lar_obj_set(txn, obj, prop, &v);
+    if (rc) fuzz_consume_error(rc);
+}
+
+static void op_delete(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    uint8_t how = u8(p) % 3;
+    int rc, exists = 0;
+    uint64_t count = 0;
+    if (how == 0) rc = lar_obj_delete(txn, pick_obj(s, p));
+    else if (how == 1) rc = lar_objects_delete_all(txn, pick_class(p));
+    else {
+        rc = lar_obj_exists(txn, pick_obj(s, p), &exists);
+        if (!rc) rc = lar_objects_count(txn, pick_class(p), &count);
+    }
+    fuzz_sink += (uint64_t)exists + count;
+    if (rc) fuzz_consume_error(rc);
+}
+
+static void op_find(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    lar_value key = take_value(s, p);
+    lar_obj obj;
+    int rc = lar_obj_find(txn, cls, &key, &obj);
+    if (rc) fuzz_consume_error(rc);
+    else remember(s, obj);
+}
+
+static void op_iter_open(state *s, program *p)
+{
+    fuzz_iter *fi = &s->iters[u8(p) % ITERS];
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    if (fi->iter) return;
+    int rc = lar_iter_open(txn, cls, &fi->iter);
+    if (rc) {
+        fuzz_consume_error(rc);
+        fi->iter = NULL;
+    }
+}
+
+/* A binding destination in the iterator's area, 8-byte aligned, leaving room for
+ * MAX_CAPACITY rows at MAX_STRIDE bytes. */
+static void *bind_dest(fuzz_iter *fi, program *p)
+{
+    uint8_t at = u8(p);
+    return at >= 250 ? NULL : fi->area + (at % 16) * 8;
+}
+
+static void op_iter_bind(state *s, program *p)
+{
+    fuzz_iter *fi = &s->iters[u8(p) % ITERS];
+    uint8_t how = u8(p) % 3;
+    uint32_t prop = pick_prop(p);
+    void *dest = bind_dest(fi, p);
+    if (!fi->iter) return;
+    int rc = how == 0 ? lar_iter_bind_int(fi->iter, prop, dest)
+           : how == 1 ? lar_iter_bind_double(fi->iter, prop, dest)
+                      : lar_iter_bind_value(fi->iter, prop, dest);
+    if (rc) fuzz_consume_error(rc);
+}
+
+/* Reads what the bindings wrote: values bound with bind_value are checked when they are strings. */
+static void consume_area(const fuzz_iter *fi)
+{
+    uint64_t sum = 0;
+    for (size_t i = 0; i < sizeof fi->area; i += 64) sum += fi->area[i];
+    fuzz_sink += sum;
+}
+
+static void op_iter_step(state *s, program *p)
+{
+    fuzz_iter *fi = &s->iters[u8(p) % ITERS];
+    uint8_t how = u8(p);
+    uint8_t capacity_byte = u8(p), stride_byte = u8(p);
+    if (!fi->iter) return;
+    lar_obj objs[MAX_CAPACITY];
+    lar_value values[9];
+    int rc;
+    if (how % 4 == 0) {
+        rc = lar_iter_next(fi->iter, &objs[0]);
+    } else if (how % 4 == 1) {
+        size_t count = (how / 4) % 10;
+        rc = lar_iter_next_all(fi->iter, &objs[0], values, count);
+        for (size_t i = 0; !rc && i < count; i++) fuzz_consume_value(&values[i]);
+    } else if (how % 4 == 2) {
+        size_t capacity = capacity_byte % (MAX_CAPACITY + 1); /* 0 is refused */
+        size_t stride = (size_t)(stride_byte % (MAX_STRIDE / 8 + 1)) * 8, count = 0;
+        if (capacity == 1 && stride_byte >= 250) stride = SIZE_MAX; /* "unused when capacity is 1" */
+        rc = lar_iter_next_batch(fi->iter, how & 0x80 ? NULL : objs, capacity, stride, &count);
+        if (count > capacity) abort();
+    } else {
+        rc = lar_iter_seek(fi->iter, how & 0x80 ? 0 : capacity_byte % 8);
+    }
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+    consume_area(fi);
+}
+
+static void close_iter(fuzz_iter *fi)
+{
+    lar_iter_close(fi->iter);
+    fi->iter = NULL;
+    memset(fi->area, 0, sizeof fi->area);
+}
+
+static void op_iter_close(state *s, program *p) { close_iter(&s->iters[u8(p) % ITERS]); }
+
+static void op_lookup(state *s, program *p)
+{
+    uint8_t how = u8(p) % 5;
+    lar_class cls = pick_class(p);
+    const char *name = take_name(p);
+    int rc;
+    if (how == 0) {
+        lar_class found;
+        rc = lar_class_find(s->env, name, &found);
+    } else if (how == 1) {
+        lar_class_info info;
+        rc = lar_class_info_get(s->env, cls, &info);
+        if (!rc) fuzz_sink += strlen(info.name) + info.property_count;
+    } else if (how == 2) {
+        uint32_t prop;
+        rc = lar_property_find(s->env, cls, name, &prop);
+    } else if (how == 3) {
+        lar_property_def def;
+        rc = lar_property_info_get(s->env, cls, pick_prop(p), &def);
+        if (!rc) fuzz_sink += strlen(def.name) + (def.target_class ? strlen(def.target_class) : 0);
+    } else {
+        lar_env_info info;
+        rc = lar_env_info_get(s->env, &info);
+    }
+    if (rc) fuzz_consume_error(rc);
+}
+
+/* Ends every transaction and iterator, then closes the file. */
+static void close_all(state *s)
+{
+    for (int i = 0; i < ITERS; i++) close_iter(&s->iters[i]);
+    for (int i = 0; i < TXNS; i++) {
+        lar_txn_free(s->txns[i]);
+        s->txns[i] = NULL;
+    }
+    if (s->env && lar_env_close(s->env) != LAR_OK) abort();
+    s->env = NULL;
+}
+
+/* A map small enough that writes grow it. Growth waits (up to 30 s, then LAR_EMAPFULL) while
+ * this thread holds a read transaction: until that is fixed in env.c, only builds with
+ * FUZZ_SMALL_MAP exercise it, and the others keep the default map. */
+#ifdef FUZZ_SMALL_MAP
+#define SMALL_MAP 65536
+#else
+#define SMALL_MAP 0
+#endif
+
+static int open_file(state *s, size_t map_size)
+{
+    lar_env_options options;
+    lar_env_options_init(&options);
+    options.flags = LAR_ENV_NOSYNC;
+    if (map_size) options.initial_map_size = map_size;
+    int rc = lar_env_open(s->path, &options, &s->env);
+    if (rc) {
+        fuzz_consume_error(rc);
+        s->env = NULL;
+    }
+    return rc;
+}
+
+/* Closes the file (after trying to close it with transactions live) and opens it again. */
+static void op_reopen(state *s, program *p)
+{
+    uint8_t how = u8(p);
+    lar_env *again;
+    if (how % 2 && lar_env_open(s->path, NULL, &again) == LAR_OK && lar_env_close(again) != LAR_OK) abort();
+    int rc = lar_env_close(s->env);
+    if (rc == LAR_OK) s->env = NULL; /* ended handles stay: "lar_txn_free() still works" */
+    else fuzz_consume_error(rc);
+    if (how & 0x80) close_all(s);
+    if (!s->env) open_file(s, how & 0x40 ? SMALL_MAP : 0);
+}
+
+/* One raw LMDB change to the file, as damage would leave it. */
+typedef struct raw_change {
+    const char *table;          /* NULL for the main database */
+    unsigned int flags;         /* the table's flags, as Larder opens it */
+    uint8_t key[80];
+    size_t key_size;
+    const uint8_t *data;        /* NULL deletes the key */
+    size_t data_size;
+} raw_change;
+
+/* Applies a change through LMDB itself, after closing the file (LMDB forbids
+ * opening a file twice in a process), then opens it again. */
+static void apply_raw(state *s, const raw_change *change)
+{
+    close_all(s);
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    if (mdb_env_create(&mdb) == 0) {
+        mdb_env_set_maxdbs(mdb, 2048);
+        if (mdb_env_open(mdb, s->path, MDB_NOSUBDIR | MDB_NOSYNC, 0644) == 0 &&
+            mdb_txn_begin(mdb, NULL, 0, &txn) == 0) {
+            MDB_val k = {change->key_size, (void *)change->key}, v = {change->data_size, (void *)change->data};
+            int rc = mdb_dbi_open(txn, change->table, change->flags, &dbi);
+            if (!rc) rc = change->data ? mdb_put(txn, dbi, &k, &v, 0) : mdb_del(txn, dbi, &k, NULL);
+            if (rc) mdb_txn_abort(txn);
+            else mdb_txn_commit(txn);
+        }
+        mdb_env_close(mdb);
+    }
+    open_file(s, 0);
+}
+
+static size_t put_be32(uint8_t *out, uint32_t v)
+{
+    for (int i = 0; i < 4; i++) out[i] = (uint8_t)(v >> (24 - 8 * i));
+    return 4;
+}
+
+static const char *const META_KEYS[] = {"schema", "generation", "schema_version", "format"};
+
+/* Damages the file: a class row, a metadata record (the stored schema among them),
+ * a primary-key or index entry, overwritten with bytes of the program or deleted. */
+static void op_damage(state *s, program *p)
+{
+    uint8_t where = u8(p) % 6;
+    lar_obj obj = pick_obj(s, p);
+    raw_change change = {.flags = 0};
+    char table[16];
+    change.data_size = take_bytes(p, 255, &change.data);
+    if (where == 0 || where == 5) { /* a row, replaced or gone */
+        snprintf(table, sizeof table, "c%u", obj.cls);
+        change.table = table;
+        change.flags = MDB_INTEGERKEY;
+        memcpy(change.key, &obj.key, 8);
+        change.key_size = u8(p) == 255 ? 4 : 8; /* LMDB takes 4-byte keys in an integer-keyed table */
+        if (where == 5) change.data = NULL;
+    } else if (where == 1 || where == 2) { /* metadata: the schema, versions, a class's next key */
+        change.table = "larder";
+        uint8_t which = u8(p) % 5;
+        if (which < 4) {
+            change.key_size = strlen(META_KEYS[which]);
+            memcpy(change.key, META_KEYS[which], change.key_size);
+        } else {
+            change.key[0] = 'n';
+            change.key_size = 1 + put_be32(change.key + 1, obj.cls);
+        }
+        if (where == 2) change.data = NULL;
+    } else { /* a primary-key or index entry of obj's class */
+        bool index = where == 4;
+        change.table = index ? "index" : "pk";
+        change.flags = index ? MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP : 0;
+        change.key_size = put_be32(change.key, obj.cls);
+        if (index) {
+            change.key[change.key_size++] = 0;
+            change.key[change.key_size++] = u8(p) % 8;
+        }
+        const uint8_t *tail;
+        size_t tail_size = take_bytes(p, 40, &tail);
+        memcpy(change.key + change.key_size, tail, tail_size);
+        change.key_size += tail_size;
+    }
+    if (change.key_size && (!change.data || change.data_size)) apply_raw(s, &change);
+}
+
+typedef void (*operation)(state *, program *);
+static const operation OPERATIONS[] = {
+    op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
+    op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
+};
+static const char *const OPERATION_NAMES[] = {
+    "schema", "begin", "end", "create", "get", "set", "delete", "find",
+    "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
+};
+#define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
+
+/* ---- the entry point ---- */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static state s;
+    memset(&s, 0, sizeof s);
+    s.path = fuzz_db_path;
+    arena_used = 0;
+    fuzz_remove_db();
+    program p = {data, data + size};
+    if (open_file(&s, u8(&p) % 2 ? SMALL_MAP : 0) != LAR_OK) abort();
+    for (int steps = 0; more(&p) && steps < 200; steps++) {
+        if (!s.env) break; /* reopening failed: nothing left to do */
+        uint8_t op = u8(&p) % OPERATION_COUNT;
+        if (fuzz_tracing) fprintf(stderr, "%s\n", OPERATION_NAMES[op]);
+        OPERATIONS[op](&s, &p);
+    }
+    close_all(&s);
+    lar_error_clear();
+    return 0;
+}
+

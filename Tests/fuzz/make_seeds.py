@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""Writes the seed programs of fuzz_api (Tests/fuzz/corpus/fuzz_api) in the byte
+language of Tests/fuzz/fuzz_api.c, so the fuzzer starts from programs that get
+past the schema and reach objects, iterators, finds and damaged rows.
+
+Run from the repository root: python3 Tests/fuzz/make_seeds.py"""
+import os
+import struct
+
+# Opcodes: positions in fuzz_api.c's OPERATIONS.
+SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
+    LOOKUP, REOPEN, DAMAGE = range(15)
+NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
+INT, BOOL, FLOAT, DOUBLE, STRING, BINARY, TIMESTAMP, OBJECT_ID, UUID, DECIMAL, LINK = range(1, 12)
+OPTIONAL, PRIMARY, INDEXED = 1, 2, 4
+COMMIT, ABORT, RENEW, STATE, FREE = range(5)
+
+
+def name(n):
+    return bytes([NAMES.index(n)])
+
+
+def raw_name(data):
+    return bytes([200, len(data)]) + data
+
+
+def prop(pname, ptype, flags=0):
+    return bytes([ptype, 0, flags]) + (name(pname) if isinstance(pname, str) else raw_name(pname))
+
+
+def schema(classes, version=1):
+    out = bytes([SCHEMA, len(classes)])
+    for cname, props in classes:
+        out += bytes([len(props)]) + b"".join(props) + name(cname)
+    return out + bytes([0, version])
+
+
+def begin(slot, write):
+    return bytes([BEGIN, slot, 1 if write else 0])
+
+
+def end(slot, how):
+    return bytes([END, slot, how])
+
+
+def val_int(i):
+    return bytes([INT]) + struct.pack(">q", i)
+
+
+def val_double_bits(bits):
+    return bytes([DOUBLE]) + struct.pack(">Q", bits)
+
+
+def val_str(data, form=0):
+    return bytes([STRING, form, len(data)]) + data
+
+
+def val_bin(data, form=0):
+    return bytes([BINARY, form, len(data)]) + data
+
+
+def val_null():
+    return bytes([0]) + bytes(16)  # null takes the 16 bytes of the fixed-width types
+
+
+def val_fixed(vtype, fill):
+    return bytes([vtype]) + bytes([fill]) * 16
+
+
+def val_ts(seconds, nanos):
+    return bytes([TIMESTAMP]) + struct.pack(">qi", seconds, nanos)
+
+
+def create(slot, cls, values):
+    return bytes([CREATE, slot, cls, len(values)]) + b"".join(values)
+
+
+def get(slot, obj, prop_index):
+    return bytes([GET, slot, obj, 1, prop_index])
+
+
+def get_all(slot, obj, count):
+    return bytes([GET, slot, obj, count * 2])
+
+
+def set_value(slot, obj, prop_index, value):
+    return bytes([SET, slot, obj, prop_index]) + value
+
+
+def find(slot, cls, key):
+    return bytes([FIND, slot, cls]) + key
+
+
+def damage(obj, row):
+    return bytes([DAMAGE, 0, obj, len(row)]) + row + bytes([0])  # 0: an 8-byte key
+
+
+META_SCHEMA, META_GENERATION, META_VERSION, META_FORMAT, META_NEXT_KEY = range(5)
+
+
+def damage_meta(which, data, obj=0):
+    return bytes([DAMAGE, 1, obj, len(data)]) + data + bytes([which])
+
+
+def stored_string(text):
+    return struct.pack("<I", len(text)) + text if text is not None else struct.pack("<I", 0xFFFFFFFF)
+
+
+def stored_schema(classes):
+    """The stored schema's form (see CCore/schema.c): classes of (name, flags, properties),
+    properties of (name, type, collection, flags, target, origin)."""
+    out = struct.pack("<I", len(classes))
+    for cname, flags, props in classes:
+        out += stored_string(cname) + struct.pack("<II", flags, len(props))
+        for pname, ptype, collection, pflags, target, origin in props:
+            out += stored_string(pname) + struct.pack("<BBI", ptype, collection, pflags)
+            out += stored_string(target) + stored_string(origin)
+    return out
+
+
+def iter_open(it, slot, cls):
+    return bytes([ITER_OPEN, it, slot, cls])
+
+
+def bind(it, kind, prop_index, at):
+    return bytes([ITER_BIND, it, kind, prop_index, at])
+
+
+def step(it, how, capacity=0, stride=0):
+    return bytes([ITER_STEP, it, how, capacity, stride])
+
+
+PERSON = ("Person", [prop("id", INT, PRIMARY), prop("name", STRING), prop("age", INT, OPTIONAL),
+                     prop("score", DOUBLE)])
+DOG = ("Dog", [prop("name", STRING, PRIMARY), prop("tag", UUID, INDEXED), prop("x", TIMESTAMP, OPTIONAL),
+               prop("y", BINARY), prop("owner", DECIMAL)])
+ALL = ("x", [prop(n, t, f) for n, t, f in [("id", BOOL, INDEXED), ("name", FLOAT, OPTIONAL),
+                                           ("age", OBJECT_ID, 0), ("score", STRING, INDEXED | OPTIONAL),
+                                           ("tag", TIMESTAMP, INDEXED)]])
+
+
+def person(i, text):
+    return [val_int(i), val_str(text), val_int(30 + i) if i % 2 else val_null(), val_double_bits(0x3FF8000000000000)]
+
+
+def dog(i):
+    return [val_str(b"rex%d" % i), val_fixed(UUID, i), val_ts(-i, -5), val_bin(b"\x00\xff"), val_fixed(DECIMAL, 7)]
+
+
+SEEDS = {
+    # Objects of every type written, read back, changed, found and deleted.
+    "objects": bytes([0]) + schema([PERSON, DOG, ALL]) + begin(0, True)
+    + create(0, 0, person(1, b"ada")) + create(0, 0, person(2, "h\u00e9".encode()))
+    + create(0, 1, dog(1)) + create(0, 1, dog(2)) + create(0, 2, []) + create(0, 0, [])
+    + get(0, 0, 1) + get_all(0, 1, 4) + set_value(0, 0, 2, val_int(5)) + set_value(0, 2, 1, val_fixed(UUID, 9))
+    + find(0, 0, val_int(2)) + find(0, 1, val_str(b"rex1")) + end(0, COMMIT)
+    + begin(1, False) + get_all(1, 0, 4) + get(1, 2, 4) + find(1, 1, val_str(b"rex2"))
+    + bytes([DELETE, 1, 0, 0]) + end(1, COMMIT) + end(1, RENEW) + get(1, 1, 3) + end(1, FREE)
+    + begin(0, True) + bytes([DELETE, 0, 0, 0]) + bytes([DELETE, 0, 1, 1]) + end(0, COMMIT),
+    # Wrong types, invalid UTF-8, NULL data, too-long keys, bad timestamps, out-of-range indices.
+    "bad_values": bytes([0]) + schema([PERSON, DOG]) + begin(0, True)
+    + create(0, 0, [val_int(1), val_int(2), val_null(), val_int(3)])
+    + create(0, 0, [val_int(1), val_str(b"\xff\xfe"), val_null(), val_int(3)])
+    + create(0, 0, [val_int(1), val_str(b"abc", 2), val_null(), val_int(3)])
+    + create(0, 1, [val_str(b"", 3), val_fixed(UUID, 1), val_ts(5, -1), val_bin(b"", 2), val_fixed(DECIMAL, 0)])
+    + create(0, 0, person(3, b"ok")) + create(0, 0, person(3, b"again"))
+    + get(0, 0, 9) + get_all(0, 0, 3) + set_value(0, 0, 0, val_int(4)) + set_value(0, 0, 1, val_str(b"x", 4))
+    + find(0, 0, val_str(b"x", 2)) + find(0, 1, val_str(b"\xc0\xaf")) + find(0, 5, val_int(1))
+    + create(0, 250, []) + end(0, COMMIT) + create(0, 0, person(4, b"ended")) + get(0, 0, 1) + end(0, FREE),
+    # Iterators: bindings of each kind, batches of odd capacities and strides, seeks, ended transactions.
+    "iterators": bytes([1]) + schema([PERSON]) + begin(0, True)
+    + b"".join(create(0, 0, person(i, b"p%d" % i)) for i in range(6)) + end(0, COMMIT) + begin(1, False)
+    + iter_open(0, 1, 0) + bind(0, 0, 0, 0) + bind(0, 1, 3, 1) + bind(0, 2, 1, 4) + step(0, 0)
+    + step(0, 2, 3, 3) + step(0, 2, 8, 0) + step(0, 3, 2) + step(0, 1 + 4 * 4) + step(0, 2, 1, 255)
+    + iter_open(1, 1, 0) + bind(1, 2, 2, 2) + step(1, 2, 7, 32) + end(1, COMMIT) + step(1, 0) + bind(1, 0, 0, 0)
+    + bytes([ITER_CLOSE, 1]) + begin(2, True) + iter_open(2, 2, 0) + step(2, 1 + 16)
+    + create(2, 0, person(9, b"during")) + step(2, 2, 4, 24) + end(2, ABORT) + step(2, 0),
+    # Schemas refused: invalid UTF-8 names, unknown types and flags, collections, links, two keys, huge counts.
+    "schemas": bytes([0]) + schema([("Person", [prop(b"\xff", INT)]), ("Dog", [prop("x", 14)])])
+    + schema([("Dog", [prop("x", LINK)])]) + schema([("Dog", [prop("x", INT, PRIMARY), prop("y", INT, PRIMARY)])])
+    + schema([("Dog", [prop("x", DOUBLE, PRIMARY)])]) + schema([("Dog", [prop("x", FLOAT, INDEXED)])])
+    + bytes([SCHEMA, 1, 249]) + b"".join(prop(n, INT) for n in ["x", "y", "id", "name", "age", "score"])
+    + name("Dog") + bytes([0, 0]) + bytes([SCHEMA, 0, 255, 1]) + schema([PERSON], 2) + schema([PERSON], 1)
+    + schema([("Person", [prop("id", INT, PRIMARY)])], 3) + bytes([LOOKUP, 0, 0, 0, LOOKUP, 3, 0, 0, 200])
+    + bytes([LOOKUP, 1, 241, 0, LOOKUP, 2, 0, 3, LOOKUP, 4, 0, 0]),
+    # Damaged rows read through every path, a reopen, and a second reference to the file.
+    "damaged": bytes([0]) + schema([PERSON]) + begin(0, True) + create(0, 0, person(1, b"someone"))
+    + create(0, 0, person(2, b"other")) + end(0, COMMIT) + end(0, FREE)
+    + damage(0, struct.pack("<qII", 1, 33, 7) + bytes(17) + b"someoneX")
+    + begin(0, False) + get(0, 0, 1) + get_all(0, 0, 4) + iter_open(0, 0, 0) + bind(0, 2, 1, 0)
+    + step(0, 2, 2, 24) + end(0, COMMIT) + bytes([REOPEN, 1]) + begin(1, True) + set_value(1, 0, 2, val_int(3))
+    + bytes([DELETE, 1, 0, 0]) + end(1, COMMIT) + damage(1, b"bad") + begin(0, False)
+    + get_all(0, 1, 4) + end(0, FREE),
+    # A stored schema no program could declare: collections, mixed, links, unknown types and flags,
+    # a double primary key, duplicate names; then objects written and read under it.
+    "stored_schema": bytes([0]) + schema([PERSON, DOG]) + begin(0, True) + create(0, 0, person(1, b"a"))
+    + create(0, 1, dog(1)) + end(0, COMMIT) + end(0, FREE)
+    + damage_meta(META_SCHEMA, stored_schema([
+        (b"Person", 0, [(b"id", DOUBLE, 0, PRIMARY, None, None), (b"name", STRING, 1, 0, None, None),
+                        (b"age", 12, 0, OPTIONAL, None, None), (b"x", 200, 3, 0xFF, b"Dog", b"y")]),
+        (b"Dog", 1, [(b"name", STRING, 0, INDEXED, None, None), (b"name", LINK, 0, 0, b"Person", None)])]))
+    + begin(0, True) + get_all(0, 0, 4) + get(0, 0, 1) + get(0, 1, 1) + create(0, 0, [])
+    + create(0, 1, []) + set_value(0, 0, 1, val_str(b"q")) + find(0, 0, val_double_bits(0))
+    + iter_open(0, 0, 1) + step(0, 1 + 4 * 2) + bytes([DELETE, 0, 0, 0]) + end(0, COMMIT)
+    + damage_meta(META_NEXT_KEY, b"\x01\x02\x03") + begin(0, True) + create(0, 0, person(7, b"b")) + end(0, COMMIT),
+}
+
+
+def main():
+    out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")
+    os.makedirs(out_dir, exist_ok=True)
+    for seed_name, data in SEEDS.items():
+        with open(os.path.join(out_dir, seed_name), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
