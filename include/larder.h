@@ -353,8 +353,18 @@ typedef struct lar_class_def {
  * classes in the file that are not named are kept as they are. Any other
  * difference is refused and the message names each one. A schema version
  * lower than the stored one is refused; a higher one is stored.
- * This version implements scalar properties only: links, collections, mixed,
- * linking objects and embedded classes return #LAR_ENOTSUP.
+ * Property kinds:
+ * - a scalar (int ... Decimal128), required or #LAR_PROP_OPTIONAL;
+ * - a link to one object: type #LAR_TYPE_LINK, target_class naming the target
+ *   class, always #LAR_PROP_OPTIONAL (a link may be null);
+ * - a list, set or map (string keys) of any scalar type, whose elements may be
+ *   null when #LAR_PROP_OPTIONAL; or of objects (type #LAR_TYPE_LINK with a
+ *   target_class): lists and sets of objects never hold null (no
+ *   #LAR_PROP_OPTIONAL), map values of objects always may (#LAR_PROP_OPTIONAL).
+ * A link's target may be a class stored in the file or one declared in the
+ * same call, in any order. Links, collections, primary keys and indexes do not
+ * mix: a link or collection cannot be a primary key or indexed. Mixed, linking
+ * objects and embedded classes return #LAR_ENOTSUP.
  * Property indexes in the other functions follow the stored order: look them
  * up with lar_property_find().
  * Transactions: when the calling thread holds env's write transaction, the
@@ -368,7 +378,11 @@ typedef struct lar_class_def {
  * @param[in] schema_version The application's schema version.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, empty or duplicate name,
  *         invalid UTF-8, two primary keys, a type that cannot be a primary key
- *         or indexed); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
+ *         or indexed, a link without a target_class or to a class that does not
+ *         exist, a to-one link or map of objects without #LAR_PROP_OPTIONAL, a
+ *         list or set of objects with it, a target_class on a property that is
+ *         not a link, an origin_property on one that is not linking objects;
+ *         the message names the class and property); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
  *         version); #LAR_EREADONLY; #LAR_EBUSY (too many classes); #LAR_EIO;
  *         #LAR_ENOMEM.
  */
@@ -502,7 +516,9 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * value_count 0) to give each property its default: 0, false, "", empty
  * binary, the epoch, the zero ObjectId, UUID and decimal, or null when
  * optional. A value of type #LAR_TYPE_INT is accepted for float and double
- * properties.
+ * properties. A link property takes #LAR_TYPE_LINK (an existing object of its
+ * target class) or #LAR_TYPE_NULL; a collection property takes only
+ * #LAR_TYPE_NULL, and starts empty.
  * @param[in]  txn          An active write transaction.
  * @param[in]  cls          The class.
  * @param[in]  values       value_count values, or NULL; copied.
@@ -510,8 +526,10 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * @param[out] out          Receives the new object; may be NULL.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, wrong count,
  *         invalid UTF-8, a bad timestamp, a string primary key longer than
- *         #LAR_PRIMARY_KEY_MAX bytes); #LAR_ETYPE (a value of the wrong type,
- *         or null for a required property); #LAR_EEXISTS (the primary key is
+ *         #LAR_PRIMARY_KEY_MAX bytes, a link to an object that does not exist
+ *         or was deleted); #LAR_ETYPE (a value of the wrong type, a link to an
+ *         object of another class than the target, a value other than null for
+ *         a collection, or null for a required property); #LAR_EEXISTS (the primary key is
  *         taken; the transaction stays usable); #LAR_EMISUSE (not an active
  *         write transaction); #LAR_EMAPFULL; #LAR_EIO.
  */
@@ -526,6 +544,9 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
  * @param[in]  txn   An active transaction.
  * @param[in]  obj   The object.
  * @param[in]  prop  A property index.
+ * A link reads as #LAR_TYPE_LINK with the target object, or #LAR_TYPE_NULL;
+ * a collection property reads as #LAR_TYPE_NULL (its elements are read with
+ * the collection functions).
  * @param[out] out   Receives the value; #LAR_TYPE_NULL for null.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
  *         of range); #LAR_EDELETED (no such object); #LAR_EMISUSE (ended
@@ -547,18 +568,26 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
 
 /** @brief Write one property of an object.
  *
- * A primary key can be written only with the value it already has.
+ * A primary key can be written only with the value it already has. A link
+ * takes an existing object of the property's target class, or null; the
+ * backlink index follows (see lar_backlinks_count()). A collection property
+ * takes only null, which leaves it as it is in this version.
  * @param[in] txn    An active write transaction.
  * @param[in] obj    The object.
  * @param[in] prop   A property index.
  * @param[in] value  The value; copied.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
- *         of range, invalid UTF-8, a changed primary key); #LAR_ETYPE;
- *         #LAR_EDELETED; #LAR_EMISUSE; #LAR_EMAPFULL; #LAR_EIO.
+ *         of range, invalid UTF-8, a changed primary key, a link to an
+ *         object that does not exist or was deleted); #LAR_ETYPE (also a link
+ *         to an object of another class); #LAR_EDELETED; #LAR_EMISUSE;
+ *         #LAR_EMAPFULL; #LAR_EIO. Nothing is changed on error.
  */
 int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value);
 
 /** @brief Delete an object.
+ *
+ * Links to it from other objects become null, as in Realm, and its own links
+ * leave the backlink index.
  * @param[in] txn  An active write transaction.
  * @param[in] obj  The object.
  * @return #LAR_OK, or: #LAR_EINVAL; #LAR_EDELETED (already deleted);
@@ -600,6 +629,48 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out);
  * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO.
  */
 int lar_objects_delete_all(lar_txn *txn, lar_class cls);
+/** @} */
+
+/** @defgroup backlinks Backlinks
+ *  Which objects link to an object, through which property: Realm's
+ *  LinkingObjects. Every link write keeps an index of them, so these cost
+ *  O(log n + k) for k linking objects.
+ *  @{
+ */
+/** @brief Count the objects that link to target through one property.
+ * @param[in]  txn          An active transaction.
+ * @param[in]  target       The object linked to.
+ * @param[in]  origin_cls   The class of the linking objects.
+ * @param[in]  origin_prop  A property of origin_cls that links to target's class.
+ * @param[out] out          Receives the count: each linking object once.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL out, unknown class, index out of
+ *         range, a property that does not link to target's class);
+ *         #LAR_EDELETED (target does not exist); #LAR_EMISUSE (ended
+ *         transaction); #LAR_ECORRUPT; #LAR_EIO.
+ */
+int lar_backlinks_count(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t origin_prop,
+                        uint64_t *out);
+
+/** @brief List the objects that link to target through one property, in key order.
+ *
+ * Fills up to capacity objects whose keys are at least start; to read the
+ * next ones, call again with start one past the last key received.
+ * Ownership: out stays the caller's and must have room for capacity objects.
+ * @param[in]  txn          An active transaction.
+ * @param[in]  target       The object linked to.
+ * @param[in]  origin_cls   The class of the linking objects.
+ * @param[in]  origin_prop  A property of origin_cls that links to target's class.
+ * @param[in]  start        The smallest origin key to return; 0 for all.
+ * @param[out] out          Receives the linking objects.
+ * @param[in]  capacity     The most objects to return; at least 1.
+ * @param[out] count        Receives how many were filled, on every return.
+ * @return #LAR_OK with *count from 1 to capacity; #LAR_ENOTFOUND with
+ *         *count 0 when none is left (the last error is not set); otherwise
+ *         as lar_backlinks_count(), and #LAR_EINVAL when out or count is
+ *         NULL or capacity is 0.
+ */
+int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t origin_prop,
+                       lar_objkey start, lar_obj *out, size_t capacity, size_t *count);
 /** @} */
 
 /** @defgroup iter Iteration

@@ -8,7 +8,8 @@
  *   kv       environments, transactions, map growth, tables: the only code that calls LMDB
  *   codec    values, keys and rows, encoded and decoded
  *   schema   applying and looking up class definitions in a file
- *   object   objects, their indexes, iterators
+ *   link     the backlink table: which objects link to one, through which property
+ *   object   objects, their indexes and links, iterators
  * Collections, queries and the change log come above object. */
 #ifndef LARDER_BASE_H
 #define LARDER_BASE_H

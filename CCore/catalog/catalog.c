@@ -90,6 +90,8 @@ static int class_finish(schema_class *cls)
     cls->has_optional = false;
     cls->all_wide_numbers = true;
     cls->has_var = false;
+    cls->has_links = false;
+    cls->has_collections = false;
     for (uint32_t i = 0; i < cls->property_count; i++) {
         schema_property *p = &cls->properties[i];
         p->slot_offset = offset;
@@ -103,6 +105,8 @@ static int class_finish(schema_class *cls)
             cls->all_wide_numbers = false;
         if ((p->def.type == LAR_TYPE_STRING || p->def.type == LAR_TYPE_BINARY) && !p->def.collection)
             cls->has_var = true;
+        if (p->def.type == LAR_TYPE_LINK && !p->def.collection) cls->has_links = true;
+        if (p->def.collection) cls->has_collections = true;
         cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }
@@ -249,7 +253,9 @@ static int check_stored(const lar_schema *schema)
         for (uint32_t i = 0; props && i < cls->property_count; i++) props[i] = cls->properties[i].def;
         defs[c] = (lar_class_def){cls->name, props, cls->property_count, cls->flags};
     }
-    if (!err && (err = validate_all(defs, schema->class_count)) != LAR_OK && err != LAR_ENOMEM) {
+    if (!err) err = validate_all(defs, schema->class_count);
+    if (!err) err = check_link_targets(NULL, defs, schema->class_count);
+    if (err && err != LAR_ENOMEM) {
         char why[400];
         snprintf(why, sizeof why, "%s", lar_error_last()->message);
         err = lar_fail(LAR_ECORRUPT, "the stored schema breaks the schema rules: %s", why);
@@ -257,6 +263,22 @@ static int check_stored(const lar_schema *schema)
     for (uint32_t c = 0; defs && c < schema->class_count; c++) free((void *)defs[c].properties);
     free(defs);
     return err;
+}
+
+/* Turns link targets' names into class ids; check_stored has made sure they exist. */
+static void resolve_links(lar_schema *schema)
+{
+    for (uint32_t c = 0; c < schema->class_count; c++) {
+        schema_class *cls = &schema->classes[c];
+        for (uint32_t i = 0; i < cls->property_count; i++) {
+            schema_property *p = &cls->properties[i];
+            if (!property_links(&p->def)) continue;
+            const schema_class *target = find_class(schema, p->def.target_class);
+            p->target = (lar_class)(target - schema->classes);
+            schema->classes[p->target].is_link_target = true;
+            schema->has_links = true;
+        }
+    }
 }
 
 int parse(const void *data, size_t size, lar_schema *schema)
@@ -271,7 +293,10 @@ int parse(const void *data, size_t size, lar_schema *schema)
         schema->class_count++;
         parse_class(&r, &schema->classes[c]);
     }
-    return r.bad ? lar_fail(LAR_ECORRUPT, "the stored schema is undecodable") : check_stored(schema);
+    if (r.bad) return lar_fail(LAR_ECORRUPT, "the stored schema is undecodable");
+    int err = check_stored(schema);
+    if (!err) resolve_links(schema);
+    return err;
 }
 
 /* ---- validation and differences ---- */
@@ -283,6 +308,38 @@ static int check_name(const char *name, const char *what, const char *owner)
     if (size > MAX_NAME || !utf8_valid(name, size))
         return lar_fail(LAR_EINVAL, "%s name in '%s' is too long or not valid UTF-8", what, owner);
     return LAR_OK;
+}
+
+/* Links: a target always; to-one links and map values may be null, list and set
+ * elements may not (Realm's rules: List<Object?> and MutableSet<Object?> do not exist,
+ * Map<String, Object> must be Map<String, Object?>). */
+static int check_link_property(const lar_class_def *def, const lar_property_def *p)
+{
+    int err = check_name(p->target_class, "link target of class ", def->name);
+    if (err) return lar_fail(err, "property '%s.%s' links to no class: its target_class must name one",
+                             def->name, p->name);
+    bool optional = (p->flags & LAR_PROP_OPTIONAL) != 0;
+    if (p->collection == LAR_COLLECTION_NONE && !optional)
+        return lar_fail(LAR_EINVAL, "property '%s.%s': a link to one object is always optional "
+                        "(set LAR_PROP_OPTIONAL)", def->name, p->name);
+    if (p->collection == LAR_COLLECTION_MAP && !optional)
+        return lar_fail(LAR_EINVAL, "property '%s.%s': a map of objects must have optional values "
+                        "(set LAR_PROP_OPTIONAL)", def->name, p->name);
+    if ((p->collection == LAR_COLLECTION_LIST || p->collection == LAR_COLLECTION_SET) && optional)
+        return lar_fail(LAR_EINVAL, "property '%s.%s': a %s of objects cannot hold null (clear "
+                        "LAR_PROP_OPTIONAL)", def->name, p->name,
+                        p->collection == LAR_COLLECTION_LIST ? "list" : "set");
+    return LAR_OK;
+}
+
+static const char *collection_name(lar_collection collection)
+{
+    switch (collection) {
+    case LAR_COLLECTION_LIST: return "list";
+    case LAR_COLLECTION_SET: return "set";
+    case LAR_COLLECTION_MAP: return "map";
+    default: return "single value";
+    }
 }
 
 static int check_property(const lar_class_def *def, size_t index)
@@ -298,9 +355,20 @@ static int check_property(const lar_class_def *def, size_t index)
         (p->flags & ~(LAR_PROP_OPTIONAL | LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)))
         return lar_fail(LAR_EINVAL, "property '%s.%s' has an unknown type, collection or flag",
                         def->name, p->name);
-    if (p->type >= LAR_TYPE_LINK || p->collection != LAR_COLLECTION_NONE)
+    if (p->type == LAR_TYPE_MIXED || p->type == LAR_TYPE_LINKING_OBJECTS)
         return lar_fail(LAR_ENOTSUP, "property '%s.%s': %s%s properties are not supported yet",
                         def->name, p->name, p->collection ? "collection of " : "", type_name(p->type));
+    if ((p->flags & (LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)) &&
+        (p->type == LAR_TYPE_LINK || p->collection != LAR_COLLECTION_NONE))
+        return lar_fail(LAR_EINVAL, "property '%s.%s' (a %s of %s) cannot be a primary key or indexed",
+                        def->name, p->name, collection_name(p->collection), type_name(p->type));
+    if (p->origin_property)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' has an origin_property, which only linking "
+                        "objects have", def->name, p->name);
+    if (p->type == LAR_TYPE_LINK) return check_link_property(def, p);
+    if (p->target_class)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' of type %s has a target_class, which only "
+                        "links have", def->name, p->name, type_name(p->type));
     if ((p->flags & LAR_PROP_PRIMARY_KEY) && !key_type_is_primary(p->type))
         return lar_fail(LAR_EINVAL, "property '%s.%s' of type %s cannot be a primary key", def->name,
                         p->name, type_name(p->type));
@@ -378,8 +446,12 @@ static void compare_class(difference_list *list, const schema_class *cls, const 
             continue;
         }
         if (old->type != new->type || old->collection != new->collection)
-            note(list, "property '%s.%s' changed type from %s to %s", cls->name, old->name,
-                 type_name(old->type), type_name(new->type));
+            note(list, "property '%s.%s' changed type from %s of %s to %s of %s", cls->name, old->name,
+                 collection_name(old->collection), type_name(old->type), collection_name(new->collection),
+                 type_name(new->type));
+        else if (old->type == LAR_TYPE_LINK && strcmp(old->target_class, new->target_class))
+            note(list, "property '%s.%s' changed its target from '%s' to '%s'", cls->name, old->name,
+                 old->target_class, new->target_class);
         compare_flag(list, cls, old, new, LAR_PROP_OPTIONAL, "optional");
         compare_flag(list, cls, old, new, LAR_PROP_PRIMARY_KEY, "the primary key");
         compare_flag(list, cls, old, new, LAR_PROP_INDEXED, "indexed");
@@ -406,6 +478,27 @@ int validate_all(const lar_class_def *classes, size_t class_count)
     for (size_t c = 0; c < class_count; c++) {
         int err = check_class(classes, c);
         if (err) return err;
+    }
+    return LAR_OK;
+}
+
+static bool class_declared(const lar_schema *stored, const lar_class_def *classes, size_t class_count,
+                           const char *name)
+{
+    for (size_t c = 0; c < class_count; c++)
+        if (!strcmp(classes[c].name, name)) return true;
+    return stored && find_class(stored, name);
+}
+
+int check_link_targets(const lar_schema *stored, const lar_class_def *classes, size_t class_count)
+{
+    for (size_t c = 0; c < class_count; c++) {
+        for (size_t i = 0; i < classes[c].property_count; i++) {
+            const lar_property_def *p = &classes[c].properties[i];
+            if (property_links(p) && !class_declared(stored, classes, class_count, p->target_class))
+                return lar_fail(LAR_EINVAL, "property '%s.%s' links to class '%s', which does not exist",
+                                classes[c].name, p->name, p->target_class);
+        }
     }
     return LAR_OK;
 }

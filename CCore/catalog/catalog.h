@@ -11,6 +11,7 @@ typedef struct schema_property {
     lar_property_def def;   /* strings owned by the schema */
     uint32_t slot_offset;   /* offset of its fixed slot in a row, after the header */
     uint32_t slot_size;
+    lar_class target;       /* links (and collections of them): the target class, resolved on load */
 } schema_property;
 
 /* What decoding a slot needs, packed so a whole row's plan fits in a few cache lines. */
@@ -29,6 +30,9 @@ typedef struct schema_class {
     bool has_optional;      /* any property may be null: rows need their null bitmap read */
     bool has_var;           /* a string or binary property: rows have a variable area */
     bool all_wide_numbers;  /* every property is a required int or double: 8-byte slots, no bitmap */
+    bool has_links;         /* a to-one link property: writes keep the backlink table in step */
+    bool has_collections;   /* a list, set or map property */
+    bool is_link_target;    /* some class links here: deletes null the links to its objects */
     uint32_t fixed_size;    /* sum of slot sizes */
     uint32_t var_at;        /* where a row's variable area starts: after its slots and bitmap */
     slot_plan *plan;        /* one per property */
@@ -41,6 +45,8 @@ typedef struct lar_schema {
     uint64_t version;       /* the application's schema version */
     uint32_t class_count;
     schema_class *classes;
+    bool has_links;         /* some class has a link property: the backlink table exists */
+    unsigned int backlink_dbi; /* the backlink table's LMDB handle, set by the kv layer */
     struct lar_schema *older; /* kept alive until the environment closes */
 } lar_schema;
 
@@ -62,6 +68,13 @@ int parse(const void *data, size_t size, lar_schema *schema);
 
 /* Checks definitions as lar_schema_apply() receives them. */
 int validate_all(const lar_class_def *classes, size_t class_count);
+/* Checks that every link of classes targets a class of classes or of stored (which may be NULL). */
+int check_link_targets(const lar_schema *stored, const lar_class_def *classes, size_t class_count);
+/* Whether a property holds links: a to-one link or a collection of them. */
+static inline bool property_links(const lar_property_def *def)
+{
+    return def->type == LAR_TYPE_LINK;
+}
 /* Compares definitions with the stored schema (LAR_ESCHEMA names each difference);
  * collects in added the classes that are new. */
 int diff_schema(const lar_schema *stored, const lar_class_def *classes, size_t class_count,

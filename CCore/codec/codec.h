@@ -32,7 +32,10 @@ static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
 }
 /* LAR_ECORRUPT (recorded) unless row has the shape of cls's rows. */
 int row_check_shape(const schema_class *cls, const kv_val *row);
-/* Decodes one property; strings point into row. */
+/* Decodes every property to write the row again: strings point into row, and
+ * collections give their stored id as an int (which row_encode writes back). */
+int row_decode_for_rewrite(const schema_class *cls, const kv_val *row, lar_value *out);
+/* Decodes one property; strings point into row; a collection reads as null. */
 int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
 int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar_value *restrict out);

@@ -32,6 +32,7 @@ static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uin
 {
     switch (value->type) {
     case LAR_TYPE_INT: memcpy(slot, &value->as.integer, 8); break;
+    case LAR_TYPE_LINK: memcpy(slot, &value->as.link.key, 8); break;
     case LAR_TYPE_BOOL: slot[0] = (uint8_t)(value->as.boolean != 0); break;
     case LAR_TYPE_FLOAT: memcpy(slot, &value->as.float32, 4); break;
     case LAR_TYPE_DOUBLE: memcpy(slot, &value->as.float64, 8); break;
@@ -85,6 +86,12 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
     memset(row, 0, var_at);
     uint32_t var_offset = var_at;
     for (uint32_t i = 0; i < count; i++) {
+        if (cls->properties[i].def.collection) {
+            /* The collection's id (see row_decode_for_rewrite), or 0 for none yet. */
+            uint64_t id = values[i].type == LAR_TYPE_INT ? (uint64_t)values[i].as.integer : 0;
+            memcpy(row + cls->properties[i].slot_offset, &id, 8);
+            continue;
+        }
         if (values[i].type == LAR_TYPE_NULL) {
             row[cls->fixed_size + i / 8] |= (uint8_t)(1u << (i % 8));
             continue;
@@ -123,12 +130,17 @@ static int decode_var(const schema_class *cls, const uint8_t *slot, const kv_val
 }
 
 /* Decodes the slot of a non-null value of type def->type. */
-static int decode_slot(const schema_class *cls, const lar_property_def *def, const uint8_t *slot,
+static int decode_slot(const schema_class *cls, const schema_property *prop, const uint8_t *slot,
                        const kv_val *row, lar_value *out)
 {
+    const lar_property_def *def = &prop->def;
     out->type = def->type;
     switch (def->type) {
     case LAR_TYPE_INT: memcpy(&out->as.integer, slot, 8); break;
+    case LAR_TYPE_LINK:
+        out->as.link.cls = prop->target;
+        memcpy(&out->as.link.key, slot, 8);
+        break;
     case LAR_TYPE_BOOL: out->as.boolean = slot[0] != 0; break;
     case LAR_TYPE_FLOAT: memcpy(&out->as.float32, slot, 4); break;
     case LAR_TYPE_DOUBLE: memcpy(&out->as.float64, slot, 8); break;
@@ -166,9 +178,24 @@ int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, la
     int err = row_check_shape(cls, row);
     if (err) return err;
     const uint8_t *bytes = row->mv_data;
-    if (!is_null(cls, bytes, prop))
-        return decode_slot(cls, &cls->properties[prop].def, bytes + cls->properties[prop].slot_offset, row, out);
-    out->type = LAR_TYPE_NULL;
+    const schema_property *p = &cls->properties[prop];
+    if (!p->def.collection && !is_null(cls, bytes, prop))
+        return decode_slot(cls, p, bytes + p->slot_offset, row, out);
+    out->type = LAR_TYPE_NULL; /* a collection is read through its own functions */
+    return LAR_OK;
+}
+
+int row_decode_for_rewrite(const schema_class *cls, const kv_val *row, lar_value *out)
+{
+    for (uint32_t i = 0; i < cls->property_count; i++) {
+        int err = row_decode_raw(cls, row, i, &out[i]);
+        if (err) return err;
+        if (cls->properties[i].def.collection) {
+            uint64_t id;
+            memcpy(&id, (const uint8_t *)row->mv_data + cls->properties[i].slot_offset, 8);
+            out[i] = (lar_value){.type = LAR_TYPE_INT, .as.integer = (int64_t)id};
+        }
+    }
     return LAR_OK;
 }
 
@@ -234,7 +261,7 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
     /* Second pass: everything else. */
     for (uint32_t i = 0; i < count; i++) {
         if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
-            err = decode_slot(cls, &cls->properties[i].def, bytes + plan[i].offset, row, &out[i]);
+            err = decode_slot(cls, &cls->properties[i], bytes + plan[i].offset, row, &out[i]);
             if (!err && txn->write) err = keep_var(txn, &out[i]);
             if (err) return err;
         }

@@ -12,6 +12,11 @@ static bool timestamp_valid(lar_timestamp t)
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value)
 {
     const lar_property_def *def = &cls->properties[prop].def;
+    if (def->collection) {
+        if (value->type == LAR_TYPE_NULL) return LAR_OK; /* an empty collection */
+        return lar_fail(LAR_ETYPE, "property '%s.%s' is a collection: give null (empty) and fill it "
+                        "with its own functions", cls->name, def->name);
+    }
     if (value->type == LAR_TYPE_NULL) {
         if (def->flags & LAR_PROP_OPTIONAL) return LAR_OK;
         return lar_fail(LAR_ETYPE, "property '%s.%s' is required and cannot be null", cls->name,
@@ -45,6 +50,12 @@ int value_check(const schema_class *cls, uint32_t prop, const lar_value *value)
     case LAR_TYPE_INT: case LAR_TYPE_BOOL: case LAR_TYPE_FLOAT: case LAR_TYPE_DOUBLE:
     case LAR_TYPE_OBJECT_ID: case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128:
         return LAR_OK;
+    case LAR_TYPE_LINK:
+        if (value->as.link.cls != cls->properties[prop].target)
+            return lar_fail(LAR_ETYPE, "property '%s.%s' links to '%s' objects; this object is of "
+                            "another class (%u)", cls->name, def->name, def->target_class,
+                            value->as.link.cls);
+        return LAR_OK;
     default:
         return lar_fail(LAR_ENOTSUP, "%s values are not supported yet", type_name(value->type));
     }
@@ -69,7 +80,8 @@ lar_value value_default(const lar_property_def *def)
 {
     lar_value out;
     memset(&out, 0, sizeof out);
-    out.type = (def->flags & LAR_PROP_OPTIONAL) ? LAR_TYPE_NULL : def->type;
+    /* A collection's default is empty, which its slot says with null. */
+    out.type = (def->flags & LAR_PROP_OPTIONAL) || def->collection ? LAR_TYPE_NULL : def->type;
     if (out.type == LAR_TYPE_STRING) out.as.string.data = "";
     return out;
 }

@@ -534,6 +534,11 @@ int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
         rc = mdb_dbi_open(txn, name, MDB_INTEGERKEY, &schema->classes[c].dbi);
         if (rc) err = lar_fail_mdb(rc, "cannot open a class table");
     }
+    if (!err && schema->has_links) {
+        rc = mdb_dbi_open(txn, BACKLINK_TABLE, 0, &schema->backlink_dbi);
+        if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has links but the file has no backlink table");
+        else if (rc) err = lar_fail_mdb(rc, "cannot open the backlink table");
+    }
     if (err) {
         schema_free(schema);
         return err;

@@ -159,6 +159,9 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
 /* Creates class cls's object table inside the write transaction. */
 int txn_create_object_table(lar_txn *txn, lar_class cls);
+/* Creates the backlink table (see link/link.h) inside the write transaction. */
+int txn_create_backlink_table(lar_txn *txn);
+#define BACKLINK_TABLE "backlinks"
 #ifdef LARDER_FAULT_INJECTION
 /* Tests only: the nth mutation from now on this thread fails as if LMDB ran out of memory. */
 void txn_fail_after(long mutations);

@@ -382,6 +382,15 @@ int txn_create_object_table(lar_txn *txn, lar_class cls)
     return rc ? mutation_failed(txn, rc, "cannot create a class table") : LAR_OK;
 }
 
+int txn_create_backlink_table(lar_txn *txn)
+{
+    MDB_dbi dbi;
+    pthread_mutex_lock(&txn->env->mutex);
+    int rc = inject(mdb_dbi_open(txn->mdb, BACKLINK_TABLE, MDB_CREATE, &dbi));
+    pthread_mutex_unlock(&txn->env->mutex);
+    return rc ? mutation_failed(txn, rc, "cannot create the backlink table") : LAR_OK;
+}
+
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)
 {
     byte_buffer *chunk = txn->copy_count ? &txn->copies[txn->copy_count - 1] : NULL;

@@ -1,6 +1,8 @@
 /* Objects: rows in their class table, kept in step with the primary-key and index tables. */
 #include "object/object.h"
 
+#include "link/link.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,6 +105,39 @@ static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cl
     return err;
 }
 
+/* ---- links ---- */
+
+/* A link must point at an existing object (value_check has checked its class). */
+static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t prop, const lar_value *value)
+{
+    if (value->type != LAR_TYPE_LINK) return LAR_OK;
+    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
+    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
+    int rc = target ? kv_get(txn, target->dbi, &key, &row) : KV_NOTFOUND;
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to object %llu of class '%s': it does not "
+                        "exist or was deleted", cls->name, cls->properties[prop].def.name,
+                        (unsigned long long)value->as.link.key, cls->properties[prop].def.target_class);
+    return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
+}
+
+static int check_link_targets_exist(lar_txn *txn, const schema_class *cls, const lar_value *values)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; values && !err && i < cls->property_count; i++)
+        if (!cls->properties[i].def.collection) err = check_link_target(txn, cls, i, &values[i]);
+    return err;
+}
+
+static int add_backlinks(lar_txn *txn, const schema_class *cls, lar_obj obj, const lar_value *values)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++)
+        if (values[i].type == LAR_TYPE_LINK && !cls->properties[i].def.collection)
+            err = backlink_add(txn, values[i].as.link, obj, i);
+    return err;
+}
+
 /* ---- creating ---- */
 
 /* Checks the caller's values; copies them (or builds defaults) into out only when
@@ -143,6 +178,7 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
         err = txn_put(txn, cls->dbi, &k, &row, KV_APPEND);
     }
     if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
+    if (!err && cls->has_links) err = add_backlinks(txn, cls, (lar_obj){cls_id, key}, values);
     if (err) return err;
     state->next++;
     state->dirty = true;
@@ -162,6 +198,7 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
     staged.items = NULL; /* stage_values may fail before setting it */
     const lar_value *use;
     err = stage_values(c, value_count ? values : NULL, &staged, &use);
+    if (!err && c->has_links) err = check_link_targets_exist(txn, c, use);
     if (!err) err = insert(txn, c, cls, use, out);
     values_free(&staged);
     return err;
@@ -269,7 +306,9 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
 {
     value_array values;
     int err = values_init(&values, cls->property_count);
-    for (uint32_t i = 0; !err && i < cls->property_count; i++) err = row_decode_raw(cls, row, i, &values.items[i]);
+    if (!err) err = row_decode_for_rewrite(cls, row, values.items);
+    lar_value old_link = {.type = LAR_TYPE_NULL};
+    if (!err) old_link = values.items[prop];
     uint8_t old_key[KEY_MAX];
     kv_val old = {0, old_key}, data = {sizeof obj.key, &obj.key};
     bool indexed = is_indexed(cls, prop);
@@ -286,6 +325,8 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
         if (err == LAR_ENOTFOUND) err = LAR_OK;
         if (!err) err = index_entry(txn, obj.cls, prop, value, obj.key, true);
     }
+    if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
+    if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
     values_free(&values);
     return err;
 }
@@ -297,10 +338,12 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
     int err = open_class(txn, true, obj.cls, &cls);
     if (!err) err = check_prop(cls, prop);
     if (!err) err = value_check(cls, prop, value);
+    if (!err) err = check_link_target(txn, cls, prop, value);
     kv_val row;
     if (!err) err = object_read_row(txn, cls, obj, &row);
     if (err) return err;
     lar_value normalized = value_normalize(&cls->properties[prop].def, value);
+    if (cls->properties[prop].def.collection) return LAR_OK; /* null empties it: nothing to empty yet */
     if ((int32_t)prop == cls->primary_key) {
         lar_value current;
         err = row_decode_raw(cls, &row, prop, &current);
@@ -346,6 +389,47 @@ static int delete_keys(lar_txn *txn, lar_objkey key, const byte_buffer *keys)
     return LAR_OK;
 }
 
+/* Forgets obj's own links in the backlink table. */
+static int remove_outgoing_links(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        lar_value value = {.type = LAR_TYPE_NULL};
+        if (cls->properties[i].def.type == LAR_TYPE_LINK) err = row_decode_raw(cls, row, i, &value);
+        if (!err && value.type == LAR_TYPE_LINK) err = backlink_remove_all(txn, value.as.link, obj, i);
+    }
+    return err;
+}
+
+/* Nulls every link to target (Realm: links to a deleted object become nil). */
+static int null_incoming_links(lar_txn *txn, lar_obj target)
+{
+    byte_buffer links = {0};
+    int err = backlinks_collect(txn, target, &links);
+    for (size_t at = 0; !err && at + sizeof(backlink) <= links.size; at += sizeof(backlink)) {
+        backlink link;
+        memcpy(&link, links.data + at, sizeof link);
+        const schema_class *origin = schema_class_at(txn->schema, link.origin.cls);
+        kv_val row;
+        bool to_one = origin && link.prop < origin->property_count &&
+                      origin->properties[link.prop].def.type == LAR_TYPE_LINK &&
+                      !origin->properties[link.prop].def.collection;
+        if (!to_one) {
+            err = lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no link");
+            break;
+        }
+        err = object_read_row(txn, origin, link.origin, &row);
+        if (err == LAR_EDELETED) { /* a stale entry: only damage leaves one */
+            err = backlink_remove_all(txn, target, link.origin, link.prop);
+            continue;
+        }
+        lar_value null = {.type = LAR_TYPE_NULL};
+        if (!err) err = set_value(txn, origin, link.origin, &row, link.prop, &null);
+    }
+    buffer_free(&links);
+    return err;
+}
+
 int lar_obj_delete(lar_txn *txn, lar_obj obj)
 {
     const schema_class *cls;
@@ -354,7 +438,9 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj)
     if (err) return err;
     byte_buffer keys = {0};
     err = collect_keys(txn, cls, obj, &row, &keys);
+    if (!err && cls->has_links) err = remove_outgoing_links(txn, cls, obj, &row);
     if (!err) err = delete_keys(txn, obj.key, &keys);
+    if (!err && cls->is_link_target) err = null_incoming_links(txn, obj);
     if (!err) {
         kv_val k = {sizeof obj.key, &obj.key};
         err = txn_del(txn, cls->dbi, &k, NULL);
@@ -385,11 +471,33 @@ static int delete_prefix(lar_txn *txn, kv_table dbi, const uint8_t *prefix, size
     }
 }
 
+/* Deletes objects one by one, so that each keeps the backlink table in step. */
+static int delete_each(lar_txn *txn, const schema_class *c, lar_class cls)
+{
+    for (;;) {
+        kv_cursor *cursor;
+        int rc = kv_cursor_open(txn, c->dbi, &cursor);
+        if (rc) return lar_fail_mdb(rc, "cannot delete objects");
+        kv_val key, data;
+        lar_objkey first = 0;
+        rc = kv_cursor_step(cursor, &key, &data, KV_FIRST);
+        if (!rc && key.mv_size != sizeof first) rc = -1;
+        if (!rc) memcpy(&first, key.mv_data, sizeof first);
+        kv_cursor_close(cursor);
+        if (rc == KV_NOTFOUND) return LAR_OK;
+        if (rc == -1) return lar_fail(LAR_ECORRUPT, "class '%s' has a key that is not 8 bytes", c->name);
+        if (rc) return lar_fail_mdb(rc, "cannot delete objects");
+        int err = lar_obj_delete(txn, (lar_obj){cls, first});
+        if (err) return err;
+    }
+}
+
 int lar_objects_delete_all(lar_txn *txn, lar_class cls)
 {
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
     if (err) return err;
+    if (c->has_links || c->is_link_target || c->has_collections) return delete_each(txn, c, cls);
     uint8_t prefix[4];
     size_t size = key_encode_class_prefix(cls, prefix);
     err = txn_drop(txn, c->dbi);

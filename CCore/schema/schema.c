@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- memory ---- */
-
-/* ---- the stored form ---- */
-
-/* ---- validation ---- */
-
-/* ---- comparing a definition with the stored class ---- */
-
 /* ---- applying ---- */
 
 static int put_meta(lar_txn *txn, const char *name, const void *bytes, size_t size)
 {
     kv_val key = {strlen(name), (void *)name}, data = {size, (void *)bytes};
     return txn_put(txn, txn->env->meta_dbi, &key, &data, 0);
+}
+
+static bool adds_links(const lar_class_def **added, uint32_t added_count)
+{
+    for (uint32_t c = 0; c < added_count; c++)
+        for (size_t i = 0; i < added[c]->property_count; i++)
+            if (property_links(&added[c]->properties[i])) return true;
+    return false;
 }
 
 /* Stores the stored classes plus the new ones, and creates the new classes' tables. */
@@ -44,6 +44,7 @@ static int store_schema(lar_txn *txn, const lar_class_def **added, uint32_t adde
     if (!err) err = put_meta(txn, META_GENERATION, &generation, sizeof generation);
     if (!err) err = put_meta(txn, META_SCHEMA_VERSION, &version, sizeof version);
     for (uint32_t c = old->class_count; !err && c < total; c++) err = txn_create_object_table(txn, c);
+    if (!err && !old->has_links && adds_links(added, added_count)) err = txn_create_backlink_table(txn);
     buffer_free(&blob);
     for (uint32_t i = 0; i < built; i++) class_clear(&classes[old->class_count + i]);
     free(classes);
@@ -69,6 +70,7 @@ int schema_apply_in(lar_txn *txn, const lar_class_def *classes, size_t class_cou
 {
     uint32_t added_count = 0;
     int err = txn_check(txn, true);
+    if (!err) err = check_link_targets(txn->schema, classes, class_count);
     if (!err) err = diff_schema(txn->schema, classes, class_count, schema_version, added, &added_count);
     if (err || (added_count == 0 && schema_version == txn->schema->version)) return err;
     err = store_schema(txn, added, added_count, schema_version);

@@ -129,6 +129,10 @@ bool file_exists(const char *path);
 uint8_t *file_read(const char *path, size_t *size);
 void file_write(const char *path, const void *bytes, size_t size);
 
+/* Counts the entries of every table of a closed database file (table NULL), or of
+ * the one named table, reading it with LMDB directly. */
+uint64_t count_file_entries(const char *path, const char *table);
+
 /* ---- environments and transactions (all fail the test on error) ---- */
 
 lar_env *open_env(const char *path);

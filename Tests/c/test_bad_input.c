@@ -228,20 +228,21 @@ static void blob_string(schema_blob *b, const char *s)
     if (s) blob_put(b, s, strlen(s));
 }
 
-static void blob_property(schema_blob *b, const char *name, uint8_t type, uint8_t collection, uint32_t flags)
+static void blob_property(schema_blob *b, const char *name, uint8_t type, uint8_t collection, uint32_t flags,
+                          const char *target)
 {
     blob_string(b, name);
     blob_put(b, &type, 1);
     blob_put(b, &collection, 1);
     blob_u32(b, flags);
-    blob_string(b, NULL);
+    blob_string(b, target);
     blob_string(b, NULL);
 }
 
 /* A file whose one class "Thing" (table c0 exists) is stored with the given second property
  * after a plain int "id". */
 static const char *file_with_stored_property(const char *suffix, const char *name, uint8_t type,
-                                             uint8_t collection, uint32_t flags)
+                                             uint8_t collection, uint32_t flags, const char *target)
 {
     const char *path = test_db_path(suffix);
     lar_env *env = open_env(path);
@@ -254,53 +255,75 @@ static const char *file_with_stored_property(const char *suffix, const char *nam
     blob_string(&b, "Thing");
     blob_u32(&b, 0);
     blob_u32(&b, 2);
-    blob_property(&b, "id", LAR_TYPE_INT, LAR_COLLECTION_NONE, 0);
-    blob_property(&b, name, type, collection, flags);
+    blob_property(&b, "id", LAR_TYPE_INT, LAR_COLLECTION_NONE, 0, NULL);
+    blob_property(&b, name, type, collection, flags, target);
     put_raw(path, "larder", 0, "schema", 6, b.bytes, b.size);
     return path;
 }
 
 /* A stored schema no lar_schema_apply() could have written is damage: the row code
- * relies on the rules apply enforces (a string collection has no variable area, so
- * creating a Thing used to write its string past the row). */
+ * relies on the rules apply enforces (a link without a target class, or to one that
+ * does not exist, would decode to an object of no class). */
 TEST(bad_input_stored_schema_that_breaks_the_rules_is_corrupt)
 {
     static const struct {
         const char *name;
         uint8_t type, collection;
         uint32_t flags;
+        const char *target;
     } cases[] = {
-        {"text", LAR_TYPE_STRING, LAR_COLLECTION_LIST, 0},             /* unsupported collection */
-        {"text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0},              /* unsupported type */
-        {"text", LAR_TYPE_LINKING_OBJECTS, LAR_COLLECTION_NONE, 0},    /* no slot at all */
-        {"text", 200, LAR_COLLECTION_NONE, 0},                         /* unknown type */
-        {"text", LAR_TYPE_NULL, LAR_COLLECTION_NONE, 0},               /* no type */
-        {"text", LAR_TYPE_STRING, 9, 0},                               /* unknown collection */
-        {"text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0x80},          /* unknown flag */
-        {"text", LAR_TYPE_DOUBLE, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY}, /* no double keys */
-        {"text", LAR_TYPE_FLOAT, LAR_COLLECTION_NONE, LAR_PROP_INDEXED},      /* no float indexes */
-        {"id", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},               /* a duplicate name */
-        {"", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},                 /* an empty name */
-        {"\xff", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0},             /* invalid UTF-8 */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL},      /* a link to nothing */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Gone"},    /* to no class */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, 0, "Thing"},      /* a required to-one link */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, "Thing"},   /* null in a list */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_MAP, 0, "Thing"},       /* a map of required objects */
+        {"text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, "Thing"},    /* a target on a string */
+        {"text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL | LAR_PROP_INDEXED, "Thing"},
+        {"text", LAR_TYPE_INT, LAR_COLLECTION_LIST, LAR_PROP_PRIMARY_KEY, NULL},    /* a list as key */
+        {"text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL},              /* unsupported type */
+        {"text", LAR_TYPE_LINKING_OBJECTS, LAR_COLLECTION_NONE, 0, NULL},    /* no slot at all */
+        {"text", 200, LAR_COLLECTION_NONE, 0, NULL},                         /* unknown type */
+        {"text", LAR_TYPE_NULL, LAR_COLLECTION_NONE, 0, NULL},               /* no type */
+        {"text", LAR_TYPE_STRING, 9, 0, NULL},                               /* unknown collection */
+        {"text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0x80, NULL},          /* unknown flag */
+        {"text", LAR_TYPE_DOUBLE, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL}, /* no double keys */
+        {"text", LAR_TYPE_FLOAT, LAR_COLLECTION_NONE, LAR_PROP_INDEXED, NULL},      /* no float indexes */
+        {"id", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, NULL},               /* a duplicate name */
+        {"", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, NULL},                 /* an empty name */
+        {"\xff", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, NULL},             /* invalid UTF-8 */
     };
     for (size_t i = 0; i < COUNT_OF(cases); i++) {
         char suffix[16];
         snprintf(suffix, sizeof suffix, "%zu", i);
         const char *path = file_with_stored_property(suffix, cases[i].name, cases[i].type,
-                                                     cases[i].collection, cases[i].flags);
+                                                     cases[i].collection, cases[i].flags, cases[i].target);
         lar_env *env = NULL;
         CHECK_RC(lar_env_open(path, NULL, &env), LAR_ECORRUPT);
         CHECK_MSG_HAS("stored schema");
         CHECK(env == NULL);
     }
     /* The same blob with a rule-abiding property opens. */
-    const char *path = file_with_stored_property("ok", "text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0);
+    const char *path = file_with_stored_property("ok", "text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, NULL);
     lar_env *env = open_env(path);
     lar_txn *txn = begin_write(env);
     lar_value values[2] = {val_int(1), val_str("fine")};
     CHECK_OK(lar_obj_create(txn, 0, values, 2, NULL));
     commit_txn(txn);
     close_env(env);
+    /* So does a list of optional strings: the loader knows collections. */
+    path = file_with_stored_property("list", "text", LAR_TYPE_STRING, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, NULL);
+    env = open_env(path);
+    txn = begin_write(env);
+    lar_value with_list[2] = {val_int(1), val_null()};
+    CHECK_OK(lar_obj_create(txn, 0, with_list, 2, NULL));
+    commit_txn(txn);
+    close_env(env);
+    /* A rule-abiding link whose file lacks the backlink table is damage too. */
+    path = file_with_stored_property("link", "text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Thing");
+    env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_ECORRUPT);
+    CHECK_MSG_HAS("backlink table");
+    CHECK(env == NULL);
 }
 
 /* Object keys are 8 bytes: a class table holding a shorter key is damage, which an

@@ -2,6 +2,7 @@
 #include "test.h"
 
 #include <errno.h>
+#include <lmdb.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -582,4 +583,39 @@ int64_t now_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* ---- raw file contents ---- */
+
+uint64_t count_file_entries(const char *path, const char *table)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi main_dbi;
+    MDB_cursor *cursor;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 2048) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR | MDB_RDONLY, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, MDB_RDONLY, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, NULL, 0, &main_dbi) == 0);
+    CHECK(mdb_cursor_open(txn, main_dbi, &cursor) == 0);
+    uint64_t total = 0;
+    MDB_val key, data;
+    for (int rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST); rc == 0;
+         rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)) {
+        char name[64];
+        CHECK(key.mv_size < sizeof name);
+        memcpy(name, key.mv_data, key.mv_size);
+        name[key.mv_size] = 0;
+        if (table && strcmp(name, table)) continue;
+        MDB_dbi dbi;
+        MDB_stat stat;
+        CHECK(mdb_dbi_open(txn, name, 0, &dbi) == 0);
+        CHECK(mdb_stat(txn, dbi, &stat) == 0);
+        total += stat.ms_entries;
+    }
+    mdb_cursor_close(cursor);
+    mdb_txn_abort(txn);
+    mdb_env_close(mdb);
+    return total;
 }

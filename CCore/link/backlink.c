@@ -1,0 +1,227 @@
+/* The backlink table: one LMDB entry per (target, origin, property), keyed so
+ * that the links into one object, and those through one property, are a run
+ * of adjacent keys (O(log n + k) to count or list them):
+ *
+ *   key:   [target class u32 BE][target key u64 BE][origin class u32 BE]
+ *          [origin property u16 BE][origin key u64 BE]          (26 bytes)
+ *   value: u32 count: how many times the origin links here through the
+ *          property (1 for a to-one link; a list may hold a target twice)
+ *
+ * Big-endian fields make memcmp order follow the numbers, so a prefix is a
+ * range. The table exists once a class with a link property was declared. */
+#include "link/link.h"
+
+#include <string.h>
+
+#define BACKLINK_KEY_SIZE 26
+#define TARGET_PREFIX_SIZE 12
+#define PROPERTY_PREFIX_SIZE 18
+
+static void put_be(uint8_t *out, uint64_t v, int bytes)
+{
+    for (int i = bytes - 1; i >= 0; i--, v >>= 8) out[i] = (uint8_t)v;
+}
+
+static uint64_t get_be(const uint8_t *in, int bytes)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < bytes; i++) v = v << 8 | in[i];
+    return v;
+}
+
+size_t backlink_prefix(lar_obj target, lar_class origin_cls, uint32_t prop, bool with_property, uint8_t *out)
+{
+    put_be(out, target.cls, 4);
+    put_be(out + 4, target.key, 8);
+    if (!with_property) return TARGET_PREFIX_SIZE;
+    put_be(out + 12, origin_cls, 4);
+    put_be(out + 16, prop, 2);
+    return PROPERTY_PREFIX_SIZE;
+}
+
+static void encode_key(lar_obj target, lar_obj origin, uint32_t prop, uint8_t out[BACKLINK_KEY_SIZE])
+{
+    backlink_prefix(target, origin.cls, prop, true, out);
+    put_be(out + 18, origin.key, 8);
+}
+
+bool backlink_decode(const kv_val *key, const kv_val *data, backlink *out)
+{
+    if (key->mv_size != BACKLINK_KEY_SIZE || data->mv_size != sizeof out->count) return false;
+    const uint8_t *k = key->mv_data;
+    out->origin.cls = (lar_class)get_be(k + 12, 4);
+    out->prop = (uint32_t)get_be(k + 16, 2);
+    out->origin.key = get_be(k + 18, 8);
+    memcpy(&out->count, data->mv_data, sizeof out->count);
+    return out->count > 0;
+}
+
+static int read_count(lar_txn *txn, kv_val *key, uint32_t *count)
+{
+    kv_val data;
+    int rc = kv_get(txn, txn->schema->backlink_dbi, key, &data);
+    *count = 0;
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    if (rc) return lar_fail_mdb(rc, "cannot read the backlink table");
+    if (data.mv_size != sizeof *count) return lar_fail(LAR_ECORRUPT, "a backlink entry is undecodable");
+    memcpy(count, data.mv_data, sizeof *count);
+    return LAR_OK;
+}
+
+/* Adds delta (+1 or -1) to an entry's count; a count that reaches 0 removes it. */
+static int change_count(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop, int delta)
+{
+    uint8_t bytes[BACKLINK_KEY_SIZE];
+    encode_key(target, origin, prop, bytes);
+    kv_val key = {sizeof bytes, bytes};
+    uint32_t count;
+    int err = read_count(txn, &key, &count);
+    if (err) return err;
+    if (delta < 0 && count == 0) return LAR_OK;
+    count = delta < 0 ? count - 1 : count + 1;
+    if (count == 0) {
+        err = txn_del(txn, txn->schema->backlink_dbi, &key, NULL);
+        return err == LAR_ENOTFOUND ? LAR_OK : err;
+    }
+    kv_val data = {sizeof count, &count};
+    return txn_put(txn, txn->schema->backlink_dbi, &key, &data, 0);
+}
+
+int backlink_add(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop)
+{
+    return change_count(txn, target, origin, prop, +1);
+}
+
+int backlink_remove(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop)
+{
+    return change_count(txn, target, origin, prop, -1);
+}
+
+int backlink_remove_all(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop)
+{
+    uint8_t bytes[BACKLINK_KEY_SIZE];
+    encode_key(target, origin, prop, bytes);
+    kv_val key = {sizeof bytes, bytes};
+    int err = txn_del(txn, txn->schema->backlink_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+int backlink_walk(lar_txn *txn, const uint8_t *prefix, size_t prefix_size, lar_objkey start,
+                  int (*visit)(const backlink *link, void *context), void *context)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->backlink_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot read the backlink table");
+    uint8_t first[BACKLINK_KEY_SIZE];
+    memcpy(first, prefix, prefix_size);
+    size_t first_size = prefix_size;
+    if (prefix_size == PROPERTY_PREFIX_SIZE) {
+        put_be(first + PROPERTY_PREFIX_SIZE, start, 8);
+        first_size = BACKLINK_KEY_SIZE;
+    }
+    kv_val key = {first_size, first}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err;
+         rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        if (key.mv_size < prefix_size || memcmp(key.mv_data, prefix, prefix_size)) break;
+        backlink link;
+        if (!backlink_decode(&key, &data, &link)) {
+            err = lar_fail(LAR_ECORRUPT, "a backlink entry is undecodable");
+            break;
+        }
+        err = visit(&link, context);
+    }
+    kv_cursor_close(cursor);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read the backlink table");
+    return err == BACKLINK_STOP ? LAR_OK : err;
+}
+
+static int append_link(const backlink *link, void *context)
+{
+    return buffer_append(context, link, sizeof *link);
+}
+
+int backlinks_collect(lar_txn *txn, lar_obj target, byte_buffer *out)
+{
+    uint8_t prefix[PROPERTY_PREFIX_SIZE];
+    size_t size = backlink_prefix(target, 0, 0, false, prefix);
+    return backlink_walk(txn, prefix, size, 0, append_link, out);
+}
+
+/* ---- the public lookups ---- */
+
+/* Checks a lookup's arguments: the origin property must link to target's class,
+ * and target must exist. Fills the walk's prefix. */
+static int open_lookup(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t prop,
+                       uint8_t *prefix, size_t *prefix_size)
+{
+    int err = txn_check(txn, false);
+    if (err) return err;
+    const schema_class *origin = schema_class_at(txn->schema, origin_cls);
+    const schema_class *target_cls = schema_class_at(txn->schema, target.cls);
+    if (!origin || !target_cls) return lar_fail(LAR_EINVAL, "unknown class %u", origin ? target.cls : origin_cls);
+    if (prop >= origin->property_count)
+        return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", origin->name, prop,
+                        origin->property_count);
+    const schema_property *p = &origin->properties[prop];
+    if (!property_links(&p->def) || p->target != target.cls)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' does not link to class '%s'", origin->name, p->def.name,
+                        target_cls->name);
+    kv_val key = {sizeof target.key, &target.key}, row;
+    int rc = kv_get(txn, target_cls->dbi, &key, &row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                        (unsigned long long)target.key, target_cls->name);
+    if (rc) return lar_fail_mdb(rc, "cannot read an object");
+    *prefix_size = backlink_prefix(target, origin_cls, prop, true, prefix);
+    return LAR_OK;
+}
+
+static int count_link(const backlink *link, void *context)
+{
+    (void)link;
+    ++*(uint64_t *)context;
+    return LAR_OK;
+}
+
+int lar_backlinks_count(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t origin_prop, uint64_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_backlinks_count: out is NULL");
+    uint8_t prefix[PROPERTY_PREFIX_SIZE];
+    size_t size;
+    int err = open_lookup(txn, target, origin_cls, origin_prop, prefix, &size);
+    if (err) return err;
+    uint64_t count = 0;
+    err = backlink_walk(txn, prefix, size, 0, count_link, &count);
+    if (!err) *out = count;
+    return err;
+}
+
+typedef struct origin_list {
+    lar_obj *out;
+    size_t capacity, count;
+} origin_list;
+
+static int list_link(const backlink *link, void *context)
+{
+    origin_list *list = context;
+    list->out[list->count++] = link->origin;
+    return list->count == list->capacity ? BACKLINK_STOP : LAR_OK;
+}
+
+int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t origin_prop,
+                       lar_objkey start, lar_obj *out, size_t capacity, size_t *count)
+{
+    if (count) *count = 0;
+    if (!out || !count || !capacity)
+        return lar_fail(LAR_EINVAL, "lar_backlinks_list: out and count must not be NULL, capacity not 0");
+    uint8_t prefix[PROPERTY_PREFIX_SIZE];
+    size_t size;
+    int err = open_lookup(txn, target, origin_cls, origin_prop, prefix, &size);
+    if (err) return err;
+    origin_list list = {out, capacity, 0};
+    err = backlink_walk(txn, prefix, size, start, list_link, &list);
+    *count = list.count;
+    if (!err && !list.count) return LAR_ENOTFOUND; /* the end of the walk, as iterators report it */
+    return err;
+}
