@@ -571,7 +571,7 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
  * A primary key can be written only with the value it already has. A link
  * takes an existing object of the property's target class, or null; the
  * backlink index follows (see lar_backlinks_count()). A collection property
- * takes only null, which leaves it as it is in this version.
+ * takes only null, which empties it (as Realm does).
  * @param[in] txn    An active write transaction.
  * @param[in] obj    The object.
  * @param[in] prop   A property index.
@@ -586,8 +586,8 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
 
 /** @brief Delete an object.
  *
- * Links to it from other objects become null, as in Realm, and its own links
- * leave the backlink index.
+ * Links to it from other objects become null and it leaves every list, as in
+ * Realm; its own links leave the backlink index and its collections are freed.
  * @param[in] txn  An active write transaction.
  * @param[in] obj  The object.
  * @return #LAR_OK, or: #LAR_EINVAL; #LAR_EDELETED (already deleted);
@@ -671,6 +671,128 @@ int lar_backlinks_count(lar_txn *txn, lar_obj target, lar_class origin_cls, uint
  */
 int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint32_t origin_prop,
                        lar_objkey start, lar_obj *out, size_t capacity, size_t *count);
+/** @} */
+
+/** @defgroup lists Lists
+ *  The elements of a list property (#LAR_COLLECTION_LIST), by position from 0.
+ *  An element is a value of the property's type, or #LAR_TYPE_NULL when the
+ *  property is #LAR_PROP_OPTIONAL; a list of objects holds #LAR_TYPE_LINK
+ *  values of its target class (existing objects, never null), and keeps the
+ *  backlink index (an object that appears twice links twice). Deleting an
+ *  object takes it out of every list; deleting a list's owner frees the list.
+ *  Reads, inserts, sets and removals cost O(log n), whatever the list's size.
+ *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
+ *  class, property index out of range, a property that is not a list, a
+ *  position out of range, invalid UTF-8, a link to an object that does not
+ *  exist or was deleted); #LAR_ETYPE (an element of the wrong type or a link
+ *  to another class, null in a list that is not optional); #LAR_EDELETED (the
+ *  owner does not exist); #LAR_EMISUSE (ended transaction, a change in a read
+ *  transaction or a failed one); #LAR_ECORRUPT (damaged storage); and, for
+ *  changes, #LAR_EMAPFULL and #LAR_EIO. On error nothing is changed.
+ *  @{
+ */
+/** @brief Count a list's elements, in O(1).
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The list's owner.
+ * @param[in]  prop  A list property of obj's class.
+ * @param[out] out   Receives the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out);
+
+/** @brief Read the element at a position.
+ *
+ * Ownership: as lar_obj_get(): a string or binary is borrowed and valid
+ * until the transaction ends.
+ * @param[in]  txn    An active transaction.
+ * @param[in]  obj    The list's owner.
+ * @param[in]  prop   A list property.
+ * @param[in]  index  A position below the count.
+ * @param[out] out    Receives the element.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_get(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, lar_value *out);
+
+/** @brief Read up to capacity elements from position start on, in one call.
+ *
+ * The fast way to read a list: each chunk of the list is found once.
+ * Ownership: as lar_list_get(); out stays the caller's, with room for capacity values.
+ * @param[in]  txn       An active transaction.
+ * @param[in]  obj       The list's owner.
+ * @param[in]  prop      A list property.
+ * @param[in]  start     The first position to read.
+ * @param[out] out       Receives the elements.
+ * @param[in]  capacity  The most elements to read; at least 1.
+ * @param[out] count     Receives how many were read, on every return.
+ * @return #LAR_OK with *count from 1 to capacity (fewer only at the end);
+ *         #LAR_ENOTFOUND with *count 0 when start is at or past the end (the
+ *         last error is not set); otherwise an error of the group (#LAR_EINVAL
+ *         also for capacity 0), after filling the first *count elements.
+ */
+int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, lar_value *out,
+                       size_t capacity, size_t *count);
+
+/** @brief Insert an element before position index (the count appends).
+ * @param[in] txn    An active write transaction.
+ * @param[in] obj    The list's owner.
+ * @param[in] prop   A list property.
+ * @param[in] index  A position up to the count.
+ * @param[in] value  The element; copied. An int is accepted for float and double lists.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value);
+
+/** @brief Append an element.
+ * @return As lar_list_insert() at the count.
+ */
+int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value);
+
+/** @brief Replace the element at a position.
+ * @param[in] txn    An active write transaction.
+ * @param[in] obj    The list's owner.
+ * @param[in] prop   A list property.
+ * @param[in] index  A position below the count.
+ * @param[in] value  The new element; copied.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value);
+
+/** @brief Remove the element at a position; the later ones move down.
+ * @param[in] txn    An active write transaction.
+ * @param[in] obj    The list's owner.
+ * @param[in] prop   A list property.
+ * @param[in] index  A position below the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index);
+
+/** @brief Move the element at from so that it ends at position to (Realm's move(from:to:)).
+ * @param[in] txn   An active write transaction.
+ * @param[in] obj   The list's owner.
+ * @param[in] prop  A list property.
+ * @param[in] from  A position below the count.
+ * @param[in] to    A position below the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to);
+
+/** @brief Exchange the elements at two positions.
+ * @param[in] txn     An active write transaction.
+ * @param[in] obj     The list's owner.
+ * @param[in] prop    A list property.
+ * @param[in] first   A position below the count.
+ * @param[in] second  A position below the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second);
+
+/** @brief Remove every element (also done by lar_obj_set() with null).
+ * @param[in] txn   An active write transaction.
+ * @param[in] obj   The list's owner.
+ * @param[in] prop  A list property.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
 /** @} */
 
 /** @defgroup iter Iteration

@@ -9,8 +9,10 @@
  *   codec    values, keys and rows, encoded and decoded
  *   schema   applying and looking up class definitions in a file
  *   link     the backlink table: which objects link to one, through which property
- *   object   objects, their indexes and links, iterators
- * Collections, queries and the change log come above object. */
+ *   collection  lists (counted B+trees of chunks), sets and maps of an object's properties
+ *   object   objects, their indexes and links, iterators; a delete frees the object's
+ *            collections and nulls the links to it, hence above link and collection
+ * Queries and the change log come above object. */
 #ifndef LARDER_BASE_H
 #define LARDER_BASE_H
 

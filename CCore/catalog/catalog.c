@@ -265,11 +265,13 @@ static int check_stored(const lar_schema *schema)
     return err;
 }
 
-/* Turns link targets' names into class ids; check_stored has made sure they exist. */
+/* Turns link targets' names into class ids (check_stored has made sure they exist)
+ * and notes which tables the schema needs. */
 static void resolve_links(lar_schema *schema)
 {
     for (uint32_t c = 0; c < schema->class_count; c++) {
         schema_class *cls = &schema->classes[c];
+        schema->has_collections |= cls->has_collections;
         for (uint32_t i = 0; i < cls->property_count; i++) {
             schema_property *p = &cls->properties[i];
             if (!property_links(&p->def)) continue;

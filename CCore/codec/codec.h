@@ -7,6 +7,8 @@
 
 /* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
+/* The same for an element of the collection prop (or the value of a single one). */
+int value_check_element(const schema_class *cls, uint32_t prop, const lar_value *value);
 /* Whether value has its property's own fixed-width type, which value_check()
  * accepts without looking further. */
 static inline bool value_is_plain(const lar_property_def *def, const lar_value *value)

@@ -17,10 +17,17 @@ int value_check(const schema_class *cls, uint32_t prop, const lar_value *value)
         return lar_fail(LAR_ETYPE, "property '%s.%s' is a collection: give null (empty) and fill it "
                         "with its own functions", cls->name, def->name);
     }
+    return value_check_element(cls, prop, value);
+}
+
+int value_check_element(const schema_class *cls, uint32_t prop, const lar_value *value)
+{
+    const lar_property_def *def = &cls->properties[prop].def;
     if (value->type == LAR_TYPE_NULL) {
         if (def->flags & LAR_PROP_OPTIONAL) return LAR_OK;
-        return lar_fail(LAR_ETYPE, "property '%s.%s' is required and cannot be null", cls->name,
-                        def->name);
+        return lar_fail(LAR_ETYPE, def->collection ? "property '%s.%s' cannot hold null elements"
+                                                   : "property '%s.%s' is required and cannot be null",
+                        cls->name, def->name);
     }
     bool numeric_alias = value->type == LAR_TYPE_INT &&
                          (def->type == LAR_TYPE_FLOAT || def->type == LAR_TYPE_DOUBLE);

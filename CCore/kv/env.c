@@ -539,6 +539,11 @@ int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
         if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has links but the file has no backlink table");
         else if (rc) err = lar_fail_mdb(rc, "cannot open the backlink table");
     }
+    if (!err && schema->has_collections) {
+        rc = mdb_dbi_open(txn, COLLECTION_TABLE, MDB_INTEGERKEY, &schema->collection_dbi);
+        if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
+        else if (rc) err = lar_fail_mdb(rc, "cannot open the collection table");
+    }
     if (err) {
         schema_free(schema);
         return err;

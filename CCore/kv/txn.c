@@ -382,13 +382,23 @@ int txn_create_object_table(lar_txn *txn, lar_class cls)
     return rc ? mutation_failed(txn, rc, "cannot create a class table") : LAR_OK;
 }
 
-int txn_create_backlink_table(lar_txn *txn)
+static int create_table(lar_txn *txn, const char *name, unsigned int flags)
 {
     MDB_dbi dbi;
     pthread_mutex_lock(&txn->env->mutex);
-    int rc = inject(mdb_dbi_open(txn->mdb, BACKLINK_TABLE, MDB_CREATE, &dbi));
+    int rc = inject(mdb_dbi_open(txn->mdb, name, MDB_CREATE | flags, &dbi));
     pthread_mutex_unlock(&txn->env->mutex);
-    return rc ? mutation_failed(txn, rc, "cannot create the backlink table") : LAR_OK;
+    return rc ? mutation_failed(txn, rc, "cannot create a table") : LAR_OK;
+}
+
+int txn_create_backlink_table(lar_txn *txn)
+{
+    return create_table(txn, BACKLINK_TABLE, 0);
+}
+
+int txn_create_collection_table(lar_txn *txn)
+{
+    return create_table(txn, COLLECTION_TABLE, MDB_INTEGERKEY);
 }
 
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)

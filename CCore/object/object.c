@@ -1,7 +1,7 @@
 /* Objects: rows in their class table, kept in step with the primary-key and index tables. */
 #include "object/object.h"
 
-#include "link/link.h"
+#include "collection/collection.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -343,7 +343,7 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
     if (!err) err = object_read_row(txn, cls, obj, &row);
     if (err) return err;
     lar_value normalized = value_normalize(&cls->properties[prop].def, value);
-    if (cls->properties[prop].def.collection) return LAR_OK; /* null empties it: nothing to empty yet */
+    if (cls->properties[prop].def.collection) return collection_clear(txn, obj, prop); /* null empties it */
     if ((int32_t)prop == cls->primary_key) {
         lar_value current;
         err = row_decode_raw(cls, &row, prop, &current);
@@ -411,12 +411,15 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
         memcpy(&link, links.data + at, sizeof link);
         const schema_class *origin = schema_class_at(txn->schema, link.origin.cls);
         kv_val row;
-        bool to_one = origin && link.prop < origin->property_count &&
-                      origin->properties[link.prop].def.type == LAR_TYPE_LINK &&
-                      !origin->properties[link.prop].def.collection;
-        if (!to_one) {
+        bool holds_links = origin && link.prop < origin->property_count &&
+                           origin->properties[link.prop].def.type == LAR_TYPE_LINK;
+        if (!holds_links) {
             err = lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no link");
             break;
+        }
+        if (origin->properties[link.prop].def.collection) {
+            err = collection_remove_target(txn, target, &link);
+            continue;
         }
         err = object_read_row(txn, origin, link.origin, &row);
         if (err == LAR_EDELETED) { /* a stale entry: only damage leaves one */
@@ -436,9 +439,14 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj)
     kv_val row;
     int err = open_object(txn, true, obj, &cls, &row);
     if (err) return err;
-    byte_buffer keys = {0};
+    byte_buffer keys = {0}, copy = {0};
     err = collect_keys(txn, cls, obj, &row, &keys);
+    if (!err && (cls->has_links || cls->has_collections)) { /* writes below may move the row */
+        err = buffer_append(&copy, row.mv_data, row.mv_size);
+        row = (kv_val){copy.size, copy.data};
+    }
     if (!err && cls->has_links) err = remove_outgoing_links(txn, cls, obj, &row);
+    if (!err && cls->has_collections) err = collections_free(txn, cls, obj, &row);
     if (!err) err = delete_keys(txn, obj.key, &keys);
     if (!err && cls->is_link_target) err = null_incoming_links(txn, obj);
     if (!err) {
@@ -446,6 +454,7 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj)
         err = txn_del(txn, cls->dbi, &k, NULL);
     }
     buffer_free(&keys);
+    buffer_free(&copy);
     return err;
 }
 

@@ -1,4 +1,4 @@
-/* Layer 6, object: objects in their class tables, kept in step with the
+/* Layer 7, object: objects in their class tables, kept in step with the
  * primary-key and index tables, and iterators over them. */
 #ifndef LARDER_OBJECT_H
 #define LARDER_OBJECT_H

@@ -23,6 +23,14 @@ static bool adds_links(const lar_class_def **added, uint32_t added_count)
     return false;
 }
 
+static bool adds_collections(const lar_class_def **added, uint32_t added_count)
+{
+    for (uint32_t c = 0; c < added_count; c++)
+        for (size_t i = 0; i < added[c]->property_count; i++)
+            if (added[c]->properties[i].collection) return true;
+    return false;
+}
+
 /* Stores the stored classes plus the new ones, and creates the new classes' tables. */
 static int store_schema(lar_txn *txn, const lar_class_def **added, uint32_t added_count, uint64_t version)
 {
@@ -45,6 +53,7 @@ static int store_schema(lar_txn *txn, const lar_class_def **added, uint32_t adde
     if (!err) err = put_meta(txn, META_SCHEMA_VERSION, &version, sizeof version);
     for (uint32_t c = old->class_count; !err && c < total; c++) err = txn_create_object_table(txn, c);
     if (!err && !old->has_links && adds_links(added, added_count)) err = txn_create_backlink_table(txn);
+    if (!err && !old->has_collections && adds_collections(added, added_count)) err = txn_create_collection_table(txn);
     buffer_free(&blob);
     for (uint32_t i = 0; i < built; i++) class_clear(&classes[old->class_count + i]);
     free(classes);

@@ -5,7 +5,8 @@
  * The program runs against a fresh database file and may declare schemas
  * (random names, types, flags and counts, invalid UTF-8 included), begin, end
  * and free transactions, create, read, change, find and delete objects with
- * values of every type and of wrong types, walk iterators with bindings and
+ * values of every type and of wrong types (links to objects of any class, live
+ * or deleted, among them), count and list backlinks, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -308,6 +309,29 @@ static void op_find(state *s, program *p)
     else remember(s, obj);
 }
 
+static void op_backlinks(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj target = pick_obj(s, p);
+    lar_class origin = pick_class(p);
+    uint32_t prop = pick_prop(p);
+    uint8_t how = u8(p);
+    lar_obj out[MAX_CAPACITY];
+    int rc;
+    if (how % 2) {
+        uint64_t count = 0;
+        rc = lar_backlinks_count(txn, target, origin, prop, how & 0x80 ? NULL : &count);
+        fuzz_sink += count;
+    } else {
+        size_t capacity = (how / 2) % (MAX_CAPACITY + 1), count = 0; /* 0 is refused */
+        rc = lar_backlinks_list(txn, target, origin, prop, how & 0x40 ? u64(p) : 0, how & 0x80 ? NULL : out,
+                                capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) fuzz_sink += out[i].key;
+    }
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
 static void op_iter_open(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
@@ -504,10 +528,10 @@ static size_t put_be32(uint8_t *out, uint32_t v)
 static const char *const META_KEYS[] = {"schema", "generation", "schema_version", "format"};
 
 /* Damages the file: a class row, a metadata record (the stored schema among them),
- * a primary-key or index entry, overwritten with bytes of the program or deleted. */
+ * a primary-key, index or backlink entry, overwritten with bytes of the program or deleted. */
 static void op_damage(state *s, program *p)
 {
-    uint8_t where = u8(p) % 6;
+    uint8_t where = u8(p) % 7;
     lar_obj obj = pick_obj(s, p);
     raw_change change = {.flags = 0};
     char table[16];
@@ -530,6 +554,16 @@ static void op_damage(state *s, program *p)
             change.key_size = 1 + put_be32(change.key + 1, obj.cls);
         }
         if (where == 2) change.data = NULL;
+    } else if (where == 6) { /* a backlink into obj: [class][key][origin class][property][origin key] */
+        change.table = "backlinks";
+        change.key_size = put_be32(change.key, obj.cls);
+        change.key_size += put_be32(change.key + 4, (uint32_t)(obj.key >> 32));
+        change.key_size += put_be32(change.key + 8, (uint32_t)obj.key);
+        const uint8_t *tail;
+        size_t tail_size = take_bytes(p, 20, &tail);
+        memcpy(change.key + change.key_size, tail, tail_size);
+        change.key_size += tail_size;
+        if (u8(p) % 4 == 0) change.data = NULL;
     } else { /* a primary-key or index entry of obj's class */
         bool index = where == 4;
         change.table = index ? "index" : "pk";
@@ -551,10 +585,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
+    op_backlinks,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
+    "backlinks",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -9,7 +9,9 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE = range(15)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS = range(16)
+LIST, SET_OF, MAP = 1, 2, 3
+HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
 INT, BOOL, FLOAT, DOUBLE, STRING, BINARY, TIMESTAMP, OBJECT_ID, UUID, DECIMAL, LINK = range(1, 12)
 OPTIONAL, PRIMARY, INDEXED = 1, 2, 4
@@ -26,6 +28,26 @@ def raw_name(data):
 
 def prop(pname, ptype, flags=0):
     return bytes([ptype, 0, flags]) + (name(pname) if isinstance(pname, str) else raw_name(pname))
+
+
+def link_prop(pname, target, collection=0, flags=OPTIONAL):
+    return bytes([LINK, collection, flags | HAS_TARGET]) + name(pname) + name(target)
+
+
+def collection_prop(pname, ptype, collection, flags=0):
+    return bytes([ptype, collection, flags]) + name(pname)
+
+
+def val_link(obj):
+    return bytes([LINK, obj])
+
+
+def backlinks_count(slot, obj, cls, prop_index):
+    return bytes([BACKLINKS, slot, obj, cls, prop_index, 1])
+
+
+def backlinks_list(slot, obj, cls, prop_index, capacity):
+    return bytes([BACKLINKS, slot, obj, cls, prop_index, capacity * 2])
 
 
 def schema(classes, version=1):
@@ -147,7 +169,25 @@ def dog(i):
     return [val_str(b"rex%d" % i), val_fixed(UUID, i), val_ts(-i, -5), val_bin(b"\x00\xff"), val_fixed(DECIMAL, 7)]
 
 
+# Dog is class 0 and Person class 1: a Person links to a Dog, a Dog to a Person.
+PET = ("Dog", [prop("name", STRING), link_prop("owner", "Person"), collection_prop("tag", INT, LIST, OPTIONAL)])
+OWNER = ("Person", [prop("name", STRING), link_prop("x", "Dog"), link_prop("y", "Dog"),
+                    link_prop("age", "Dog", SET_OF, 0), link_prop("score", "Dog", MAP)])
+
 SEEDS = {
+    # Links written, read, changed to the wrong class and to deleted objects; backlinks
+    # counted and listed; targets deleted one by one and all at once; a backlink damaged.
+    "links": bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, [val_str(b"rex"), val_null(), val_null()]) + create(0, 0, [val_str(b"fido"), val_null(), val_null()])
+    + create(0, 1, [val_str(b"ann"), val_link(0), val_link(1), val_null(), val_null()])
+    + create(0, 1, [val_str(b"bob"), val_link(0), val_null(), val_null(), val_null()])
+    + set_value(0, 0, 1, val_link(2)) + set_value(0, 2, 2, val_link(0)) + set_value(0, 2, 1, val_link(3))
+    + get(0, 2, 1) + get_all(0, 3, 5) + backlinks_count(0, 0, 1, 1) + backlinks_list(0, 0, 1, 1, 1)
+    + backlinks_list(0, 1, 1, 2, 4) + end(0, COMMIT) + begin(1, True) + bytes([DELETE, 1, 0, 0])
+    + get(1, 2, 1) + set_value(1, 3, 1, val_link(0)) + backlinks_count(1, 2, 0, 1)
+    + bytes([DELETE, 1, 1, 0]) + end(1, COMMIT) + bytes([DAMAGE, 6, 2, 2, 0, 1, 12]) + bytes(12) + bytes([1])
+    + begin(0, True) + bytes([DELETE, 0, 2, 0]) + backlinks_list(0, 1, 1, 2, 2) + end(0, COMMIT),
+
     # Objects of every type written, read back, changed, found and deleted.
     "objects": bytes([0]) + schema([PERSON, DOG, ALL]) + begin(0, True)
     + create(0, 0, person(1, b"ada")) + create(0, 0, person(2, "h\u00e9".encode()))

@@ -1,0 +1,908 @@
+/* Lists: a counted B+tree of chunks, one LMDB record per node in the collection table.
+ *
+ *   key:     node id, u64 (an integer-keyed table), from a sequence: never reused
+ *   leaf:    [u8 1][u32 n][n elements]                                  n <= 64
+ *   inner:   [u8 2][u32 n][u64 total][n x (u64 child id, u64 child count)]  n <= 64
+ *   element: [u8 type][payload]: nothing for null; the 1 to 16 bytes of a number,
+ *            timestamp, ObjectId, UUID or decimal; the u64 key of a link (its class is
+ *            the property's target); u32 length and the bytes of a binary, or of a
+ *            string followed by its NUL (so reads hand out the mapped bytes).
+ *
+ * The object's row slot for the property holds the root's id; 0 is the empty list.
+ * A list of up to 64 small elements is one leaf, one record. Positions are found
+ * through the child counts, so get, insert, set and remove read and write one node
+ * per level: O(log n) records of at most 64 entries, never the whole list. A leaf
+ * that passes 64 elements or 2 KiB splits in two, an inner node that passes 64
+ * children too, and a root split adds a level. A node that empties is removed and a
+ * root left with one child gives way to it; nodes are not merged, so a list that
+ * shrank may keep half-empty nodes (its height never grows by removals).
+ * Numbers are in the host's byte order, as in rows. */
+#include "collection/collection.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define LEAF 1
+#define INNER 2
+#define NODE_HEADER 5          /* kind and count */
+#define INNER_HEADER 13        /* ... and the total */
+#define CHILD_SIZE 16
+#define LEAF_MAX_ITEMS 64
+#define LEAF_MAX_BYTES 2048
+#define INNER_MAX_CHILDREN 64
+#define MAX_DEPTH 24           /* far above any list's height; deeper is damage */
+
+static int corrupt(void)
+{
+    return lar_fail(LAR_ECORRUPT, "a list's storage is undecodable");
+}
+
+static uint32_t get_u32(const uint8_t *at) { uint32_t v; memcpy(&v, at, 4); return v; }
+static uint64_t get_u64(const uint8_t *at) { uint64_t v; memcpy(&v, at, 8); return v; }
+static void put_u32(uint8_t *at, uint32_t v) { memcpy(at, &v, 4); }
+static void put_u64(uint8_t *at, uint64_t v) { memcpy(at, &v, 8); }
+
+/* ---- elements ---- */
+
+static size_t payload_size(uint8_t type)
+{
+    switch (type) {
+    case LAR_TYPE_NULL: return 0;
+    case LAR_TYPE_BOOL: return 1;
+    case LAR_TYPE_FLOAT: return 4;
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
+    case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
+    case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
+    default: return SIZE_MAX;
+    }
+}
+
+/* The size of the element at `at`, or 0 when it is damaged or passes left bytes. */
+static size_t element_size(const uint8_t *at, size_t left)
+{
+    if (!left) return 0;
+    if (at[0] == LAR_TYPE_STRING || at[0] == LAR_TYPE_BINARY) {
+        if (left < 5) return 0;
+        uint64_t length = (uint64_t)get_u32(at + 1) + (at[0] == LAR_TYPE_STRING);
+        if (length > left - 5) return 0;
+        if (at[0] == LAR_TYPE_STRING && at[5 + length - 1] != 0) return 0;
+        return 5 + (size_t)length;
+    }
+    size_t size = payload_size(at[0]);
+    return size < left ? 1 + size : 0;
+}
+
+static size_t element_encoded_size(const lar_value *v)
+{
+    if (v->type == LAR_TYPE_STRING) return 5 + v->as.string.size + 1;
+    if (v->type == LAR_TYPE_BINARY) return 5 + v->as.binary.size;
+    return 1 + payload_size((uint8_t)v->type);
+}
+
+static void element_encode(const lar_value *v, uint8_t *out)
+{
+    out[0] = (uint8_t)v->type;
+    uint8_t *p = out + 1;
+    switch (v->type) {
+    case LAR_TYPE_BOOL: p[0] = (uint8_t)(v->as.boolean != 0); break;
+    case LAR_TYPE_FLOAT: memcpy(p, &v->as.float32, 4); break;
+    case LAR_TYPE_INT: memcpy(p, &v->as.integer, 8); break;
+    case LAR_TYPE_DOUBLE: memcpy(p, &v->as.float64, 8); break;
+    case LAR_TYPE_LINK: memcpy(p, &v->as.link.key, 8); break;
+    case LAR_TYPE_TIMESTAMP:
+        memcpy(p, &v->as.timestamp.seconds, 8);
+        memcpy(p + 8, &v->as.timestamp.nanoseconds, 4);
+        break;
+    case LAR_TYPE_OBJECT_ID: memcpy(p, v->as.object_id.bytes, 12); break;
+    case LAR_TYPE_UUID: memcpy(p, v->as.uuid.bytes, 16); break;
+    case LAR_TYPE_DECIMAL128:
+        memcpy(p, &v->as.decimal128.low, 8);
+        memcpy(p + 8, &v->as.decimal128.high, 8);
+        break;
+    case LAR_TYPE_STRING:
+        put_u32(p, (uint32_t)v->as.string.size);
+        if (v->as.string.size) memcpy(p + 4, v->as.string.data, v->as.string.size);
+        p[4 + v->as.string.size] = 0;
+        break;
+    case LAR_TYPE_BINARY:
+        put_u32(p, (uint32_t)v->as.binary.size);
+        if (v->as.binary.size) memcpy(p + 4, v->as.binary.data, v->as.binary.size);
+        break;
+    default: break;
+    }
+}
+
+/* Decodes a checked element; strings and binaries point into it. */
+static void element_decode(const uint8_t *at, lar_class target, lar_value *out)
+{
+    memset(out, 0, sizeof *out);
+    out->type = (lar_type)at[0];
+    const uint8_t *p = at + 1;
+    switch (out->type) {
+    case LAR_TYPE_BOOL: out->as.boolean = p[0] != 0; break;
+    case LAR_TYPE_FLOAT: memcpy(&out->as.float32, p, 4); break;
+    case LAR_TYPE_INT: memcpy(&out->as.integer, p, 8); break;
+    case LAR_TYPE_DOUBLE: memcpy(&out->as.float64, p, 8); break;
+    case LAR_TYPE_LINK:
+        out->as.link.cls = target;
+        memcpy(&out->as.link.key, p, 8);
+        break;
+    case LAR_TYPE_TIMESTAMP:
+        memcpy(&out->as.timestamp.seconds, p, 8);
+        memcpy(&out->as.timestamp.nanoseconds, p + 8, 4);
+        break;
+    case LAR_TYPE_OBJECT_ID: memcpy(out->as.object_id.bytes, p, 12); break;
+    case LAR_TYPE_UUID: memcpy(out->as.uuid.bytes, p, 16); break;
+    case LAR_TYPE_DECIMAL128:
+        memcpy(&out->as.decimal128.low, p, 8);
+        memcpy(&out->as.decimal128.high, p + 8, 8);
+        break;
+    case LAR_TYPE_STRING: out->as.string = (lar_string){(const char *)p + 4, get_u32(p)}; break;
+    case LAR_TYPE_BINARY: out->as.binary = (lar_binary){p + 4, get_u32(p)}; break;
+    default: break;
+    }
+}
+
+/* ---- nodes ---- */
+
+static uint8_t node_kind(const uint8_t *node) { return node[0]; }
+static uint32_t node_count(const uint8_t *node) { return get_u32(node + 1); }
+static uint64_t child_id(const uint8_t *node, uint32_t i) { return get_u64(node + INNER_HEADER + CHILD_SIZE * i); }
+static uint64_t child_count(const uint8_t *node, uint32_t i)
+{
+    return get_u64(node + INNER_HEADER + CHILD_SIZE * i + 8);
+}
+
+/* A node's elements (leaf) or children (inner) fill its record exactly; an inner
+ * node's total is the sum of its children's counts. */
+static bool node_valid(const uint8_t *node, size_t size)
+{
+    if (size < NODE_HEADER) return false;
+    uint32_t n = node_count(node);
+    if (node_kind(node) == LEAF) {
+        size_t at = NODE_HEADER;
+        for (uint32_t i = 0; i < n; i++) {
+            size_t step = element_size(node + at, size - at);
+            if (!step) return false;
+            at += step;
+        }
+        return at == size && n > 0;
+    }
+    if (node_kind(node) != INNER || n == 0 || size != INNER_HEADER + (size_t)CHILD_SIZE * n) return false;
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!child_id(node, i) || !child_count(node, i) || total + child_count(node, i) < total) return false;
+        total += child_count(node, i);
+    }
+    return total == get_u64(node + 5);
+}
+
+static uint64_t node_total(const uint8_t *node)
+{
+    return node_kind(node) == LEAF ? node_count(node) : get_u64(node + 5);
+}
+
+/* Reads node id in place (valid until the next write). */
+static int node_read(lar_txn *txn, uint64_t id, kv_val *out)
+{
+    kv_val key = {sizeof id, &id};
+    int rc = kv_get(txn, txn->schema->collection_dbi, &key, out);
+    if (rc == KV_NOTFOUND) return corrupt();
+    if (rc) return lar_fail_mdb(rc, "cannot read a list");
+    return node_valid(out->mv_data, out->mv_size) ? LAR_OK : corrupt();
+}
+
+static int node_copy(lar_txn *txn, uint64_t id, byte_buffer *out)
+{
+    kv_val data;
+    int err = node_read(txn, id, &data);
+    out->size = 0;
+    if (!err) err = buffer_append(out, data.mv_data, data.mv_size);
+    return err;
+}
+
+static int node_store(lar_txn *txn, uint64_t id, const byte_buffer *node)
+{
+    kv_val key = {sizeof id, &id}, data = {node->size, node->data};
+    return txn_put(txn, txn->schema->collection_dbi, &key, &data, 0);
+}
+
+static int node_delete(lar_txn *txn, uint64_t id)
+{
+    kv_val key = {sizeof id, &id};
+    int err = txn_del(txn, txn->schema->collection_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+static int new_node_id(lar_txn *txn, uint64_t *out)
+{
+    sequence_state *state = txn_sequence(txn, SEQUENCE_COLLECTION_NODES, txn->schema->collection_dbi);
+    if (!state) return LAR_ENOMEM;
+    *out = state->next++;
+    state->dirty = true;
+    return LAR_OK;
+}
+
+/* Opens a gap of size bytes at offset (or closes one, when size is negative). */
+static int buffer_splice(byte_buffer *b, size_t offset, const void *bytes, size_t size)
+{
+    if (buffer_reserve(b, size)) return LAR_ENOMEM;
+    memmove(b->data + offset + size, b->data + offset, b->size - offset);
+    if (bytes) memcpy(b->data + offset, bytes, size);
+    b->size += size;
+    return LAR_OK;
+}
+
+static void buffer_cut(byte_buffer *b, size_t offset, size_t size)
+{
+    memmove(b->data + offset, b->data + offset + size, b->size - offset - size);
+    b->size -= size;
+}
+
+/* The offset of element i of a valid leaf (i may be n: the end). */
+static size_t leaf_offset(const uint8_t *leaf, size_t size, uint32_t i)
+{
+    size_t at = NODE_HEADER;
+    for (uint32_t k = 0; k < i; k++) at += element_size(leaf + at, size - at);
+    return at;
+}
+
+static void set_count(byte_buffer *node, uint32_t n) { put_u32(node->data + 1, n); }
+
+static void inner_recount(byte_buffer *node)
+{
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < node_count(node->data); i++) total += child_count(node->data, i);
+    put_u64(node->data + 5, total);
+}
+
+/* ---- paths ---- */
+
+typedef struct path_step {
+    uint64_t id;
+    byte_buffer node;         /* a copy, changed and stored back */
+    uint32_t slot;            /* the child taken */
+} path_step;
+
+typedef struct tree_path {
+    path_step steps[MAX_DEPTH]; /* steps[depth] is the leaf */
+    int depth;
+} tree_path;
+
+static void path_free(tree_path *path)
+{
+    for (int i = 0; i < MAX_DEPTH; i++) buffer_free(&path->steps[i].node);
+}
+
+/* The child of inner node holding position *index; *index becomes the position in
+ * it. With at_end, the position just past the last element is in the last child. */
+static bool find_child(const uint8_t *node, uint64_t *index, bool at_end, uint32_t *slot)
+{
+    uint32_t n = node_count(node);
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t count = child_count(node, i);
+        if (*index < count || (at_end && *index == count && i == n - 1)) {
+            *slot = i;
+            return true;
+        }
+        *index -= count;
+    }
+    return false;
+}
+
+/* Copies the nodes from root to the leaf holding position index (for an insert,
+ * index may be the count). *in_leaf receives the position in the leaf. */
+static int descend(lar_txn *txn, uint64_t root, uint64_t index, bool insert, tree_path *path, uint32_t *in_leaf)
+{
+    memset(path, 0, sizeof *path);
+    uint64_t id = root;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        path_step *step = &path->steps[depth];
+        step->id = id;
+        int err = node_copy(txn, id, &step->node);
+        if (err) return err;
+        if (node_kind(step->node.data) == LEAF) {
+            path->depth = depth;
+            uint32_t n = node_count(step->node.data);
+            if (index > n || (index == n && !insert)) return corrupt();
+            *in_leaf = (uint32_t)index;
+            return LAR_OK;
+        }
+        if (!find_child(step->node.data, &index, insert, &step->slot)) return corrupt();
+        id = child_id(step->node.data, step->slot);
+    }
+    return corrupt();
+}
+
+/* What a stored node leaves for its parent to record. */
+typedef struct child_result {
+    uint64_t count;
+    bool gone;                /* it emptied and was removed */
+    uint64_t sibling, sibling_count; /* it split: the new right half, or 0 */
+} child_result;
+
+/* Splits node (leaf or inner) after its first `keep` entries ending at byte `cut`;
+ * stores the right half under a new id. */
+static int split_node(lar_txn *txn, byte_buffer *node, uint32_t keep, size_t cut, child_result *out)
+{
+    uint8_t kind = node_kind(node->data);
+    uint32_t n = node_count(node->data);
+    size_t header = kind == LEAF ? NODE_HEADER : INNER_HEADER;
+    byte_buffer right = {0};
+    uint8_t head[INNER_HEADER] = {kind};
+    put_u32(head + 1, n - keep);
+    int err = buffer_append(&right, head, header);
+    if (!err) err = buffer_append(&right, node->data + cut, node->size - cut);
+    if (!err && kind == INNER) inner_recount(&right);
+    if (!err) err = new_node_id(txn, &out->sibling);
+    if (!err) err = node_store(txn, out->sibling, &right);
+    if (!err) {
+        out->sibling_count = node_total(right.data);
+        node->size = cut;
+        set_count(node, keep);
+        if (kind == INNER) inner_recount(node);
+    }
+    buffer_free(&right);
+    return err;
+}
+
+static int store_leaf(lar_txn *txn, path_step *step, child_result *out)
+{
+    byte_buffer *leaf = &step->node;
+    uint32_t n = node_count(leaf->data);
+    memset(out, 0, sizeof *out);
+    if (n == 0) {
+        out->gone = true;
+        return node_delete(txn, step->id);
+    }
+    int err = LAR_OK;
+    if (n > LEAF_MAX_ITEMS || (leaf->size > LEAF_MAX_BYTES && n > 1))
+        err = split_node(txn, leaf, n / 2, leaf_offset(leaf->data, leaf->size, n / 2), out);
+    out->count = node_count(leaf->data);
+    return err ? err : node_store(txn, step->id, leaf);
+}
+
+/* Records a stored child's result in its parent, then stores the parent. */
+static int store_inner(lar_txn *txn, path_step *step, child_result *child)
+{
+    byte_buffer *node = &step->node;
+    size_t at = INNER_HEADER + (size_t)CHILD_SIZE * step->slot;
+    uint32_t n = node_count(node->data);
+    int err = LAR_OK;
+    if (child->gone) {
+        buffer_cut(node, at, CHILD_SIZE);
+        n--;
+    } else {
+        put_u64(node->data + at + 8, child->count);
+        if (child->sibling) {
+            uint8_t entry[CHILD_SIZE];
+            put_u64(entry, child->sibling);
+            put_u64(entry + 8, child->sibling_count);
+            err = buffer_splice(node, at + CHILD_SIZE, entry, CHILD_SIZE);
+            n++;
+        }
+    }
+    if (err) return err;
+    set_count(node, n);
+    memset(child, 0, sizeof *child);
+    if (n == 0) {
+        child->gone = true;
+        return node_delete(txn, step->id);
+    }
+    inner_recount(node);
+    if (n > INNER_MAX_CHILDREN) err = split_node(txn, node, n / 2, INNER_HEADER + (size_t)CHILD_SIZE * (n / 2), child);
+    child->count = node_total(node->data);
+    return err ? err : node_store(txn, step->id, node);
+}
+
+/* A root that split gets a parent; a root with one child gives way to it. */
+static int settle_root(lar_txn *txn, uint64_t top, const child_result *result, uint64_t *root)
+{
+    if (result->gone) {
+        *root = 0;
+        return LAR_OK;
+    }
+    if (result->sibling) {
+        byte_buffer node = {0};
+        uint8_t bytes[INNER_HEADER + 2 * CHILD_SIZE] = {INNER};
+        put_u32(bytes + 1, 2);
+        put_u64(bytes + 5, result->count + result->sibling_count);
+        put_u64(bytes + INNER_HEADER, top);
+        put_u64(bytes + INNER_HEADER + 8, result->count);
+        put_u64(bytes + INNER_HEADER + CHILD_SIZE, result->sibling);
+        put_u64(bytes + INNER_HEADER + CHILD_SIZE + 8, result->sibling_count);
+        int err = buffer_append(&node, bytes, sizeof bytes);
+        if (!err) err = new_node_id(txn, root);
+        if (!err) err = node_store(txn, *root, &node);
+        buffer_free(&node);
+        return err;
+    }
+    *root = top;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        kv_val node;
+        int err = node_read(txn, *root, &node);
+        if (err || node_kind(node.mv_data) == LEAF || node_count(node.mv_data) > 1) return err;
+        uint64_t only = child_id(node.mv_data, 0);
+        if ((err = node_delete(txn, *root))) return err;
+        *root = only;
+    }
+    return corrupt();
+}
+
+/* Stores a path whose leaf was changed, bottom up; *root receives the new root. */
+static int store_path(lar_txn *txn, tree_path *path, uint64_t *root)
+{
+    child_result result;
+    int err = store_leaf(txn, &path->steps[path->depth], &result);
+    for (int depth = path->depth - 1; !err && depth >= 0; depth--) err = store_inner(txn, &path->steps[depth], &result);
+    return err ? err : settle_root(txn, path->steps[0].id, &result, root);
+}
+
+/* ---- the tree's operations ---- */
+
+static int tree_count(lar_txn *txn, uint64_t root, uint64_t *out)
+{
+    kv_val node;
+    int err = root ? node_read(txn, root, &node) : LAR_OK;
+    if (!err) *out = root ? node_total(node.mv_data) : 0;
+    return err;
+}
+
+/* Finds the leaf holding position index, read in place. */
+static int tree_leaf(lar_txn *txn, uint64_t root, uint64_t index, kv_val *leaf, uint32_t *in_leaf)
+{
+    uint64_t id = root;
+    for (int depth = 0; depth < MAX_DEPTH; depth++) {
+        int err = node_read(txn, id, leaf);
+        if (err) return err;
+        const uint8_t *node = leaf->mv_data;
+        if (node_kind(node) == LEAF) {
+            if (index >= node_count(node)) return corrupt();
+            *in_leaf = (uint32_t)index;
+            return LAR_OK;
+        }
+        uint32_t slot;
+        if (!find_child(node, &index, false, &slot)) return corrupt();
+        id = child_id(node, slot);
+    }
+    return corrupt();
+}
+
+static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, const lar_value *value)
+{
+    size_t size = element_encoded_size(value);
+    if (!*root) {
+        byte_buffer leaf = {0};
+        uint8_t head[NODE_HEADER] = {LEAF};
+        put_u32(head + 1, 1);
+        int err = buffer_append(&leaf, head, sizeof head);
+        if (!err) err = buffer_splice(&leaf, NODE_HEADER, NULL, size);
+        if (!err) element_encode(value, leaf.data + NODE_HEADER);
+        if (!err) err = new_node_id(txn, root);
+        if (!err) err = node_store(txn, *root, &leaf);
+        buffer_free(&leaf);
+        return err;
+    }
+    tree_path path;
+    uint32_t at;
+    int err = descend(txn, *root, index, true, &path, &at);
+    byte_buffer *leaf = &path.steps[path.depth].node;
+    size_t offset = err ? 0 : leaf_offset(leaf->data, leaf->size, at);
+    if (!err) err = buffer_splice(leaf, offset, NULL, size);
+    if (!err) {
+        element_encode(value, leaf->data + offset);
+        set_count(leaf, node_count(leaf->data) + 1);
+        err = store_path(txn, &path, root);
+    }
+    path_free(&path);
+    return err;
+}
+
+/* Replaces (value) or removes (value NULL) the element at index. */
+static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_value *value)
+{
+    tree_path path;
+    uint32_t at;
+    int err = descend(txn, *root, index, false, &path, &at);
+    byte_buffer *leaf = &path.steps[path.depth].node;
+    size_t offset = 0, old_size = 0;
+    if (!err) {
+        offset = leaf_offset(leaf->data, leaf->size, at);
+        old_size = element_size(leaf->data + offset, leaf->size - offset);
+        buffer_cut(leaf, offset, old_size);
+    }
+    if (!err && value) {
+        size_t size = element_encoded_size(value);
+        err = buffer_splice(leaf, offset, NULL, size);
+        if (!err) element_encode(value, leaf->data + offset);
+    } else if (!err) {
+        set_count(leaf, node_count(leaf->data) - 1);
+    }
+    if (!err) err = store_path(txn, &path, root);
+    path_free(&path);
+    return err;
+}
+
+/* Calls visit on every element of a subtree, in order, then (with delete) removes its nodes. */
+typedef int (*element_visitor)(const lar_value *element, void *context);
+
+static int tree_walk(lar_txn *txn, uint64_t id, int depth, lar_class target, bool delete,
+                     element_visitor visit, void *context)
+{
+    if (depth >= MAX_DEPTH) return corrupt();
+    byte_buffer node = {0};
+    int err = node_copy(txn, id, &node); /* a copy: visits and deletes may move the page */
+    uint32_t n = err ? 0 : node_count(node.data);
+    if (!err && node_kind(node.data) == INNER) {
+        for (uint32_t i = 0; !err && i < n; i++)
+            err = tree_walk(txn, child_id(node.data, i), depth + 1, target, delete, visit, context);
+    } else if (!err) {
+        size_t at = NODE_HEADER;
+        for (uint32_t i = 0; !err && i < n; i++) {
+            lar_value element;
+            element_decode(node.data + at, target, &element);
+            at += element_size(node.data + at, node.size - at);
+            if (visit) err = visit(&element, context);
+        }
+    }
+    if (!err && delete) err = node_delete(txn, id);
+    buffer_free(&node);
+    return err;
+}
+
+/* ---- the object side: which list, its root in the row ---- */
+
+typedef struct list_ref {
+    const schema_class *cls;
+    const schema_property *prop;
+    lar_obj obj;
+    uint32_t prop_index;
+    uint64_t root;
+} list_ref;
+
+static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
+{
+    kv_val key = {sizeof obj.key, &obj.key};
+    int rc = kv_get(txn, cls->dbi, &key, row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                        (unsigned long long)obj.key, cls->name);
+    if (rc) return lar_fail_mdb(rc, "cannot read an object");
+    return row_check_shape(cls, row);
+}
+
+static uint64_t slot_root(const schema_property *prop, const kv_val *row)
+{
+    return get_u64((const uint8_t *)row->mv_data + prop->slot_offset);
+}
+
+static int open_collection(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_collection kind,
+                           list_ref *out)
+{
+    int err = txn_check(txn, write);
+    if (err) return err;
+    out->cls = schema_class_at(txn->schema, obj.cls);
+    if (!out->cls) return lar_fail(LAR_EINVAL, "unknown class %u", obj.cls);
+    if (prop >= out->cls->property_count)
+        return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", out->cls->name, prop,
+                        out->cls->property_count);
+    out->prop = &out->cls->properties[prop];
+    if (out->prop->def.collection != kind)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' is not a %s", out->cls->name, out->prop->def.name,
+                        kind == LAR_COLLECTION_LIST ? "list" : kind == LAR_COLLECTION_SET ? "set" : "map");
+    out->obj = obj;
+    out->prop_index = prop;
+    kv_val row;
+    err = read_row(txn, out->cls, obj, &row);
+    if (!err) out->root = slot_root(out->prop, &row);
+    return err;
+}
+
+static int write_root(lar_txn *txn, const list_ref *list, uint64_t root)
+{
+    if (root == list->root) return LAR_OK;
+    kv_val row;
+    int err = read_row(txn, list->cls, list->obj, &row);
+    txn->row.size = 0;
+    if (!err) err = buffer_append(&txn->row, row.mv_data, row.mv_size);
+    if (err) return err;
+    put_u64(txn->row.data + list->prop->slot_offset, root);
+    kv_val key = {sizeof list->obj.key, (void *)&list->obj.key}, data = {txn->row.size, txn->row.data};
+    return txn_put(txn, list->cls->dbi, &key, &data, 0);
+}
+
+/* Checks an element for the list, and a link's target; normalizes it. */
+static int check_element(lar_txn *txn, const list_ref *list, const lar_value *value, lar_value *out)
+{
+    if (!value) return lar_fail(LAR_EINVAL, "the value is NULL");
+    int err = value_check_element(list->cls, list->prop_index, value);
+    if (err) return err;
+    *out = value_normalize(&list->prop->def, value);
+    if (value->type != LAR_TYPE_LINK) return LAR_OK;
+    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
+    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
+    int rc = kv_get(txn, target->dbi, &key, &row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EINVAL, "list '%s.%s' cannot hold object %llu of class '%s': it does not exist "
+                        "or was deleted", list->cls->name, list->prop->def.name,
+                        (unsigned long long)value->as.link.key, target->name);
+    return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
+}
+
+static int check_index(const list_ref *list, uint64_t count, size_t index, bool insert)
+{
+    if (index < count || (insert && index == count)) return LAR_OK;
+    return lar_fail(LAR_EINVAL, "index %zu is out of bounds for list '%s.%s' (must be less than %llu)", index,
+                    list->cls->name, list->prop->def.name, (unsigned long long)count + insert);
+}
+
+/* A write transaction's pages move under later writes: hand out stable copies. */
+static int keep_element(lar_txn *txn, lar_value *value)
+{
+    if (!txn->write) return LAR_OK;
+    if (value->type == LAR_TYPE_STRING) {
+        value->as.string.data = txn_keep(txn, value->as.string.data, value->as.string.size + 1);
+        return value->as.string.data ? LAR_OK : LAR_ENOMEM;
+    }
+    if (value->type == LAR_TYPE_BINARY && value->as.binary.size) {
+        value->as.binary.data = txn_keep(txn, value->as.binary.data, value->as.binary.size);
+        return value->as.binary.data ? LAR_OK : LAR_ENOMEM;
+    }
+    return LAR_OK;
+}
+
+static int read_at(lar_txn *txn, const list_ref *list, uint64_t index, lar_value *out)
+{
+    kv_val leaf;
+    uint32_t at;
+    int err = tree_leaf(txn, list->root, index, &leaf, &at);
+    if (err) return err;
+    element_decode((const uint8_t *)leaf.mv_data + leaf_offset(leaf.mv_data, leaf.mv_size, at),
+                   list->prop->target, out);
+    return keep_element(txn, out);
+}
+
+static bool links(const list_ref *list)
+{
+    return list->prop->def.type == LAR_TYPE_LINK;
+}
+
+/* ---- the public functions ---- */
+
+int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_list_count: out is NULL");
+    list_ref list;
+    uint64_t count;
+    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) *out = (size_t)count;
+    return err;
+}
+
+int lar_list_get(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, lar_value *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_list_get: out is NULL");
+    list_ref list;
+    uint64_t count;
+    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, index, false);
+    return err ? err : read_at(txn, &list, index, out);
+}
+
+int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, lar_value *out, size_t capacity,
+                       size_t *count)
+{
+    if (count) *count = 0;
+    if (!out || !count || !capacity)
+        return lar_fail(LAR_EINVAL, "lar_list_get_batch: out and count must not be NULL, capacity not 0");
+    list_ref list;
+    uint64_t total;
+    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &total);
+    if (err) return err;
+    if (start >= total) return LAR_ENOTFOUND; /* the end, as iterators report it */
+    while (!err && *count < capacity && start + *count < total) {
+        kv_val leaf; /* each leaf is found once, then read straight through */
+        uint32_t at;
+        err = tree_leaf(txn, list.root, start + *count, &leaf, &at);
+        const uint8_t *bytes = leaf.mv_data;
+        size_t offset = err ? 0 : leaf_offset(bytes, leaf.mv_size, at);
+        for (uint32_t i = at; !err && i < node_count(bytes) && *count < capacity; i++) {
+            element_decode(bytes + offset, list.prop->target, &out[*count]);
+            offset += element_size(bytes + offset, leaf.mv_size - offset);
+            err = keep_element(txn, &out[*count]);
+            if (!err) ++*count;
+        }
+    }
+    return err;
+}
+
+static int insert_checked(lar_txn *txn, const list_ref *list, uint64_t index, const lar_value *value)
+{
+    uint64_t root = list->root;
+    int err = tree_insert(txn, &root, index, value);
+    if (!err) err = write_root(txn, list, root);
+    if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
+    return err;
+}
+
+int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+{
+    list_ref list;
+    uint64_t count;
+    lar_value element;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = check_element(txn, &list, value, &element);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, index, true);
+    return err ? err : insert_checked(txn, &list, index, &element);
+}
+
+int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+{
+    list_ref list;
+    uint64_t count;
+    lar_value element;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = check_element(txn, &list, value, &element);
+    if (!err) err = tree_count(txn, list.root, &count);
+    return err ? err : insert_checked(txn, &list, count, &element);
+}
+
+/* Replaces (value) or removes (NULL) the element at a checked index, keeping backlinks. */
+static int change_checked(lar_txn *txn, const list_ref *list, uint64_t index, const lar_value *value)
+{
+    lar_value old = {.type = LAR_TYPE_NULL};
+    int err = links(list) ? read_at(txn, list, index, &old) : LAR_OK;
+    uint64_t root = list->root;
+    if (!err) err = tree_change(txn, &root, index, value);
+    if (!err) err = write_root(txn, list, root);
+    if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, list->obj, list->prop_index);
+    if (!err && value && value->type == LAR_TYPE_LINK)
+        err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
+    return err;
+}
+
+int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+{
+    list_ref list;
+    uint64_t count;
+    lar_value element;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = check_element(txn, &list, value, &element);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, index, false);
+    return err ? err : change_checked(txn, &list, index, &element);
+}
+
+int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+{
+    list_ref list;
+    uint64_t count;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, index, false);
+    return err ? err : change_checked(txn, &list, index, NULL);
+}
+
+int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+{
+    list_ref list;
+    uint64_t count;
+    lar_value element;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, from, false);
+    if (!err) err = check_index(&list, count, to, false);
+    if (err || from == to) return err;
+    err = read_at(txn, &list, from, &element); /* a copy in a write transaction */
+    uint64_t root = list.root;
+    if (!err) err = tree_change(txn, &root, from, NULL);
+    if (!err) err = tree_insert(txn, &root, to, &element);
+    return err ? err : write_root(txn, &list, root); /* the same elements: backlinks stay */
+}
+
+int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
+{
+    list_ref list;
+    uint64_t count;
+    lar_value a, b;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
+    if (!err) err = check_index(&list, count, first, false);
+    if (!err) err = check_index(&list, count, second, false);
+    if (err || first == second) return err;
+    err = read_at(txn, &list, first, &a);
+    if (!err) err = read_at(txn, &list, second, &b);
+    uint64_t root = list.root;
+    if (!err) err = tree_change(txn, &root, first, &b);
+    if (!err) err = tree_change(txn, &root, second, &a);
+    return err ? err : write_root(txn, &list, root);
+}
+
+/* ---- freeing, clearing, and deleted targets ---- */
+
+typedef struct owner {
+    lar_txn *txn;
+    lar_obj obj;
+    uint32_t prop;
+} owner;
+
+static int forget_backlink(const lar_value *element, void *context)
+{
+    owner *o = context;
+    return element->type == LAR_TYPE_LINK ? backlink_remove_all(o->txn, element->as.link, o->obj, o->prop) : LAR_OK;
+}
+
+static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
+{
+    owner o = {txn, obj, prop_index};
+    bool link = prop->def.type == LAR_TYPE_LINK;
+    return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_backlink : NULL, &o) : LAR_OK;
+}
+
+int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++)
+        if (cls->properties[i].def.collection)
+            err = free_tree(txn, &cls->properties[i], obj, i, slot_root(&cls->properties[i], row));
+    return err;
+}
+
+int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    const schema_class *cls = schema_class_at(txn->schema, obj.cls);
+    lar_collection kind = cls && prop < cls->property_count ? cls->properties[prop].def.collection
+                                                            : LAR_COLLECTION_LIST;
+    list_ref list;
+    int err = open_collection(txn, true, obj, prop, kind, &list);
+    if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
+    return err ? err : write_root(txn, &list, 0);
+}
+
+int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    list_ref list;
+    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
+    return err ? err : write_root(txn, &list, 0);
+}
+
+typedef struct position_list {
+    lar_objkey target;
+    uint64_t at;
+    byte_buffer found;        /* u64 positions of the target */
+} position_list;
+
+static int note_target(const lar_value *element, void *context)
+{
+    position_list *list = context;
+    int err = element->as.link.key == list->target ? buffer_append(&list->found, &list->at, sizeof list->at)
+                                                   : LAR_OK;
+    list->at++;
+    return err;
+}
+
+int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
+{
+    list_ref list;
+    const schema_class *cls = schema_class_at(txn->schema, link->origin.cls);
+    lar_collection kind = cls && link->prop < cls->property_count ? cls->properties[link->prop].def.collection
+                                                                   : LAR_COLLECTION_LIST;
+    int err = open_collection(txn, true, link->origin, link->prop, kind, &list);
+    if (err || kind != LAR_COLLECTION_LIST || !links(&list))
+        return err ? err : lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no list of links");
+    position_list positions = {target.key, 0, {0}};
+    err = list.root ? tree_walk(txn, list.root, 0, target.cls, false, note_target, &positions) : LAR_OK;
+    uint64_t root = list.root;
+    /* From the last: earlier positions stay where they were. */
+    for (size_t i = positions.found.size / 8; !err && i-- > 0;)
+        err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL);
+    if (!err) err = write_root(txn, &list, root);
+    if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
+    buffer_free(&positions.found);
+    return err;
+}
