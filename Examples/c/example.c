@@ -1,4 +1,5 @@
-/* example_c <path>: define a class, write a few objects, read them back, update one.
+/* example_c <path>: define a class, write a few objects, read them back, update one,
+ * fill a list.
  * Build: cc example.c $(pkg-config --cflags --libs larder) */
 #include <larder.h>
 
@@ -32,7 +33,7 @@ static lar_value integer(int64_t i)
 static const lar_value null_value = {LAR_TYPE_NULL, {0}};
 
 /* Property indexes follow the order stored in the file: look them up by name. */
-static uint32_t name_prop, age_prop, owner_prop;
+static uint32_t name_prop, age_prop, owner_prop, tricks_prop;
 
 /* Prints one dog: name, age and owner (or "nobody"). */
 static void print_dog(lar_txn *txn, lar_obj dog)
@@ -56,31 +57,34 @@ int main(int argc, char **argv)
     lar_env *env;
     check(lar_env_open(argv[1], NULL, &env), "open the database");
 
-    /* A class: "name" is the primary key, "owner" may be null. */
+    /* A class: "name" is the primary key, "owner" may be null, "tricks" is a list of strings. */
     const lar_property_def dog_props[] = {
         {"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
         {"age", LAR_TYPE_INT, LAR_COLLECTION_NONE, 0, NULL, NULL},
         {"owner", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL, NULL},
+        {"tricks", LAR_TYPE_STRING, LAR_COLLECTION_LIST, 0, NULL, NULL},
     };
-    const lar_class_def dog_class = {"Dog", dog_props, 3, 0};
+    const lar_class_def dog_class = {"Dog", dog_props, 4, 0};
     check(lar_schema_apply(env, &dog_class, 1, 1), "apply the schema");
     lar_class dog;
     check(lar_class_find(env, "Dog", &dog), "find class Dog");
     check(lar_property_find(env, dog, "name", &name_prop), "find Dog.name");
     check(lar_property_find(env, dog, "age", &age_prop), "find Dog.age");
     check(lar_property_find(env, dog, "owner", &owner_prop), "find Dog.owner");
+    check(lar_property_find(env, dog, "tricks", &tricks_prop), "find Dog.tricks");
 
     /* Write three dogs in one transaction (replacing those of an earlier run). */
     lar_txn *txn;
     check(lar_txn_begin(env, LAR_TXN_WRITE, &txn), "begin a write");
     check(lar_objects_delete_all(txn, dog), "delete old dogs");
     /* Values in property-index order: the declared order in a file this program created. */
-    const lar_value rex[] = {text("Rex"), integer(3), text("Alice")};
-    const lar_value fido[] = {text("Fido"), integer(7), null_value};
-    const lar_value luna[] = {text("Luna"), integer(1), text("Bob")};
-    check(lar_obj_create(txn, dog, rex, 3, NULL), "create Rex");
-    check(lar_obj_create(txn, dog, fido, 3, NULL), "create Fido");
-    check(lar_obj_create(txn, dog, luna, 3, NULL), "create Luna");
+    /* A list starts empty: its value is null. */
+    const lar_value rex[] = {text("Rex"), integer(3), text("Alice"), null_value};
+    const lar_value fido[] = {text("Fido"), integer(7), null_value, null_value};
+    const lar_value luna[] = {text("Luna"), integer(1), text("Bob"), null_value};
+    check(lar_obj_create(txn, dog, rex, 4, NULL), "create Rex");
+    check(lar_obj_create(txn, dog, fido, 4, NULL), "create Fido");
+    check(lar_obj_create(txn, dog, luna, 4, NULL), "create Luna");
     check(lar_txn_commit(txn), "commit");
     lar_txn_free(txn);
 
@@ -90,6 +94,12 @@ int main(int argc, char **argv)
     lar_obj fido_obj;
     check(lar_obj_find(txn, dog, &key, &fido_obj), "find Fido");
     check(lar_obj_set(txn, fido_obj, owner_prop, &owner), "update Fido");
+    /* Teach him tricks: a list grows and changes in place, at O(log n) per change. */
+    const lar_value sit = text("sit"), roll = text("roll over"), beg = text("beg");
+    check(lar_list_append(txn, fido_obj, tricks_prop, &sit), "append a trick");
+    check(lar_list_append(txn, fido_obj, tricks_prop, &roll), "append a trick");
+    check(lar_list_insert(txn, fido_obj, tricks_prop, 0, &beg), "insert a trick");
+    check(lar_list_move(txn, fido_obj, tricks_prop, 0, 2), "move a trick");
     check(lar_txn_commit(txn), "commit");
     lar_txn_free(txn);
 
@@ -137,6 +147,10 @@ int main(int argc, char **argv)
     printf("Fido, by primary key:\n");
     check(lar_obj_find(txn, dog, &key, &obj), "find Fido");
     print_dog(txn, obj);
+    lar_value tricks[8];
+    check(lar_list_get_batch(txn, obj, tricks_prop, 0, tricks, 8, &n), "read the tricks");
+    printf("  knows %zu tricks:", n);
+    for (size_t i = 0; i < n; i++) printf(" %s%s", tricks[i].as.string.data, i + 1 < n ? "," : "\n");
     check(lar_txn_commit(txn), "end the read");
     lar_txn_free(txn);
 

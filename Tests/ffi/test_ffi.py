@@ -36,7 +36,8 @@ ALL_CODES = range(0, -17, -1)  # LAR_OK ... LAR_EBUSY (-16)
 
 LAR_TYPE_NULL, LAR_TYPE_INT, LAR_TYPE_BOOL, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE = 0, 1, 2, 3, 4
 LAR_TYPE_STRING, LAR_TYPE_BINARY, LAR_TYPE_TIMESTAMP = 5, 6, 7
-LAR_COLLECTION_NONE = 0
+LAR_TYPE_LINK = 11
+LAR_COLLECTION_NONE, LAR_COLLECTION_LIST, LAR_COLLECTION_SET, LAR_COLLECTION_MAP = 0, 1, 2, 3
 LAR_PROP_OPTIONAL, LAR_PROP_PRIMARY_KEY, LAR_PROP_INDEXED = 0x1, 0x2, 0x4
 LAR_ENV_READONLY, LAR_ENV_NOSYNC = 0x1, 0x2
 LAR_ENV_OPTIONS_VERSION = 1
@@ -156,6 +157,20 @@ def load_library(path):
         "lar_iter_bind_value": (c_int, [Iter, c_uint32, POINTER(LarValue)]),
         "lar_iter_next_batch": (c_int, [Iter, POINTER(LarObj), c_size_t, c_size_t, POINTER(c_size_t)]),
         "lar_iter_close": (None, [Iter]),
+        "lar_backlinks_count": (c_int, [Txn, LarObj, c_uint32, c_uint32, POINTER(c_uint64)]),
+        "lar_backlinks_list": (c_int, [Txn, LarObj, c_uint32, c_uint32, c_uint64, POINTER(LarObj), c_size_t,
+                                       POINTER(c_size_t)]),
+        "lar_list_count": (c_int, [Txn, LarObj, c_uint32, POINTER(c_size_t)]),
+        "lar_list_get": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue)]),
+        "lar_list_get_batch": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue), c_size_t,
+                                       POINTER(c_size_t)]),
+        "lar_list_insert": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue)]),
+        "lar_list_append": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue)]),
+        "lar_list_set": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue)]),
+        "lar_list_remove": (c_int, [Txn, LarObj, c_uint32, c_size_t]),
+        "lar_list_move": (c_int, [Txn, LarObj, c_uint32, c_size_t, c_size_t]),
+        "lar_list_swap": (c_int, [Txn, LarObj, c_uint32, c_size_t, c_size_t]),
+        "lar_list_clear": (c_int, [Txn, LarObj, c_uint32]),
     }
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(so, name)
@@ -654,6 +669,111 @@ class NewDatabaseTests(unittest.TestCase):
         try:
             rows = [self.read(txn, obj) for obj in iterate(txn, cls)]
             self.assertEqual(rows, GADGETS)
+        finally:
+            end(txn)
+
+
+class LinkAndListTests(unittest.TestCase):
+    """Links, backlinks and lists built and read from Python."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-lists-")
+        self.db = Database(os.path.join(self.dir, "lists.larder"))
+        dog_props = (LarPropertyDef * 1)(LarPropertyDef(b"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, None, None))
+        owner_props = (LarPropertyDef * 3)(
+            LarPropertyDef(b"best", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, b"Dog", None),
+            LarPropertyDef(b"dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, b"Dog", None),
+            LarPropertyDef(b"words", LAR_TYPE_STRING, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, None, None))
+        classes = (LarClassDef * 2)(LarClassDef(b"Owner", owner_props, 3, 0), LarClassDef(b"Dog", dog_props, 1, 0))
+        check(lib.lar_schema_apply(self.db.env, classes, 2, 1), "lar_schema_apply")
+        self.owner, self.dog = self.db.class_id("Owner"), self.db.class_id("Dog")
+        self.best, self.dogs, self.words = (self.db.prop(self.owner, n) for n in ("best", "dogs", "words"))
+
+    def tearDown(self):
+        try:
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def create(self, txn, cls, values=None, count=0):
+        obj = LarObj()
+        check(lib.lar_obj_create(txn, cls, values, count, byref(obj)), "lar_obj_create")
+        return obj
+
+    @staticmethod
+    def link(obj):
+        v = LarValue()
+        v.type = LAR_TYPE_LINK
+        v.as_.link = obj
+        return v
+
+    def words_of(self, txn, owner):
+        n = c_size_t()
+        check(lib.lar_list_count(txn, owner, self.words, byref(n)), "lar_list_count")
+        out, batch, got = [], (LarValue * 4)(), c_size_t()
+        while True:
+            rc = lib.lar_list_get_batch(txn, owner, self.words, len(out), batch, 4, byref(got))
+            if rc == LAR_ENOTFOUND:
+                self.assertEqual(got.value, 0)
+                break
+            check(rc, "lar_list_get_batch")
+            out.extend(to_python(batch[i]) for i in range(got.value))
+        self.assertEqual(len(out), n.value)
+        return out
+
+    def test_list_of_strings(self):
+        vals = Values()
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            owner = self.create(txn, self.owner)
+            for i, word in enumerate(["b", "d", None, "h\u00e9"] + [f"w{i}" for i in range(100)]):
+                check(lib.lar_list_append(txn, owner, self.words, byref(vals.one(LAR_TYPE_STRING, word))), "append")
+            check(lib.lar_list_insert(txn, owner, self.words, 0, byref(vals.one(LAR_TYPE_STRING, "a"))), "insert")
+            check(lib.lar_list_set(txn, owner, self.words, 3, byref(vals.one(LAR_TYPE_STRING, "c"))), "set")
+            check(lib.lar_list_move(txn, owner, self.words, 4, 1), "move")
+            check(lib.lar_list_swap(txn, owner, self.words, 0, 1), "swap")
+            check(lib.lar_list_remove(txn, owner, self.words, 104), "remove")
+            self.assertEqual(lib.lar_list_remove(txn, owner, self.words, 104), LAR_EINVAL)
+            self.assertIn("out of bounds", last_error()[1])
+            self.assertEqual(lib.lar_list_append(txn, owner, self.words, byref(vals.one(LAR_TYPE_INT, 1))), LAR_ETYPE)
+        finally:
+            end(txn)
+        txn = self.db.begin()
+        try:
+            self.assertEqual(self.words_of(txn, owner), ["h\u00e9", "a", "b", "d", "c"] + [f"w{i}" for i in range(99)])
+            v = LarValue()
+            check(lib.lar_list_get(txn, owner, self.words, 3, byref(v)), "lar_list_get")
+            self.assertEqual(to_python(v), "d")
+            self.assertEqual(lib.lar_list_append(txn, owner, self.words, byref(Values().one(LAR_TYPE_STRING, "x"))),
+                             LAR_EMISUSE)
+        finally:
+            end(txn)
+
+    def test_links_backlinks_and_deleted_targets(self):
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            rex, fido = self.create(txn, self.dog), self.create(txn, self.dog)
+            ann, bob = self.create(txn, self.owner), self.create(txn, self.owner)
+            check(lib.lar_obj_set(txn, ann, self.best, byref(self.link(rex))), "lar_obj_set")
+            for owner, dog in ((ann, rex), (ann, fido), (ann, rex), (bob, rex)):
+                check(lib.lar_list_append(txn, owner, self.dogs, byref(self.link(dog))), "lar_list_append")
+            self.assertEqual(lib.lar_list_append(txn, ann, self.dogs, byref(self.link(ann))), LAR_ETYPE)
+            n = c_uint64()
+            check(lib.lar_backlinks_count(txn, rex, self.owner, self.dogs, byref(n)), "lar_backlinks_count")
+            self.assertEqual(n.value, 2)
+            origins, got = (LarObj * 4)(), c_size_t()
+            check(lib.lar_backlinks_list(txn, rex, self.owner, self.best, 0, origins, 4, byref(got)), "list")
+            self.assertEqual((got.value, origins[0].key), (1, ann.key))
+            check(lib.lar_obj_delete(txn, rex), "lar_obj_delete")
+            v = LarValue()
+            check(lib.lar_obj_get(txn, ann, self.best, byref(v)), "lar_obj_get")
+            self.assertEqual(v.type, LAR_TYPE_NULL)
+            size = c_size_t()
+            check(lib.lar_list_count(txn, ann, self.dogs, byref(size)), "lar_list_count")
+            self.assertEqual(size.value, 1)
+            check(lib.lar_list_get(txn, ann, self.dogs, 0, byref(v)), "lar_list_get")
+            self.assertEqual((v.type, v.as_.link.cls, v.as_.link.key), (LAR_TYPE_LINK, self.dog, fido.key))
+            self.assertEqual(lib.lar_list_append(txn, bob, self.dogs, byref(self.link(rex))), LAR_EINVAL)
         finally:
             end(txn)
 

@@ -6,7 +6,8 @@
  * (random names, types, flags and counts, invalid UTF-8 included), begin, end
  * and free transactions, create, read, change, find and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
- * or deleted, among them), count and list backlinks, walk iterators with bindings and
+ * or deleted, among them), count and list backlinks, read and change lists at
+ * any position with elements of any type, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -332,6 +333,65 @@ static void op_backlinks(state *s, program *p)
     if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
 }
 
+/* A list position: small ones mostly (the lists are short), the ends, or anything. */
+static size_t pick_index(program *p)
+{
+    uint8_t c = u8(p);
+    return c < 240 ? c % 80 : c < 250 ? SIZE_MAX - (c % 3) : (size_t)u64(p);
+}
+
+static void op_list(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    uint8_t how = u8(p);
+    size_t index = pick_index(p), other = pick_index(p), count = 0;
+    lar_value value = take_value(s, p), out[MAX_CAPACITY];
+    const lar_value *given = how & 0x80 ? NULL : &value;
+    int rc;
+    switch (how % 11) {
+    case 0: rc = lar_list_count(txn, obj, prop, how & 0x40 ? NULL : &count); break;
+    case 1:
+        rc = lar_list_get(txn, obj, prop, index, how & 0x40 ? NULL : &out[0]);
+        if (!rc) fuzz_consume_value(&out[0]);
+        break;
+    case 2: {
+        size_t capacity = other % (MAX_CAPACITY + 1); /* 0 is refused */
+        rc = lar_list_get_batch(txn, obj, prop, index, how & 0x40 ? NULL : out, capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) fuzz_consume_value(&out[i]);
+        break;
+    }
+    case 3: rc = lar_list_insert(txn, obj, prop, index, given); break;
+    case 4: case 5: rc = lar_list_append(txn, obj, prop, given); break; /* twice as often: lists grow */
+    case 6: rc = lar_list_set(txn, obj, prop, index, given); break;
+    case 7: rc = lar_list_remove(txn, obj, prop, index); break;
+    case 8: rc = lar_list_move(txn, obj, prop, index, other); break;
+    case 9: rc = lar_list_swap(txn, obj, prop, index, other); break;
+    default: rc = lar_list_clear(txn, obj, prop); break;
+    }
+    fuzz_sink += count;
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
+/* Appends n copies of one element: enough for lists of several levels. */
+static void op_list_fill(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    size_t n = (size_t)u8(p) * 8;
+    lar_value value = take_value(s, p);
+    for (size_t i = 0; i < n; i++) {
+        int rc = lar_list_insert(txn, obj, prop, i % 2 ? 0 : i / 2, &value);
+        if (rc) {
+            fuzz_consume_error(rc);
+            break;
+        }
+    }
+}
+
 static void op_iter_open(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
@@ -531,7 +591,7 @@ static const char *const META_KEYS[] = {"schema", "generation", "schema_version"
  * a primary-key, index or backlink entry, overwritten with bytes of the program or deleted. */
 static void op_damage(state *s, program *p)
 {
-    uint8_t where = u8(p) % 7;
+    uint8_t where = u8(p) % 8;
     lar_obj obj = pick_obj(s, p);
     raw_change change = {.flags = 0};
     char table[16];
@@ -554,6 +614,13 @@ static void op_damage(state *s, program *p)
             change.key_size = 1 + put_be32(change.key + 1, obj.cls);
         }
         if (where == 2) change.data = NULL;
+    } else if (where == 7) { /* a list node: ids are small numbers */
+        change.table = "collections";
+        change.flags = MDB_INTEGERKEY;
+        uint64_t id = u8(p) % 64 + 1;
+        memcpy(change.key, &id, 8);
+        change.key_size = 8;
+        if (u8(p) % 4 == 0) change.data = NULL;
     } else if (where == 6) { /* a backlink into obj: [class][key][origin class][property][origin key] */
         change.table = "backlinks";
         change.key_size = put_be32(change.key, obj.cls);
@@ -585,12 +652,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks,
+    op_backlinks, op_list, op_list_fill,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks",
+    "backlinks", "list", "list_fill",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -9,7 +9,7 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS = range(16)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL = range(18)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -48,6 +48,14 @@ def backlinks_count(slot, obj, cls, prop_index):
 
 def backlinks_list(slot, obj, cls, prop_index, capacity):
     return bytes([BACKLINKS, slot, obj, cls, prop_index, capacity * 2])
+
+
+def list_op(slot, obj, prop_index, how, index=0, other=0, value=b"\x00" + bytes(16)):
+    return bytes([LIST_OP, slot, obj, prop_index, how, index, other]) + value
+
+
+def list_fill(slot, obj, prop_index, eighths, value):
+    return bytes([LIST_FILL, slot, obj, prop_index, eighths]) + value
 
 
 def schema(classes, version=1):
@@ -174,7 +182,27 @@ PET = ("Dog", [prop("name", STRING), link_prop("owner", "Person"), collection_pr
 OWNER = ("Person", [prop("name", STRING), link_prop("x", "Dog"), link_prop("y", "Dog"),
                     link_prop("age", "Dog", SET_OF, 0), link_prop("score", "Dog", MAP)])
 
+# Lists: Owner (class 0) {name, ints: [int], names: [string?], dogs: [Dog]}; Dog (class 1) {name}.
+LISTER = ("Person", [prop("name", STRING), collection_prop("x", INT, LIST), collection_prop("y", STRING, LIST, OPTIONAL),
+                     link_prop("owner", "Dog", LIST, 0)])
+LISTED = ("Dog", [prop("name", STRING)])
+COUNT_OP, GET_OP, BATCH_OP, INSERT_OP, APPEND_OP, SET_OP, REMOVE_OP, MOVE_OP, SWAP_OP, CLEAR_OP = 0, 1, 2, 3, 4, 6, 7, 8, 9, 10
+
 SEEDS = {
+    # Lists grown past one leaf, read in batches, changed at every position, of objects
+    # whose deletion takes them out; a list node damaged.
+    "lists": bytes([0]) + schema([LISTER, LISTED]) + begin(0, True)
+    + create(0, 0, [val_str(b"ann"), val_null(), val_null(), val_null()]) + create(0, 1, [val_str(b"rex")])
+    + list_fill(0, 0, 1, 40, val_int(5)) + list_op(0, 0, 1, GET_OP, 7) + list_op(0, 0, 1, BATCH_OP, 60, 8)
+    + list_op(0, 0, 1, INSERT_OP, 3, 0, val_int(9)) + list_op(0, 0, 1, SET_OP, 70, 0, val_int(1))
+    + list_op(0, 0, 1, MOVE_OP, 1, 50) + list_op(0, 0, 1, SWAP_OP, 2, 60) + list_op(0, 0, 1, REMOVE_OP, 4)
+    + list_op(0, 0, 2, APPEND_OP, 0, 0, val_str(b"hi")) + list_op(0, 0, 2, APPEND_OP, 0, 0, val_null())
+    + list_op(0, 0, 3, APPEND_OP, 0, 0, val_link(1)) + list_op(0, 0, 3, APPEND_OP, 0, 0, val_link(1))
+    + list_op(0, 0, 3, APPEND_OP, 0, 0, val_link(0)) + list_op(0, 0, 1, COUNT_OP) + end(0, COMMIT)
+    + begin(1, True) + bytes([DELETE, 1, 0, 1]) + list_op(1, 0, 3, COUNT_OP) + list_op(1, 0, 1, CLEAR_OP)
+    + end(1, COMMIT) + bytes([DAMAGE, 7, 0, 3, 1, 0, 0, 1, 1]) + begin(0, False) + list_op(0, 0, 2, BATCH_OP, 0, 4)
+    + end(0, COMMIT),
+
     # Links written, read, changed to the wrong class and to deleted objects; backlinks
     # counted and listed; targets deleted one by one and all at once; a backlink damaged.
     "links": bytes([0]) + schema([PET, OWNER]) + begin(0, True)
