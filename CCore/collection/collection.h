@@ -1,18 +1,51 @@
-/* Layer 6, collection: lists (and later sets and maps) stored in the collection
- * table, with their public functions (lar_list_*). Below object: deleting an
- * object frees its collections and takes deleted targets out of lists. */
+/* Layer 6, collection: lists, sets and maps of an object's properties, stored
+ * beside the object tables, with their public functions (lar_list_*, lar_set_*).
+ * Below object: deleting an object frees its collections and takes deleted
+ * targets out of them. */
 #ifndef LARDER_COLLECTION_H
 #define LARDER_COLLECTION_H
 
 #include "link/link.h"
 
-/* Frees every collection of obj, whose row is row (and the backlinks of its lists of
- * objects). The row itself is left to the caller, who is deleting it. */
+/* ---- for the object layer ---- */
+
+/* Frees every collection of obj, whose row is row (and the backlinks of its
+ * collections of objects). The row itself is left to the caller, who is deleting it. */
 int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row);
 /* Empties the collection property prop of obj (null written to a collection). */
 int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
-/* Takes every occurrence of target out of the collection through which link says
- * link->origin links to it. */
+/* Takes target out of the collection through which link says link->origin links to it. */
 int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link);
+
+/* ---- shared by the kinds (collection.c) ---- */
+
+/* One collection: its owner, its property and the id its row slot holds (0: empty). */
+typedef struct collection_ref {
+    const schema_class *cls;
+    const schema_property *prop;
+    lar_obj obj;
+    uint32_t prop_index;
+    uint64_t root;
+} collection_ref;
+
+/* Checks the transaction (writable when write), the owner and that prop is a collection
+ * of kind; reads the id from the owner's row. */
+int collection_open(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_collection kind,
+                    collection_ref *out);
+/* Stores a new id in the owner's row, when it changed. */
+int collection_write_root(lar_txn *txn, const collection_ref *ref, uint64_t root);
+/* The id a row's slot holds for a collection property. */
+uint64_t collection_slot(const schema_property *prop, const kv_val *row);
+/* Checks an element (type, null, UTF-8, a link's class and target); normalizes it into out. */
+int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_value *value, lar_value *out);
+/* Copies a string or binary read in a write transaction, whose pages move under later writes. */
+int collection_keep(lar_txn *txn, lar_value *value);
+/* A new id for a list node or a set, from one sequence: never reused. */
+int collection_new_id(lar_txn *txn, uint64_t *out);
+
+/* ---- each kind's part in freeing and in deletes (list.c, set.c) ---- */
+
+int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root);
+int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target);
 
 #endif

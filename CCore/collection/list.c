@@ -214,15 +214,6 @@ static int node_delete(lar_txn *txn, uint64_t id)
     return err == LAR_ENOTFOUND ? LAR_OK : err;
 }
 
-static int new_node_id(lar_txn *txn, uint64_t *out)
-{
-    sequence_state *state = txn_sequence(txn, SEQUENCE_COLLECTION_NODES, txn->schema->collection_dbi);
-    if (!state) return LAR_ENOMEM;
-    *out = state->next++;
-    state->dirty = true;
-    return LAR_OK;
-}
-
 /* Opens a gap of size bytes at offset (or closes one, when size is negative). */
 static int buffer_splice(byte_buffer *b, size_t offset, const void *bytes, size_t size)
 {
@@ -334,7 +325,7 @@ static int split_node(lar_txn *txn, byte_buffer *node, uint32_t keep, size_t cut
     int err = buffer_append(&right, head, header);
     if (!err) err = buffer_append(&right, node->data + cut, node->size - cut);
     if (!err && kind == INNER) inner_recount(&right);
-    if (!err) err = new_node_id(txn, &out->sibling);
+    if (!err) err = collection_new_id(txn, &out->sibling);
     if (!err) err = node_store(txn, out->sibling, &right);
     if (!err) {
         out->sibling_count = node_total(right.data);
@@ -412,7 +403,7 @@ static int settle_root(lar_txn *txn, uint64_t top, const child_result *result, u
         put_u64(bytes + INNER_HEADER + CHILD_SIZE, result->sibling);
         put_u64(bytes + INNER_HEADER + CHILD_SIZE + 8, result->sibling_count);
         int err = buffer_append(&node, bytes, sizeof bytes);
-        if (!err) err = new_node_id(txn, root);
+        if (!err) err = collection_new_id(txn, root);
         if (!err) err = node_store(txn, *root, &node);
         buffer_free(&node);
         return err;
@@ -478,7 +469,7 @@ static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
         int err = buffer_append(&leaf, head, sizeof head);
         if (!err) err = buffer_splice(&leaf, NODE_HEADER, NULL, size);
         if (!err) element_encode(value, leaf.data + NODE_HEADER);
-        if (!err) err = new_node_id(txn, root);
+        if (!err) err = collection_new_id(txn, root);
         if (!err) err = node_store(txn, *root, &leaf);
         buffer_free(&leaf);
         return err;
@@ -550,108 +541,14 @@ static int tree_walk(lar_txn *txn, uint64_t id, int depth, lar_class target, boo
     return err;
 }
 
-/* ---- the object side: which list, its root in the row ---- */
-
-typedef struct list_ref {
-    const schema_class *cls;
-    const schema_property *prop;
-    lar_obj obj;
-    uint32_t prop_index;
-    uint64_t root;
-} list_ref;
-
-static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
-{
-    kv_val key = {sizeof obj.key, &obj.key};
-    int rc = kv_get(txn, cls->dbi, &key, row);
-    if (rc == KV_NOTFOUND)
-        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
-                        (unsigned long long)obj.key, cls->name);
-    if (rc) return lar_fail_mdb(rc, "cannot read an object");
-    return row_check_shape(cls, row);
-}
-
-static uint64_t slot_root(const schema_property *prop, const kv_val *row)
-{
-    return get_u64((const uint8_t *)row->mv_data + prop->slot_offset);
-}
-
-static int open_collection(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_collection kind,
-                           list_ref *out)
-{
-    int err = txn_check(txn, write);
-    if (err) return err;
-    out->cls = schema_class_at(txn->schema, obj.cls);
-    if (!out->cls) return lar_fail(LAR_EINVAL, "unknown class %u", obj.cls);
-    if (prop >= out->cls->property_count)
-        return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", out->cls->name, prop,
-                        out->cls->property_count);
-    out->prop = &out->cls->properties[prop];
-    if (out->prop->def.collection != kind)
-        return lar_fail(LAR_EINVAL, "property '%s.%s' is not a %s", out->cls->name, out->prop->def.name,
-                        kind == LAR_COLLECTION_LIST ? "list" : kind == LAR_COLLECTION_SET ? "set" : "map");
-    out->obj = obj;
-    out->prop_index = prop;
-    kv_val row;
-    err = read_row(txn, out->cls, obj, &row);
-    if (!err) out->root = slot_root(out->prop, &row);
-    return err;
-}
-
-static int write_root(lar_txn *txn, const list_ref *list, uint64_t root)
-{
-    if (root == list->root) return LAR_OK;
-    kv_val row;
-    int err = read_row(txn, list->cls, list->obj, &row);
-    txn->row.size = 0;
-    if (!err) err = buffer_append(&txn->row, row.mv_data, row.mv_size);
-    if (err) return err;
-    put_u64(txn->row.data + list->prop->slot_offset, root);
-    kv_val key = {sizeof list->obj.key, (void *)&list->obj.key}, data = {txn->row.size, txn->row.data};
-    return txn_put(txn, list->cls->dbi, &key, &data, 0);
-}
-
-/* Checks an element for the list, and a link's target; normalizes it. */
-static int check_element(lar_txn *txn, const list_ref *list, const lar_value *value, lar_value *out)
-{
-    if (!value) return lar_fail(LAR_EINVAL, "the value is NULL");
-    int err = value_check_element(list->cls, list->prop_index, value);
-    if (err) return err;
-    *out = value_normalize(&list->prop->def, value);
-    if (value->type != LAR_TYPE_LINK) return LAR_OK;
-    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
-    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
-    int rc = kv_get(txn, target->dbi, &key, &row);
-    if (rc == KV_NOTFOUND)
-        return lar_fail(LAR_EINVAL, "list '%s.%s' cannot hold object %llu of class '%s': it does not exist "
-                        "or was deleted", list->cls->name, list->prop->def.name,
-                        (unsigned long long)value->as.link.key, target->name);
-    return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
-}
-
-static int check_index(const list_ref *list, uint64_t count, size_t index, bool insert)
+static int check_index(const collection_ref *list, uint64_t count, size_t index, bool insert)
 {
     if (index < count || (insert && index == count)) return LAR_OK;
     return lar_fail(LAR_EINVAL, "index %zu is out of bounds for list '%s.%s' (must be less than %llu)", index,
                     list->cls->name, list->prop->def.name, (unsigned long long)count + insert);
 }
 
-/* A write transaction's pages move under later writes: hand out stable copies. */
-static int keep_element(lar_txn *txn, lar_value *value)
-{
-    if (!txn->write) return LAR_OK;
-    if (value->type == LAR_TYPE_STRING) {
-        value->as.string.data = txn_keep(txn, value->as.string.data, value->as.string.size + 1);
-        return value->as.string.data ? LAR_OK : LAR_ENOMEM;
-    }
-    if (value->type == LAR_TYPE_BINARY && value->as.binary.size) {
-        value->as.binary.data = txn_keep(txn, value->as.binary.data, value->as.binary.size);
-        return value->as.binary.data ? LAR_OK : LAR_ENOMEM;
-    }
-    return LAR_OK;
-}
-
-static int read_at(lar_txn *txn, const list_ref *list, uint64_t index, lar_value *out)
+static int read_at(lar_txn *txn, const collection_ref *list, uint64_t index, lar_value *out)
 {
     kv_val leaf;
     uint32_t at;
@@ -659,10 +556,10 @@ static int read_at(lar_txn *txn, const list_ref *list, uint64_t index, lar_value
     if (err) return err;
     element_decode((const uint8_t *)leaf.mv_data + leaf_offset(leaf.mv_data, leaf.mv_size, at),
                    list->prop->target, out);
-    return keep_element(txn, out);
+    return collection_keep(txn, out);
 }
 
-static bool links(const list_ref *list)
+static bool links(const collection_ref *list)
 {
     return list->prop->def.type == LAR_TYPE_LINK;
 }
@@ -672,9 +569,9 @@ static bool links(const list_ref *list)
 int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_list_count: out is NULL");
-    list_ref list;
+    collection_ref list;
     uint64_t count;
-    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) *out = (size_t)count;
     return err;
@@ -683,9 +580,9 @@ int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
 int lar_list_get(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, lar_value *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_list_get: out is NULL");
-    list_ref list;
+    collection_ref list;
     uint64_t count;
-    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : read_at(txn, &list, index, out);
@@ -697,9 +594,9 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
     if (count) *count = 0;
     if (!out || !count || !capacity)
         return lar_fail(LAR_EINVAL, "lar_list_get_batch: out and count must not be NULL, capacity not 0");
-    list_ref list;
+    collection_ref list;
     uint64_t total;
-    int err = open_collection(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &total);
     if (err) return err;
     if (start >= total) return LAR_ENOTFOUND; /* the end, as iterators report it */
@@ -712,29 +609,29 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
         for (uint32_t i = at; !err && i < node_count(bytes) && *count < capacity; i++) {
             element_decode(bytes + offset, list.prop->target, &out[*count]);
             offset += element_size(bytes + offset, leaf.mv_size - offset);
-            err = keep_element(txn, &out[*count]);
+            err = collection_keep(txn, &out[*count]);
             if (!err) ++*count;
         }
     }
     return err;
 }
 
-static int insert_checked(lar_txn *txn, const list_ref *list, uint64_t index, const lar_value *value)
+static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t index, const lar_value *value)
 {
     uint64_t root = list->root;
     int err = tree_insert(txn, &root, index, value);
-    if (!err) err = write_root(txn, list, root);
+    if (!err) err = collection_write_root(txn, list, root);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
     return err;
 }
 
 int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = check_element(txn, &list, value, &element);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = collection_check_element(txn, &list, value, &element);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, true);
     return err ? err : insert_checked(txn, &list, index, &element);
@@ -742,23 +639,23 @@ int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, cons
 
 int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = check_element(txn, &list, value, &element);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = collection_check_element(txn, &list, value, &element);
     if (!err) err = tree_count(txn, list.root, &count);
     return err ? err : insert_checked(txn, &list, count, &element);
 }
 
 /* Replaces (value) or removes (NULL) the element at a checked index, keeping backlinks. */
-static int change_checked(lar_txn *txn, const list_ref *list, uint64_t index, const lar_value *value)
+static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t index, const lar_value *value)
 {
     lar_value old = {.type = LAR_TYPE_NULL};
     int err = links(list) ? read_at(txn, list, index, &old) : LAR_OK;
     uint64_t root = list->root;
     if (!err) err = tree_change(txn, &root, index, value);
-    if (!err) err = write_root(txn, list, root);
+    if (!err) err = collection_write_root(txn, list, root);
     if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, list->obj, list->prop_index);
     if (!err && value && value->type == LAR_TYPE_LINK)
         err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
@@ -767,11 +664,11 @@ static int change_checked(lar_txn *txn, const list_ref *list, uint64_t index, co
 
 int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = check_element(txn, &list, value, &element);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    if (!err) err = collection_check_element(txn, &list, value, &element);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : change_checked(txn, &list, index, &element);
@@ -779,9 +676,9 @@ int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const l
 
 int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : change_checked(txn, &list, index, NULL);
@@ -789,10 +686,10 @@ int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
 
 int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, from, false);
     if (!err) err = check_index(&list, count, to, false);
@@ -801,15 +698,15 @@ int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t 
     uint64_t root = list.root;
     if (!err) err = tree_change(txn, &root, from, NULL);
     if (!err) err = tree_insert(txn, &root, to, &element);
-    return err ? err : write_root(txn, &list, root); /* the same elements: backlinks stay */
+    return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
 }
 
 int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
 {
-    list_ref list;
+    collection_ref list;
     uint64_t count;
     lar_value a, b;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, first, false);
     if (!err) err = check_index(&list, count, second, false);
@@ -819,7 +716,7 @@ int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t
     uint64_t root = list.root;
     if (!err) err = tree_change(txn, &root, first, &b);
     if (!err) err = tree_change(txn, &root, second, &a);
-    return err ? err : write_root(txn, &list, root);
+    return err ? err : collection_write_root(txn, &list, root);
 }
 
 /* ---- freeing, clearing, and deleted targets ---- */
@@ -843,32 +740,17 @@ static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uin
     return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_backlink : NULL, &o) : LAR_OK;
 }
 
-int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row)
+int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
 {
-    int err = LAR_OK;
-    for (uint32_t i = 0; !err && i < cls->property_count; i++)
-        if (cls->properties[i].def.collection)
-            err = free_tree(txn, &cls->properties[i], obj, i, slot_root(&cls->properties[i], row));
-    return err;
-}
-
-int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
-{
-    const schema_class *cls = schema_class_at(txn->schema, obj.cls);
-    lar_collection kind = cls && prop < cls->property_count ? cls->properties[prop].def.collection
-                                                            : LAR_COLLECTION_LIST;
-    list_ref list;
-    int err = open_collection(txn, true, obj, prop, kind, &list);
-    if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
-    return err ? err : write_root(txn, &list, 0);
+    return free_tree(txn, prop, obj, prop_index, root);
 }
 
 int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
-    list_ref list;
-    int err = open_collection(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    collection_ref list;
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
-    return err ? err : write_root(txn, &list, 0);
+    return err ? err : collection_write_root(txn, &list, 0);
 }
 
 typedef struct position_list {
@@ -886,23 +768,15 @@ static int note_target(const lar_value *element, void *context)
     return err;
 }
 
-int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
+int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target)
 {
-    list_ref list;
-    const schema_class *cls = schema_class_at(txn->schema, link->origin.cls);
-    lar_collection kind = cls && link->prop < cls->property_count ? cls->properties[link->prop].def.collection
-                                                                   : LAR_COLLECTION_LIST;
-    int err = open_collection(txn, true, link->origin, link->prop, kind, &list);
-    if (err || kind != LAR_COLLECTION_LIST || !links(&list))
-        return err ? err : lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no list of links");
     position_list positions = {target.key, 0, {0}};
-    err = list.root ? tree_walk(txn, list.root, 0, target.cls, false, note_target, &positions) : LAR_OK;
-    uint64_t root = list.root;
+    int err = list->root ? tree_walk(txn, list->root, 0, target.cls, false, note_target, &positions) : LAR_OK;
+    uint64_t root = list->root;
     /* From the last: earlier positions stay where they were. */
     for (size_t i = positions.found.size / 8; !err && i-- > 0;)
         err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL);
-    if (!err) err = write_root(txn, &list, root);
-    if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
+    if (!err) err = collection_write_root(txn, list, root);
     buffer_free(&positions.found);
     return err;
 }

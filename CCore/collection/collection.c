@@ -1,0 +1,149 @@
+/* What lists, sets and maps share: finding a collection through its owner's row,
+ * checking elements, and dispatching frees and deletes to each kind. */
+#include "collection/collection.h"
+
+#include <string.h>
+
+static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
+{
+    kv_val key = {sizeof obj.key, &obj.key};
+    int rc = kv_get(txn, cls->dbi, &key, row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                        (unsigned long long)obj.key, cls->name);
+    if (rc) return lar_fail_mdb(rc, "cannot read an object");
+    return row_check_shape(cls, row);
+}
+
+uint64_t collection_slot(const schema_property *prop, const kv_val *row)
+{
+    uint64_t id;
+    memcpy(&id, (const uint8_t *)row->mv_data + prop->slot_offset, sizeof id);
+    return id;
+}
+
+static const char *kind_name(lar_collection kind)
+{
+    return kind == LAR_COLLECTION_LIST ? "list" : kind == LAR_COLLECTION_SET ? "set" : "map";
+}
+
+int collection_open(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_collection kind,
+                    collection_ref *out)
+{
+    int err = txn_check(txn, write);
+    if (err) return err;
+    out->cls = schema_class_at(txn->schema, obj.cls);
+    if (!out->cls) return lar_fail(LAR_EINVAL, "unknown class %u", obj.cls);
+    if (prop >= out->cls->property_count)
+        return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", out->cls->name, prop,
+                        out->cls->property_count);
+    out->prop = &out->cls->properties[prop];
+    if (out->prop->def.collection != kind)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' is not a %s", out->cls->name, out->prop->def.name,
+                        kind_name(kind));
+    out->obj = obj;
+    out->prop_index = prop;
+    kv_val row;
+    err = read_row(txn, out->cls, obj, &row);
+    if (!err) out->root = collection_slot(out->prop, &row);
+    return err;
+}
+
+int collection_write_root(lar_txn *txn, const collection_ref *ref, uint64_t root)
+{
+    if (root == ref->root) return LAR_OK;
+    kv_val row;
+    int err = read_row(txn, ref->cls, ref->obj, &row);
+    txn->row.size = 0;
+    if (!err) err = buffer_append(&txn->row, row.mv_data, row.mv_size);
+    if (err) return err;
+    memcpy(txn->row.data + ref->prop->slot_offset, &root, sizeof root);
+    kv_val key = {sizeof ref->obj.key, (void *)&ref->obj.key}, data = {txn->row.size, txn->row.data};
+    return txn_put(txn, ref->cls->dbi, &key, &data, 0);
+}
+
+int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_value *value, lar_value *out)
+{
+    if (!value) return lar_fail(LAR_EINVAL, "the value is NULL");
+    int err = value_check_element(ref->cls, ref->prop_index, value);
+    if (err) return err;
+    *out = value_normalize(&ref->prop->def, value);
+    if (value->type != LAR_TYPE_LINK) return LAR_OK;
+    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls); /* checked: the target */
+    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
+    int rc = kv_get(txn, target->dbi, &key, &row);
+    if (rc == KV_NOTFOUND)
+        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot hold object %llu of class '%s': it does not exist "
+                        "or was deleted", kind_name(ref->prop->def.collection), ref->cls->name,
+                        ref->prop->def.name, (unsigned long long)value->as.link.key, target->name);
+    return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
+}
+
+int collection_keep(lar_txn *txn, lar_value *value)
+{
+    if (!txn->write) return LAR_OK;
+    if (value->type == LAR_TYPE_STRING) {
+        value->as.string.data = txn_keep(txn, value->as.string.data, value->as.string.size + 1);
+        return value->as.string.data ? LAR_OK : LAR_ENOMEM;
+    }
+    if (value->type == LAR_TYPE_BINARY && value->as.binary.size) {
+        value->as.binary.data = txn_keep(txn, value->as.binary.data, value->as.binary.size);
+        return value->as.binary.data ? LAR_OK : LAR_ENOMEM;
+    }
+    return LAR_OK;
+}
+
+int collection_new_id(lar_txn *txn, uint64_t *out)
+{
+    sequence_state *state = txn_sequence(txn, SEQUENCE_COLLECTION_NODES, txn->schema->collection_dbi);
+    if (!state) return LAR_ENOMEM;
+    *out = state->next++;
+    state->dirty = true;
+    return LAR_OK;
+}
+
+/* ---- frees and deletes, by kind ---- */
+
+static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
+{
+    if (!root) return LAR_OK;
+    switch (prop->def.collection) {
+    case LAR_COLLECTION_LIST: return list_free(txn, prop, obj, prop_index, root);
+    default: return LAR_OK; /* sets and maps hold no storage yet */
+    }
+}
+
+int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++)
+        if (cls->properties[i].def.collection)
+            err = free_one(txn, &cls->properties[i], obj, i, collection_slot(&cls->properties[i], row));
+    return err;
+}
+
+int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    const schema_class *cls = schema_class_at(txn->schema, obj.cls);
+    lar_collection kind = cls && prop < cls->property_count ? cls->properties[prop].def.collection
+                                                            : LAR_COLLECTION_LIST;
+    collection_ref ref;
+    int err = collection_open(txn, true, obj, prop, kind, &ref);
+    if (!err) err = free_one(txn, ref.prop, obj, prop, ref.root);
+    return err ? err : collection_write_root(txn, &ref, 0);
+}
+
+int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
+{
+    const schema_class *cls = schema_class_at(txn->schema, link->origin.cls);
+    lar_collection kind = cls && link->prop < cls->property_count ? cls->properties[link->prop].def.collection
+                                                                   : LAR_COLLECTION_NONE;
+    collection_ref ref;
+    int err = kind ? collection_open(txn, true, link->origin, link->prop, kind, &ref)
+                   : lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no collection");
+    if (!err && ref.prop->def.type != LAR_TYPE_LINK)
+        err = lar_fail(LAR_ECORRUPT, "a backlink entry names a collection that holds no links");
+    if (!err && kind == LAR_COLLECTION_LIST) err = list_remove_target(txn, &ref, target);
+    if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
+    return err;
+}
