@@ -795,6 +795,131 @@ int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t
 int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
 /** @} */
 
+/** @defgroup sets Sets
+ *  The elements of a set property (#LAR_COLLECTION_SET): distinct values of the
+ *  property's type (null among them when it is #LAR_PROP_OPTIONAL), or
+ *  distinct objects of its target class. Insert, remove and contains cost
+ *  O(log n). Elements are iterated in a fixed order: ascending for numbers,
+ *  timestamps and links (by key), bytewise for strings and binaries, null
+ *  first. -0.0 and 0.0 are one element, and so are all NaNs. A string or
+ *  binary element holds at most #LAR_SET_ELEMENT_MAX bytes. A set of objects
+ *  keeps the backlink index; deleting an object takes it out of every set.
+ *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
+ *  class, property index out of range, a property that is not a set, invalid
+ *  UTF-8, an element too long, a link to an object that does not exist or was
+ *  deleted, two sets of different element types); #LAR_ETYPE (an element of
+ *  the wrong type or a link to another class, null in a set that is not
+ *  optional); #LAR_EDELETED (the owner does not exist); #LAR_EMISUSE (ended
+ *  transaction, a change in a read transaction or a failed one);
+ *  #LAR_ECORRUPT; and, for changes, #LAR_EMAPFULL and #LAR_EIO. On error
+ *  nothing is changed.
+ *  @{
+ */
+/** The longest string or binary a set holds, in bytes. */
+#define LAR_SET_ELEMENT_MAX 470
+
+/** @brief Count a set's elements, in O(log n).
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The set's owner.
+ * @param[in]  prop  A set property of obj's class.
+ * @param[out] out   Receives the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out);
+
+/** @brief Tell whether a set holds a value.
+ * @param[in]  txn    An active transaction.
+ * @param[in]  obj    The set's owner.
+ * @param[in]  prop   A set property.
+ * @param[in]  value  The value looked for (a link to a deleted object is in no set).
+ * @param[out] out    Receives 1 if the set holds it, else 0.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_contains(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *out);
+
+/** @brief Add a value to a set, unless it holds it already.
+ * @param[in]  txn       An active write transaction.
+ * @param[in]  obj       The set's owner.
+ * @param[in]  prop      A set property.
+ * @param[in]  value     The value; copied. An int is accepted for float and double sets.
+ * @param[out] inserted  Receives 1 if it was added, 0 if it was there; may be NULL.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted);
+
+/** @brief Take a value out of a set, if it holds it.
+ * @param[in]  txn      An active write transaction.
+ * @param[in]  obj      The set's owner.
+ * @param[in]  prop     A set property.
+ * @param[in]  value    The value.
+ * @param[out] removed  Receives 1 if it was removed, 0 if it was not there; may be NULL.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed);
+
+/** @brief Remove every element (also done by lar_obj_set() with null).
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
+
+/** @brief Read up to capacity elements in the set's order, from the first one after `after`.
+ *
+ * To read a whole set, pass NULL, then the last element received, until
+ * #LAR_ENOTFOUND. Ownership: as lar_obj_get(); out stays the caller's, with
+ * room for capacity values.
+ * @param[in]  txn       An active transaction.
+ * @param[in]  obj       The set's owner.
+ * @param[in]  prop      A set property.
+ * @param[in]  after     Start after this value (which need not be in the set), or NULL for the first.
+ * @param[out] out       Receives the elements.
+ * @param[in]  capacity  The most elements to read; at least 1.
+ * @param[out] count     Receives how many were read, on every return.
+ * @return #LAR_OK with *count from 1 to capacity; #LAR_ENOTFOUND with *count
+ *         0 when none is left (the last error is not set); otherwise an error
+ *         of the group (#LAR_EINVAL also for capacity 0).
+ */
+int lar_set_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *after, lar_value *out,
+                 size_t capacity, size_t *count);
+
+/** @brief Add to obj's set every element of other's (Realm's formUnion).
+ *
+ * The two sets may belong to any objects of the file, and must hold elements
+ * of one type (and target class), both optional or both not. The set algebra
+ * walks both sets once, in order: O((n + m) log n) at most.
+ * @param[in] txn         An active write transaction.
+ * @param[in] obj         The owner of the set that changes.
+ * @param[in] prop        Its set property.
+ * @param[in] other       The owner of the other set, which is only read.
+ * @param[in] other_prop  Its set property.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_set_union(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop);
+
+/** @brief Keep in obj's set only the elements other's holds too (formIntersection).
+ * @return As lar_set_union().
+ */
+int lar_set_intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop);
+
+/** @brief Take out of obj's set every element of other's (subtract).
+ * @return As lar_set_union().
+ */
+int lar_set_subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop);
+
+/** @brief Tell whether every element of obj's set is in other's (isSubset(of:)).
+ * @param[in]  txn  An active transaction.
+ * @param[out] out  Receives 1 or 0.
+ * @return As lar_set_union(), in any transaction.
+ */
+int lar_set_is_subset(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int *out);
+
+/** @brief Tell whether the two sets have an element in common (intersects(_:)).
+ * @param[in]  txn  An active transaction.
+ * @param[out] out  Receives 1 or 0.
+ * @return As lar_set_union(), in any transaction.
+ */
+int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int *out);
+/** @} */
+
 /** @defgroup iter Iteration
  *  @{
  */

@@ -48,7 +48,8 @@ typedef struct lar_schema {
     bool has_links;         /* some class has a link property: the backlink table exists */
     unsigned int backlink_dbi; /* the backlink table's LMDB handle, set by the kv layer */
     bool has_collections;   /* some class has a collection property: the collection table exists */
-    unsigned int collection_dbi;
+    unsigned int collection_dbi; /* list nodes */
+    unsigned int keyed_dbi;      /* set elements and map entries */
     struct lar_schema *older; /* kept alive until the environment closes */
 } lar_schema;
 

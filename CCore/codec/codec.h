@@ -50,5 +50,12 @@ int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_
 size_t key_encode_primary(lar_class cls, const lar_value *value, uint8_t *out);
 size_t key_encode_index(lar_class cls, uint32_t prop, const lar_value *value, uint8_t *out);
 size_t key_encode_class_prefix(lar_class cls, uint8_t *out);
+/* A collection element, order-preserving and one-to-one (so equal elements have equal
+ * keys: -0.0 is stored as 0.0, every NaN as one NaN); a string keeps its NUL, so that a
+ * decoded one can point into the key. Returns 0 when it needs more than room bytes. */
+size_t key_encode_element(const lar_value *value, uint8_t *out, size_t room);
+/* Decodes an element of a collection of type (links: to target); strings and binaries
+ * point into bytes. False when the bytes are not such an element. */
+bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_class target, lar_value *out);
 
 #endif

@@ -74,3 +74,139 @@ size_t key_encode_class_prefix(lar_class cls, uint8_t *out)
 {
     return put_u32_be(out, cls);
 }
+
+/* ---- collection elements ---- */
+
+static uint64_t get_u64_be(const uint8_t *in)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | in[i];
+    return v;
+}
+
+static uint32_t get_u32_be(const uint8_t *in)
+{
+    return (uint32_t)in[0] << 24 | (uint32_t)in[1] << 16 | (uint32_t)in[2] << 8 | in[3];
+}
+
+/* IEEE floats ordered as unsigned integers: positive ones get the sign bit, negative
+ * ones are inverted. */
+static uint64_t double_order(double d)
+{
+    if (d == 0) d = 0;              /* -0.0 is 0.0 */
+    if (d != d) d = __builtin_nan(""); /* one NaN */
+    uint64_t bits;
+    memcpy(&bits, &d, 8);
+    return bits >> 63 ? ~bits : bits | 1ull << 63;
+}
+
+static double double_from_order(uint64_t v)
+{
+    uint64_t bits = v >> 63 ? v & ~(1ull << 63) : ~v;
+    double d;
+    memcpy(&d, &bits, 8);
+    return d;
+}
+
+static uint32_t float_order(float f)
+{
+    if (f == 0) f = 0;
+    if (f != f) f = __builtin_nanf("");
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    return bits >> 31 ? ~bits : bits | 1u << 31;
+}
+
+static float float_from_order(uint32_t v)
+{
+    uint32_t bits = v >> 31 ? v & ~(1u << 31) : ~v;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+size_t key_encode_element(const lar_value *value, uint8_t *out, size_t room)
+{
+    if (value->type == LAR_TYPE_NULL) {
+        out[0] = 0;
+        return 1;
+    }
+    out[0] = 1;
+    uint8_t *p = out + 1;
+    switch (value->type) {
+    case LAR_TYPE_INT: return 1 + put_u64_be(p, (uint64_t)value->as.integer ^ (1ull << 63));
+    case LAR_TYPE_BOOL: p[0] = (uint8_t)(value->as.boolean != 0); return 2;
+    case LAR_TYPE_FLOAT: return 1 + put_u32_be(p, float_order(value->as.float32));
+    case LAR_TYPE_DOUBLE: return 1 + put_u64_be(p, double_order(value->as.float64));
+    case LAR_TYPE_LINK: return 1 + put_u64_be(p, value->as.link.key);
+    case LAR_TYPE_TIMESTAMP:
+        put_u64_be(p, (uint64_t)value->as.timestamp.seconds ^ (1ull << 63));
+        put_u32_be(p + 8, (uint32_t)value->as.timestamp.nanoseconds ^ (1u << 31));
+        return 13;
+    case LAR_TYPE_OBJECT_ID: memcpy(p, value->as.object_id.bytes, 12); return 13;
+    case LAR_TYPE_UUID: memcpy(p, value->as.uuid.bytes, 16); return 17;
+    case LAR_TYPE_DECIMAL128: /* by bits, not by value: distinct encodings stay distinct */
+        put_u64_be(p, value->as.decimal128.high);
+        put_u64_be(p + 8, value->as.decimal128.low);
+        return 17;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: {
+        bool string = value->type == LAR_TYPE_STRING;
+        size_t size = string ? value->as.string.size : value->as.binary.size;
+        if (size + 1 + string > room) return 0;
+        if (size) memcpy(p, string ? (const void *)value->as.string.data : value->as.binary.data, size);
+        if (string) p[size] = 0;
+        return 1 + size + string;
+    }
+    default: return 0;
+    }
+}
+
+static size_t fixed_element_size(lar_type type)
+{
+    switch (type) {
+    case LAR_TYPE_BOOL: return 1;
+    case LAR_TYPE_FLOAT: return 4;
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
+    case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
+    case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
+    default: return 0;
+    }
+}
+
+bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_class target, lar_value *out)
+{
+    memset(out, 0, sizeof *out);
+    if (size == 1 && bytes[0] == 0) return true; /* null */
+    if (size < 1 || bytes[0] != 1) return false;
+    const uint8_t *p = bytes + 1;
+    size_t body = size - 1;
+    out->type = type;
+    if (type == LAR_TYPE_STRING) {
+        if (!body || p[body - 1] != 0) return false;
+        out->as.string = (lar_string){(const char *)p, body - 1};
+        return true;
+    }
+    if (type == LAR_TYPE_BINARY) {
+        out->as.binary = (lar_binary){p, body};
+        return true;
+    }
+    if (!fixed_element_size(type) || body != fixed_element_size(type)) return false;
+    switch (type) {
+    case LAR_TYPE_INT: out->as.integer = (int64_t)(get_u64_be(p) ^ (1ull << 63)); break;
+    case LAR_TYPE_BOOL: out->as.boolean = p[0] != 0; break;
+    case LAR_TYPE_FLOAT: out->as.float32 = float_from_order(get_u32_be(p)); break;
+    case LAR_TYPE_DOUBLE: out->as.float64 = double_from_order(get_u64_be(p)); break;
+    case LAR_TYPE_LINK: out->as.link = (lar_obj){target, get_u64_be(p)}; break;
+    case LAR_TYPE_TIMESTAMP:
+        out->as.timestamp.seconds = (int64_t)(get_u64_be(p) ^ (1ull << 63));
+        out->as.timestamp.nanoseconds = (int32_t)(get_u32_be(p + 8) ^ (1u << 31));
+        break;
+    case LAR_TYPE_OBJECT_ID: memcpy(out->as.object_id.bytes, p, 12); break;
+    case LAR_TYPE_UUID: memcpy(out->as.uuid.bytes, p, 16); break;
+    default:
+        out->as.decimal128.high = get_u64_be(p);
+        out->as.decimal128.low = get_u64_be(p + 8);
+        break;
+    }
+    return true;
+}

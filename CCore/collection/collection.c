@@ -109,7 +109,8 @@ static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
     if (!root) return LAR_OK;
     switch (prop->def.collection) {
     case LAR_COLLECTION_LIST: return list_free(txn, prop, obj, prop_index, root);
-    default: return LAR_OK; /* sets and maps hold no storage yet */
+    case LAR_COLLECTION_SET: return set_free(txn, prop, obj, prop_index, root);
+    default: return LAR_OK; /* maps hold no storage yet */
     }
 }
 
@@ -144,6 +145,7 @@ int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
     if (!err && ref.prop->def.type != LAR_TYPE_LINK)
         err = lar_fail(LAR_ECORRUPT, "a backlink entry names a collection that holds no links");
     if (!err && kind == LAR_COLLECTION_LIST) err = list_remove_target(txn, &ref, target);
+    if (!err && kind == LAR_COLLECTION_SET) err = set_remove_target(txn, &ref, target);
     if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
     return err;
 }

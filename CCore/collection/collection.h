@@ -47,5 +47,7 @@ int collection_new_id(lar_txn *txn, uint64_t *out);
 
 int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root);
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target);
+int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
+int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target);
 
 #endif

@@ -543,6 +543,9 @@ int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
         rc = mdb_dbi_open(txn, COLLECTION_TABLE, MDB_INTEGERKEY, &schema->collection_dbi);
         if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
         else if (rc) err = lar_fail_mdb(rc, "cannot open the collection table");
+        if (!err) rc = mdb_dbi_open(txn, KEYED_TABLE, 0, &schema->keyed_dbi);
+        if (!err && rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
+        else if (!err && rc) err = lar_fail_mdb(rc, "cannot open the collection table");
     }
     if (err) {
         schema_free(schema);

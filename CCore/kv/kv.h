@@ -159,12 +159,13 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
 /* Creates class cls's object table inside the write transaction. */
 int txn_create_object_table(lar_txn *txn, lar_class cls);
-/* Creates the backlink table (see link/link.h) or the collection table (see
- * collection/list.c) inside the write transaction. */
+/* Creates the backlink table (see link/link.h), or the collection tables (see
+ * collection/list.c and set.c), inside the write transaction. */
 int txn_create_backlink_table(lar_txn *txn);
 int txn_create_collection_table(lar_txn *txn);
 #define BACKLINK_TABLE "backlinks"
-#define COLLECTION_TABLE "collections"
+#define COLLECTION_TABLE "collections"    /* list nodes */
+#define KEYED_TABLE "keyed"               /* set elements and map entries */
 /* The sequence of collection node ids: above every class's, which are class ids. */
 #define SEQUENCE_COLLECTION_NODES MAX_CLASSES
 #ifdef LARDER_FAULT_INJECTION

@@ -398,7 +398,8 @@ int txn_create_backlink_table(lar_txn *txn)
 
 int txn_create_collection_table(lar_txn *txn)
 {
-    return create_table(txn, COLLECTION_TABLE, MDB_INTEGERKEY);
+    int err = create_table(txn, COLLECTION_TABLE, MDB_INTEGERKEY);
+    return err ? err : create_table(txn, KEYED_TABLE, 0);
 }
 
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size)

@@ -1,0 +1,518 @@
+/* Sets: one LMDB entry per element in the keyed table, so that a set of any size
+ * costs O(log n) per insert, remove or lookup and nothing is ever rewritten whole:
+ *
+ *   element: key [set id u64 BE][element, order-preserving (codec's key_encode_element)]
+ *            value empty
+ *   count:   key [set id u64 BE]  value u64 count (sorts before the set's elements)
+ *
+ * The owner's row slot holds the set id, 0 while the set is empty (an emptied set
+ * gives its id up). Elements are unique by their encoding, which is one-to-one, and
+ * iterate in its order: numbers, timestamps and strings (bytewise) ascending. The
+ * set algebra walks two sets' runs of keys side by side, as a merge of sorted lists.
+ * An element's encoding must fit a key: strings and binaries of sets hold at most
+ * LAR_SET_ELEMENT_MAX bytes. */
+#include "collection/collection.h"
+
+#include <string.h>
+
+#define ID_SIZE 8
+#define SET_KEY_MAX KEY_MAX
+_Static_assert(LAR_SET_ELEMENT_MAX + 2 <= SET_KEY_MAX - ID_SIZE, "a set's longest element fits a key");
+
+static void put_id(uint8_t *out, uint64_t id)
+{
+    for (int i = 7; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
+}
+
+static int corrupt(void)
+{
+    return lar_fail(LAR_ECORRUPT, "a set's storage is undecodable");
+}
+
+/* ---- entries ---- */
+
+typedef struct member_key {
+    uint8_t bytes[SET_KEY_MAX];
+    size_t size;
+} member_key;
+
+static int encode_member(const collection_ref *set, uint64_t id, const lar_value *value, member_key *out)
+{
+    put_id(out->bytes, id);
+    size_t length = value->type == LAR_TYPE_STRING ? value->as.string.size
+                  : value->type == LAR_TYPE_BINARY ? value->as.binary.size : 0;
+    size_t size = length <= LAR_SET_ELEMENT_MAX ? key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE) : 0;
+    if (!size)
+        return lar_fail(LAR_EINVAL, "set '%s.%s' holds strings and binaries of at most %d bytes", set->cls->name,
+                        set->prop->def.name, LAR_SET_ELEMENT_MAX);
+    out->size = ID_SIZE + size;
+    return LAR_OK;
+}
+
+static int read_count(lar_txn *txn, uint64_t id, uint64_t *out)
+{
+    uint8_t prefix[ID_SIZE];
+    put_id(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data;
+    int rc = id ? kv_get(txn, txn->schema->keyed_dbi, &key, &data) : KV_NOTFOUND;
+    *out = 0;
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    if (rc) return lar_fail_mdb(rc, "cannot read a set");
+    if (data.mv_size != sizeof *out) return corrupt();
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+static int write_count(lar_txn *txn, uint64_t id, uint64_t count)
+{
+    uint8_t prefix[ID_SIZE];
+    put_id(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
+    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
+    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+static bool member_exists(lar_txn *txn, const member_key *key, int *rc)
+{
+    kv_val k = {key->size, (void *)key->bytes}, data;
+    *rc = kv_get(txn, txn->schema->keyed_dbi, &k, &data);
+    return *rc == 0;
+}
+
+/* The link an encoded member of a set of links holds. */
+static lar_obj member_link(const collection_ref *set, const uint8_t *element, size_t size)
+{
+    lar_value value;
+    if (!key_decode_element(element, size, LAR_TYPE_LINK, set->prop->target, &value) || value.type != LAR_TYPE_LINK)
+        return (lar_obj){set->prop->target, 0};
+    return value.as.link;
+}
+
+/* Adds an encoded element known to be absent; the set has its id already. */
+static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, const member_key *key)
+{
+    uint64_t count;
+    kv_val k = {key->size, (void *)key->bytes}, empty = {0, NULL};
+    int err = read_count(txn, id, &count);
+    if (!err) err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
+    if (!err) err = write_count(txn, id, count + 1);
+    if (!err && set->prop->def.type == LAR_TYPE_LINK)
+        err = backlink_add(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
+                           set->prop_index);
+    return err;
+}
+
+/* Removes an encoded element known to be present; an emptied set gives its id up. */
+static int drop_member(lar_txn *txn, const collection_ref *set, const member_key *key)
+{
+    uint64_t count;
+    kv_val k = {key->size, (void *)key->bytes};
+    int err = read_count(txn, set->root, &count);
+    if (!err) err = txn_del(txn, txn->schema->keyed_dbi, &k, NULL);
+    if (err == LAR_ENOTFOUND) err = corrupt();
+    if (!err) err = write_count(txn, set->root, count ? count - 1 : 0);
+    if (!err && count <= 1) err = collection_write_root(txn, set, 0);
+    if (!err && set->prop->def.type == LAR_TYPE_LINK)
+        err = backlink_remove(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
+                              set->prop_index);
+    return err;
+}
+
+/* ---- walking a set's elements ---- */
+
+/* Calls visit with each encoded element of set id after `after` (or from the first),
+ * in order; visit returns LAR_OK to go on, 1 to stop. */
+typedef int (*member_visitor)(const uint8_t *element, size_t size, void *context);
+
+static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, member_visitor visit, void *context)
+{
+    if (!id) return LAR_OK;
+    uint8_t prefix[ID_SIZE];
+    put_id(prefix, id);
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot read a set");
+    kv_val key = after ? (kv_val){after->size, (void *)after->bytes} : (kv_val){sizeof prefix, prefix}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        if (key.mv_size < ID_SIZE || memcmp(key.mv_data, prefix, ID_SIZE)) break;
+        if (key.mv_size == ID_SIZE) continue; /* the count */
+        if (after && key.mv_size == after->size && !memcmp(key.mv_data, after->bytes, after->size)) continue;
+        err = visit((const uint8_t *)key.mv_data + ID_SIZE, key.mv_size - ID_SIZE, context);
+    }
+    kv_cursor_close(cursor);
+    if (err == 1) return LAR_OK;
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read a set");
+    return err;
+}
+
+/* Encoded elements collected for changes made after a walk: (u32 size, bytes) records. */
+static int collect_member(const uint8_t *element, size_t size, void *context)
+{
+    uint32_t length = (uint32_t)size;
+    int err = buffer_append(context, &length, 4);
+    return err ? err : buffer_append(context, element, size);
+}
+
+/* Drops every element (and its backlink) and the count; the id is given up. */
+static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
+{
+    byte_buffer members = {0};
+    int err = walk_members(txn, id, NULL, collect_member, &members);
+    for (size_t at = 0; !err && at < members.size;) {
+        uint32_t size;
+        memcpy(&size, members.data + at, 4);
+        member_key key;
+        put_id(key.bytes, id);
+        memcpy(key.bytes + ID_SIZE, members.data + at + 4, size);
+        key.size = ID_SIZE + size;
+        kv_val k = {key.size, key.bytes};
+        err = txn_del(txn, txn->schema->keyed_dbi, &k, NULL);
+        if (err == LAR_ENOTFOUND) err = LAR_OK;
+        if (!err && set->prop->def.type == LAR_TYPE_LINK)
+            err = backlink_remove_all(txn, member_link(set, key.bytes + ID_SIZE, size), set->obj, set->prop_index);
+        at += 4 + size;
+    }
+    if (!err) err = write_count(txn, id, 0);
+    buffer_free(&members);
+    return err;
+}
+
+int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
+{
+    collection_ref set = {schema_class_at(txn->schema, obj.cls), prop, obj, prop_index, id};
+    return drop_all(txn, &set, id);
+}
+
+int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target)
+{
+    lar_value link = {.type = LAR_TYPE_LINK};
+    link.as.link = target;
+    member_key key;
+    int rc, err = set->root ? encode_member(set, set->root, &link, &key) : LAR_OK;
+    if (err || !set->root) return err;
+    if (!member_exists(txn, &key, &rc)) return rc == KV_NOTFOUND ? LAR_OK : lar_fail_mdb(rc, "cannot read a set");
+    return drop_member(txn, set, &key);
+}
+
+/* ---- the public functions ---- */
+
+static int open_set(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, collection_ref *out)
+{
+    return collection_open(txn, write, obj, prop, LAR_COLLECTION_SET, out);
+}
+
+/* Checks an element's type (not whether a link's target exists: a deleted object
+ * is in no set) and encodes it for the set. */
+static int encode_query(const collection_ref *set, const lar_value *value, member_key *out)
+{
+    if (!value) return lar_fail(LAR_EINVAL, "the value is NULL");
+    int err = value_check_element(set->cls, set->prop_index, value);
+    lar_value normalized = value_normalize(&set->prop->def, value);
+    return err ? err : encode_member(set, set->root, &normalized, out);
+}
+
+int lar_set_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_set_count: out is NULL");
+    collection_ref set;
+    uint64_t count;
+    int err = open_set(txn, false, obj, prop, &set);
+    if (!err) err = read_count(txn, set.root, &count);
+    if (!err) *out = (size_t)count;
+    return err;
+}
+
+int lar_set_contains(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_set_contains: out is NULL");
+    collection_ref set;
+    member_key key;
+    int rc, err = open_set(txn, false, obj, prop, &set);
+    if (!err) err = encode_query(&set, value, &key);
+    if (err) return err;
+    bool found = set.root && member_exists(txn, &key, &rc);
+    if (set.root && !found && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot read a set");
+    *out = found;
+    return LAR_OK;
+}
+
+int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted)
+{
+    collection_ref set;
+    lar_value element;
+    member_key key;
+    int rc, err = open_set(txn, true, obj, prop, &set);
+    if (!err) err = collection_check_element(txn, &set, value, &element);
+    if (!err) err = encode_member(&set, set.root, &element, &key); /* its size, before any write */
+    if (err) return err;
+    if (set.root && member_exists(txn, &key, &rc)) {
+        if (inserted) *inserted = 0;
+        return LAR_OK;
+    }
+    if (set.root && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot read a set");
+    uint64_t id = set.root;
+    if (!id) {
+        err = collection_new_id(txn, &id);
+        if (!err) err = collection_write_root(txn, &set, id);
+        if (!err) err = encode_member(&set, id, &element, &key);
+    }
+    if (!err) err = add_member(txn, &set, id, &key);
+    if (!err && inserted) *inserted = 1;
+    return err;
+}
+
+int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
+{
+    collection_ref set;
+    member_key key;
+    int rc, err = open_set(txn, true, obj, prop, &set);
+    if (!err) err = encode_query(&set, value, &key);
+    if (err) return err;
+    bool found = set.root && member_exists(txn, &key, &rc);
+    if (set.root && !found && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot read a set");
+    if (found) err = drop_member(txn, &set, &key);
+    if (!err && removed) *removed = found;
+    return err;
+}
+
+int lar_set_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    collection_ref set;
+    int err = open_set(txn, true, obj, prop, &set);
+    if (!err && set.root) err = drop_all(txn, &set, set.root);
+    return err ? err : collection_write_root(txn, &set, 0);
+}
+
+typedef struct element_list {
+    lar_txn *txn;
+    const collection_ref *set;
+    lar_value *out;
+    size_t capacity, count;
+} element_list;
+
+static int list_member(const uint8_t *element, size_t size, void *context)
+{
+    element_list *list = context;
+    lar_value *value = &list->out[list->count];
+    if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value))
+        return corrupt();
+    int err = collection_keep(list->txn, value);
+    if (err) return err;
+    return ++list->count == list->capacity ? 1 : LAR_OK;
+}
+
+int lar_set_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *after, lar_value *out, size_t capacity,
+                 size_t *count)
+{
+    if (count) *count = 0;
+    if (!out || !count || !capacity)
+        return lar_fail(LAR_EINVAL, "lar_set_list: out and count must not be NULL, capacity not 0");
+    collection_ref set;
+    member_key from;
+    int err = open_set(txn, false, obj, prop, &set);
+    if (!err && after) err = encode_query(&set, after, &from);
+    if (err) return err;
+    element_list list = {txn, &set, out, capacity, 0};
+    err = walk_members(txn, set.root, after ? &from : NULL, list_member, &list);
+    *count = list.count;
+    if (!err && !list.count) return LAR_ENOTFOUND; /* the end, as iterators report it */
+    return err;
+}
+
+/* ---- two sets ---- */
+
+/* Two sets hold the same elements when their properties have one type, target and nullability. */
+static int open_pair(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop,
+                     collection_ref *a, collection_ref *b)
+{
+    int err = open_set(txn, write, obj, prop, a);
+    if (!err) err = open_set(txn, false, other, other_prop, b);
+    if (err) return err;
+    const lar_property_def *x = &a->prop->def, *y = &b->prop->def;
+    if (x->type != y->type || (x->flags & LAR_PROP_OPTIONAL) != (y->flags & LAR_PROP_OPTIONAL) ||
+        (x->type == LAR_TYPE_LINK && a->prop->target != b->prop->target))
+        return lar_fail(LAR_EINVAL, "sets '%s.%s' and '%s.%s' hold different elements", a->cls->name, x->name,
+                        b->cls->name, y->name);
+    return LAR_OK;
+}
+
+/* Where an element is: in the first set only, the second only, or both. */
+enum { IN_FIRST = 1, IN_SECOND = 2, IN_BOTH = 3 };
+typedef int (*merge_visitor)(int where, const uint8_t *element, size_t size, void *context);
+
+static bool next_member(kv_cursor *cursor, const uint8_t *prefix, kv_val *key, bool first, int *rc)
+{
+    kv_val data;
+    if (first) {
+        key->mv_size = ID_SIZE;
+        key->mv_data = (void *)prefix;
+    }
+    for (*rc = kv_cursor_step(cursor, key, &data, first ? KV_SEEK : KV_NEXT); !*rc;
+         *rc = kv_cursor_step(cursor, key, &data, KV_NEXT)) {
+        if (key->mv_size < ID_SIZE || memcmp(key->mv_data, prefix, ID_SIZE)) return false;
+        if (key->mv_size > ID_SIZE) return true;
+    }
+    return false;
+}
+
+static int compare_members(const kv_val *a, const kv_val *b)
+{
+    size_t as = a->mv_size - ID_SIZE, bs = b->mv_size - ID_SIZE;
+    int order = memcmp((const uint8_t *)a->mv_data + ID_SIZE, (const uint8_t *)b->mv_data + ID_SIZE, as < bs ? as : bs);
+    return order ? order : (as > bs) - (as < bs);
+}
+
+/* Walks two sets side by side in element order (a merge of two sorted runs). */
+static int merge_sets(lar_txn *txn, uint64_t first, uint64_t second, merge_visitor visit, void *context)
+{
+    uint8_t prefix_a[ID_SIZE], prefix_b[ID_SIZE];
+    put_id(prefix_a, first);
+    put_id(prefix_b, second);
+    kv_cursor *a = NULL, *b = NULL;
+    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &a);
+    if (!rc) rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &b);
+    if (rc) {
+        if (a) kv_cursor_close(a);
+        return lar_fail_mdb(rc, "cannot read a set");
+    }
+    kv_val ka, kb;
+    int rca = 0, rcb = 0, err = LAR_OK;
+    bool has_a = first && next_member(a, prefix_a, &ka, true, &rca);
+    bool has_b = second && next_member(b, prefix_b, &kb, true, &rcb);
+    while (!err && (has_a || has_b)) {
+        int order = !has_a ? 1 : !has_b ? -1 : compare_members(&ka, &kb);
+        const kv_val *at = order <= 0 ? &ka : &kb;
+        err = visit(order < 0 ? IN_FIRST : order > 0 ? IN_SECOND : IN_BOTH, (const uint8_t *)at->mv_data + ID_SIZE,
+                    at->mv_size - ID_SIZE, context);
+        if (order <= 0) has_a = next_member(a, prefix_a, &ka, false, &rca);
+        if (order >= 0) has_b = next_member(b, prefix_b, &kb, false, &rcb);
+    }
+    kv_cursor_close(a);
+    kv_cursor_close(b);
+    if (err == 1) return LAR_OK;
+    if (!err && ((rca && rca != KV_NOTFOUND) || (rcb && rcb != KV_NOTFOUND))) err = lar_fail_mdb(rca ? rca : rcb, "cannot read a set");
+    return err;
+}
+
+typedef struct change_plan {
+    int wanted;               /* the elements to collect: IN_FIRST, IN_SECOND or IN_BOTH */
+    byte_buffer members;
+} change_plan;
+
+static int plan_member(int where, const uint8_t *element, size_t size, void *context)
+{
+    change_plan *plan = context;
+    return where == plan->wanted ? collect_member(element, size, &plan->members) : LAR_OK;
+}
+
+/* Adds (add) or drops the planned elements from set a. */
+static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, bool add)
+{
+    int err = LAR_OK;
+    if (add && plan->members.size && !a->root) {
+        uint64_t id;
+        err = collection_new_id(txn, &id);
+        if (!err) err = collection_write_root(txn, a, id);
+        if (!err) a->root = id;
+    }
+    for (size_t at = 0; !err && at < plan->members.size;) {
+        uint32_t size;
+        memcpy(&size, plan->members.data + at, 4);
+        member_key key;
+        put_id(key.bytes, a->root);
+        memcpy(key.bytes + ID_SIZE, plan->members.data + at + 4, size);
+        key.size = ID_SIZE + size;
+        if (add) {
+            err = add_member(txn, a, a->root, &key);
+        } else {
+            err = drop_member(txn, a, &key);
+            uint64_t left;
+            if (!err) err = read_count(txn, a->root, &left);
+            if (!err && !left) a->root = 0; /* drop_member gave the id up */
+        }
+        at += 4 + size;
+    }
+    return err;
+}
+
+/* Changes obj's set by other's: IN_SECOND elements are added (union); IN_FIRST
+ * (intersection) or IN_BOTH (difference) elements are dropped. */
+static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int wanted)
+{
+    collection_ref a, b;
+    int err = open_pair(txn, true, obj, prop, other, other_prop, &a, &b);
+    if (err) return err;
+    change_plan plan = {wanted, {0}};
+    err = merge_sets(txn, a.root, a.root == b.root ? 0 : b.root, plan_member, &plan);
+    if (!err && a.root && a.root == b.root && wanted == IN_BOTH) { /* a set minus itself */
+        err = drop_all(txn, &a, a.root);
+        if (!err) err = collection_write_root(txn, &a, 0);
+    } else if (!err && a.root != b.root) {
+        err = apply_plan(txn, &a, &plan, wanted == IN_SECOND);
+    }
+    buffer_free(&plan.members);
+    return err;
+}
+
+int lar_set_union(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    return change_by(txn, obj, prop, other, other_prop, IN_SECOND);
+}
+
+int lar_set_intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    return change_by(txn, obj, prop, other, other_prop, IN_FIRST);
+}
+
+int lar_set_subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    return change_by(txn, obj, prop, other, other_prop, IN_BOTH);
+}
+
+/* Stops at the first element found in `where`, noting it. */
+typedef struct finding {
+    int where;
+    bool found;
+} finding;
+
+static int find_member(int where, const uint8_t *element, size_t size, void *context)
+{
+    (void)element;
+    (void)size;
+    finding *f = context;
+    f->found = where == f->where;
+    return f->found ? 1 : LAR_OK;
+}
+
+static int test_pair(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int where,
+                     bool *found)
+{
+    collection_ref a, b;
+    int err = open_pair(txn, false, obj, prop, other, other_prop, &a, &b);
+    if (err) return err;
+    finding f = {where, false};
+    if (a.root == b.root) f.found = where == IN_BOTH && a.root; /* one set: all in both */
+    else err = merge_sets(txn, a.root, b.root, find_member, &f);
+    *found = f.found;
+    return err;
+}
+
+int lar_set_is_subset(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_set_is_subset: out is NULL");
+    bool outside;
+    int err = test_pair(txn, obj, prop, other, other_prop, IN_FIRST, &outside);
+    if (!err) *out = !outside;
+    return err;
+}
+
+int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_set_intersects: out is NULL");
+    bool common;
+    int err = test_pair(txn, obj, prop, other, other_prop, IN_BOTH, &common);
+    if (!err) *out = common;
+    return err;
+}
