@@ -7,7 +7,7 @@
  * and free transactions, create, read, change, find and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
  * or deleted, among them), count and list backlinks, read and change lists at
- * any position with elements of any type, walk iterators with bindings and
+ * any position and sets with elements of any type, combine two sets, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -392,6 +392,40 @@ static void op_list_fill(state *s, program *p)
     }
 }
 
+static void op_set_elements(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p), other = pick_obj(s, p);
+    uint32_t prop = pick_prop(p), other_prop = pick_prop(p);
+    uint8_t how = u8(p);
+    lar_value value = take_value(s, p), out[MAX_CAPACITY];
+    const lar_value *given = how & 0x80 ? NULL : &value;
+    int *flag = how & 0x40 ? NULL : &(int){0};
+    size_t count = 0;
+    int rc;
+    switch (how % 12) {
+    case 0: rc = lar_set_count(txn, obj, prop, how & 0x40 ? NULL : &count); break;
+    case 1: rc = lar_set_contains(txn, obj, prop, given, flag); break;
+    case 2: case 3: rc = lar_set_insert(txn, obj, prop, given, flag); break;
+    case 4: rc = lar_set_remove(txn, obj, prop, given, flag); break;
+    case 5: rc = lar_set_clear(txn, obj, prop); break;
+    case 6: {
+        size_t capacity = (how / 2) % (MAX_CAPACITY + 1); /* 0 is refused */
+        rc = lar_set_list(txn, obj, prop, how & 0x20 ? given : NULL, out, capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) fuzz_consume_value(&out[i]);
+        break;
+    }
+    case 7: rc = lar_set_union(txn, obj, prop, other, other_prop); break;
+    case 8: rc = lar_set_intersect(txn, obj, prop, other, other_prop); break;
+    case 9: rc = lar_set_subtract(txn, obj, prop, other, other_prop); break;
+    case 10: rc = lar_set_is_subset(txn, obj, prop, other, other_prop, flag); break;
+    default: rc = lar_set_intersects(txn, obj, prop, other, other_prop, flag); break;
+    }
+    fuzz_sink += count + (flag ? (uint64_t)*flag : 0);
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
 static void op_iter_open(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
@@ -591,7 +625,7 @@ static const char *const META_KEYS[] = {"schema", "generation", "schema_version"
  * a primary-key, index or backlink entry, overwritten with bytes of the program or deleted. */
 static void op_damage(state *s, program *p)
 {
-    uint8_t where = u8(p) % 8;
+    uint8_t where = u8(p) % 9;
     lar_obj obj = pick_obj(s, p);
     raw_change change = {.flags = 0};
     char table[16];
@@ -614,6 +648,15 @@ static void op_damage(state *s, program *p)
             change.key_size = 1 + put_be32(change.key + 1, obj.cls);
         }
         if (where == 2) change.data = NULL;
+    } else if (where == 8) { /* a set's count or element: [id BE][element] */
+        change.table = "keyed";
+        change.key_size = put_be32(change.key, 0);
+        change.key_size += put_be32(change.key + 4, u8(p) % 64 + 1);
+        const uint8_t *tail;
+        size_t tail_size = take_bytes(p, 20, &tail);
+        memcpy(change.key + change.key_size, tail, tail_size);
+        change.key_size += tail_size;
+        if (u8(p) % 4 == 0) change.data = NULL;
     } else if (where == 7) { /* a list node: ids are small numbers */
         change.table = "collections";
         change.flags = MDB_INTEGERKEY;
@@ -652,12 +695,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks, op_list, op_list_fill,
+    op_backlinks, op_list, op_list_fill, op_set_elements,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks", "list", "list_fill",
+    "backlinks", "list", "list_fill", "set",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

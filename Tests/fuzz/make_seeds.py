@@ -9,7 +9,7 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL = range(18)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS = range(19)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -56,6 +56,10 @@ def list_op(slot, obj, prop_index, how, index=0, other=0, value=b"\x00" + bytes(
 
 def list_fill(slot, obj, prop_index, eighths, value):
     return bytes([LIST_FILL, slot, obj, prop_index, eighths]) + value
+
+
+def set_op(slot, obj, other, prop_index, other_prop, how, value=b"\x00" + bytes(16)):
+    return bytes([SET_ELEMENTS, slot, obj, other, prop_index, other_prop, how]) + value
 
 
 def schema(classes, version=1):
@@ -188,7 +192,28 @@ LISTER = ("Person", [prop("name", STRING), collection_prop("x", INT, LIST), coll
 LISTED = ("Dog", [prop("name", STRING)])
 COUNT_OP, GET_OP, BATCH_OP, INSERT_OP, APPEND_OP, SET_OP, REMOVE_OP, MOVE_OP, SWAP_OP, CLEAR_OP = 0, 1, 2, 3, 4, 6, 7, 8, 9, 10
 
+# Sets: Person (class 0) {x: set<int>, y: set<int>, name: set<string?>, owner: set<Dog>}; Dog (class 1).
+SETTER = ("Person", [collection_prop("x", INT, SET_OF), collection_prop("y", INT, SET_OF),
+                     collection_prop("name", STRING, SET_OF, OPTIONAL), link_prop("owner", "Dog", SET_OF, 0)])
+S_COUNT, S_CONTAINS, S_INSERT, S_REMOVE, S_CLEAR, S_LIST = 0, 1, 2, 4, 5, 6
+S_UNION, S_INTERSECT, S_SUBTRACT, S_SUBSET, S_INTERSECTS = 7, 8, 9, 10, 11
+
 SEEDS = {
+    # Sets filled, listed, combined with another object's set, of objects whose deletion
+    # takes them out; a set entry damaged.
+    "sets": bytes([0]) + schema([SETTER, LISTED]) + begin(0, True)
+    + create(0, 0, []) + create(0, 0, []) + create(0, 1, [val_str(b"rex")])
+    + b"".join(set_op(0, 0, 0, 0, 0, S_INSERT, val_int(i)) for i in range(12))
+    + b"".join(set_op(0, 1, 0, 1, 0, S_INSERT, val_int(i * 2)) for i in range(8))
+    + set_op(0, 0, 0, 2, 0, S_INSERT, val_str(b"w")) + set_op(0, 0, 0, 2, 0, S_INSERT, val_null())
+    + set_op(0, 0, 0, 3, 0, S_INSERT, val_link(2)) + set_op(0, 0, 1, 0, 1, S_UNION)
+    + set_op(0, 0, 1, 0, 1, S_SUBSET) + set_op(0, 0, 1, 0, 1, S_INTERSECT) + set_op(0, 0, 1, 0, 1, S_SUBTRACT)
+    + set_op(0, 0, 1, 0, 1, S_INTERSECTS) + set_op(0, 0, 0, 0, 0, S_LIST + 12 * 5) + set_op(0, 0, 0, 0, 0, S_CONTAINS, val_int(3))
+    + set_op(0, 0, 0, 0, 0, S_REMOVE, val_int(4)) + end(0, COMMIT) + begin(1, True) + bytes([DELETE, 1, 0, 2])
+    + set_op(1, 0, 0, 3, 0, S_COUNT) + set_op(1, 1, 0, 1, 0, S_CLEAR) + end(1, COMMIT)
+    + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 1, 5, 1]) + begin(0, False) + set_op(0, 0, 0, 0, 0, S_LIST + 12 * 3)
+    + end(0, COMMIT),
+
     # Lists grown past one leaf, read in batches, changed at every position, of objects
     # whose deletion takes them out; a list node damaged.
     "lists": bytes([0]) + schema([LISTER, LISTED]) + begin(0, True)
