@@ -920,6 +920,96 @@ int lar_set_is_subset(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, u
 int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop, int *out);
 /** @} */
 
+/** @defgroup maps Maps
+ *  The entries of a map property (#LAR_COLLECTION_MAP, Realm's Map<String, V>):
+ *  string keys, each with a value of the property's type (null among them
+ *  when it is #LAR_PROP_OPTIONAL, which maps of objects always are). Get, put
+ *  and remove cost O(log n); entries are listed in bytewise key order. A key
+ *  is valid UTF-8 of at most #LAR_MAP_KEY_MAX bytes, does not start with '$'
+ *  and holds no '.' (Realm's rules). A map of objects keeps the backlink
+ *  index; deleting an object leaves the keys that held it with null.
+ *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
+ *  class, property index out of range, a property that is not a map, a key
+ *  that breaks the rules above (the message says which), invalid UTF-8, a
+ *  link to an object that does not exist or was deleted); #LAR_ETYPE (a value
+ *  of the wrong type or a link to another class, null in a map that is not
+ *  optional); #LAR_EDELETED (the owner does not exist); #LAR_EMISUSE (ended
+ *  transaction, a change in a read transaction or a failed one);
+ *  #LAR_ECORRUPT; and, for changes, #LAR_EMAPFULL and #LAR_EIO. On error
+ *  nothing is changed.
+ *  @{
+ */
+/** The longest map key, in bytes. */
+#define LAR_MAP_KEY_MAX 470
+
+/** @brief Count a map's entries, in O(log n).
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The map's owner.
+ * @param[in]  prop  A map property of obj's class.
+ * @param[out] out   Receives the count.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_map_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out);
+
+/** @brief Read the value of a key.
+ *
+ * Ownership: as lar_obj_get().
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The map's owner.
+ * @param[in]  prop  A map property.
+ * @param[in]  key   The key.
+ * @param[out] out   Receives the value (#LAR_TYPE_NULL for a null value).
+ * @return #LAR_OK, #LAR_ENOTFOUND (no such key; the last error says so), or an error of the group.
+ */
+int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, lar_value *out);
+
+/** @brief Set the value of a key, adding the key if it is new.
+ * @param[in] txn    An active write transaction.
+ * @param[in] obj    The map's owner.
+ * @param[in] prop   A map property.
+ * @param[in] key    The key; copied.
+ * @param[in] value  The value; copied. An int is accepted for float and double maps.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value);
+
+/** @brief Remove a key and its value, if the map has it.
+ * @param[in]  txn      An active write transaction.
+ * @param[in]  obj      The map's owner.
+ * @param[in]  prop     A map property.
+ * @param[in]  key      The key.
+ * @param[out] removed  Receives 1 if it was removed, 0 if the map had no such key; may be NULL.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed);
+
+/** @brief Remove every entry (also done by lar_obj_set() with null).
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
+
+/** @brief Read up to capacity entries in key order, from the first key after `after`.
+ *
+ * To read a whole map, pass NULL, then the last key received, until
+ * #LAR_ENOTFOUND. Ownership: keys and values are borrowed as with
+ * lar_obj_get() (keys are followed by a NUL byte); the arrays stay the
+ * caller's, with room for capacity entries.
+ * @param[in]  txn       An active transaction.
+ * @param[in]  obj       The map's owner.
+ * @param[in]  prop      A map property.
+ * @param[in]  after     Start after this key (which need not be in the map), or NULL for the first.
+ * @param[out] keys      Receives the keys.
+ * @param[out] values    Receives the values, or NULL to read only keys.
+ * @param[in]  capacity  The most entries to read; at least 1.
+ * @param[out] count     Receives how many were read, on every return.
+ * @return #LAR_OK with *count from 1 to capacity; #LAR_ENOTFOUND with *count
+ *         0 when none is left (the last error is not set); otherwise an error
+ *         of the group (#LAR_EINVAL also for NULL keys or count, capacity 0).
+ */
+int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *after, lar_string *keys,
+                 lar_value *values, size_t capacity, size_t *count);
+/** @} */
+
 /** @defgroup iter Iteration
  *  @{
  */

@@ -45,6 +45,15 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
 int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
                lar_value *out);
 
+/* Elements of lists and values of maps (element.c). */
+/* The size of the encoded element at `at`, or 0 when it is damaged or passes left bytes. */
+size_t element_size(const uint8_t *at, size_t left);
+size_t element_encoded_size(const lar_value *value);
+/* Encodes a checked, normalized value into element_encoded_size() bytes. */
+void element_encode(const lar_value *value, uint8_t *out);
+/* Decodes an element element_size() accepted; strings and binaries point into it. */
+void element_decode(const uint8_t *at, lar_class target, lar_value *out);
+
 #define KEY_MAX 480
 /* Order-preserving key encodings compared by memcmp. Return the encoded length. */
 size_t key_encode_primary(lar_class cls, const lar_value *value, uint8_t *out);

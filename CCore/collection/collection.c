@@ -102,6 +102,37 @@ int collection_new_id(lar_txn *txn, uint64_t *out)
     return LAR_OK;
 }
 
+/* ---- the keyed table ---- */
+
+void keyed_prefix(uint8_t *out, uint64_t id)
+{
+    for (int i = ID_SIZE - 1; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
+}
+
+int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
+{
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data;
+    int rc = id ? kv_get(txn, txn->schema->keyed_dbi, &key, &data) : KV_NOTFOUND;
+    *out = 0;
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    if (rc) return lar_fail_mdb(rc, "cannot read a collection");
+    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "a collection's count is undecodable");
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count)
+{
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
+    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
+    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
 /* ---- frees and deletes, by kind ---- */
 
 static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
@@ -110,7 +141,7 @@ static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
     switch (prop->def.collection) {
     case LAR_COLLECTION_LIST: return list_free(txn, prop, obj, prop_index, root);
     case LAR_COLLECTION_SET: return set_free(txn, prop, obj, prop_index, root);
-    default: return LAR_OK; /* maps hold no storage yet */
+    default: return map_free(txn, prop, obj, prop_index, root);
     }
 }
 
@@ -146,6 +177,7 @@ int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
         err = lar_fail(LAR_ECORRUPT, "a backlink entry names a collection that holds no links");
     if (!err && kind == LAR_COLLECTION_LIST) err = list_remove_target(txn, &ref, target);
     if (!err && kind == LAR_COLLECTION_SET) err = set_remove_target(txn, &ref, target);
+    if (!err && kind == LAR_COLLECTION_MAP) err = map_remove_target(txn, &ref, target);
     if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
     return err;
 }

@@ -43,11 +43,22 @@ int collection_keep(lar_txn *txn, lar_value *value);
 /* A new id for a list node or a set, from one sequence: never reused. */
 int collection_new_id(lar_txn *txn, uint64_t *out);
 
+/* Sets and maps in the keyed table: [id u64 BE] prefixes their entries and, alone,
+ * keys their count. */
+#define ID_SIZE 8
+void keyed_prefix(uint8_t *out, uint64_t id);
+/* Reads the count of set or map id (0 when it has none). */
+int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out);
+/* Stores it; a count of 0 removes the entry. */
+int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count);
+
 /* ---- each kind's part in freeing and in deletes (list.c, set.c) ---- */
 
 int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root);
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target);
 int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
 int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target);
+int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
+int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target);
 
 #endif

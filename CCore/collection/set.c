@@ -15,14 +15,8 @@
 
 #include <string.h>
 
-#define ID_SIZE 8
 #define SET_KEY_MAX KEY_MAX
 _Static_assert(LAR_SET_ELEMENT_MAX + 2 <= SET_KEY_MAX - ID_SIZE, "a set's longest element fits a key");
-
-static void put_id(uint8_t *out, uint64_t id)
-{
-    for (int i = 7; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
-}
 
 static int corrupt(void)
 {
@@ -38,7 +32,7 @@ typedef struct member_key {
 
 static int encode_member(const collection_ref *set, uint64_t id, const lar_value *value, member_key *out)
 {
-    put_id(out->bytes, id);
+    keyed_prefix(out->bytes, id);
     size_t length = value->type == LAR_TYPE_STRING ? value->as.string.size
                   : value->type == LAR_TYPE_BINARY ? value->as.binary.size : 0;
     size_t size = length <= LAR_SET_ELEMENT_MAX ? key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE) : 0;
@@ -47,30 +41,6 @@ static int encode_member(const collection_ref *set, uint64_t id, const lar_value
                         set->prop->def.name, LAR_SET_ELEMENT_MAX);
     out->size = ID_SIZE + size;
     return LAR_OK;
-}
-
-static int read_count(lar_txn *txn, uint64_t id, uint64_t *out)
-{
-    uint8_t prefix[ID_SIZE];
-    put_id(prefix, id);
-    kv_val key = {sizeof prefix, prefix}, data;
-    int rc = id ? kv_get(txn, txn->schema->keyed_dbi, &key, &data) : KV_NOTFOUND;
-    *out = 0;
-    if (rc == KV_NOTFOUND) return LAR_OK;
-    if (rc) return lar_fail_mdb(rc, "cannot read a set");
-    if (data.mv_size != sizeof *out) return corrupt();
-    memcpy(out, data.mv_data, sizeof *out);
-    return LAR_OK;
-}
-
-static int write_count(lar_txn *txn, uint64_t id, uint64_t count)
-{
-    uint8_t prefix[ID_SIZE];
-    put_id(prefix, id);
-    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
-    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
-    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
-    return err == LAR_ENOTFOUND ? LAR_OK : err;
 }
 
 static bool member_exists(lar_txn *txn, const member_key *key, int *rc)
@@ -94,9 +64,9 @@ static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, cons
 {
     uint64_t count;
     kv_val k = {key->size, (void *)key->bytes}, empty = {0, NULL};
-    int err = read_count(txn, id, &count);
+    int err = keyed_count(txn, id, &count);
     if (!err) err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
-    if (!err) err = write_count(txn, id, count + 1);
+    if (!err) err = keyed_count_store(txn, id, count + 1);
     if (!err && set->prop->def.type == LAR_TYPE_LINK)
         err = backlink_add(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
                            set->prop_index);
@@ -108,10 +78,10 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
 {
     uint64_t count;
     kv_val k = {key->size, (void *)key->bytes};
-    int err = read_count(txn, set->root, &count);
+    int err = keyed_count(txn, set->root, &count);
     if (!err) err = txn_del(txn, txn->schema->keyed_dbi, &k, NULL);
     if (err == LAR_ENOTFOUND) err = corrupt();
-    if (!err) err = write_count(txn, set->root, count ? count - 1 : 0);
+    if (!err) err = keyed_count_store(txn, set->root, count ? count - 1 : 0);
     if (!err && count <= 1) err = collection_write_root(txn, set, 0);
     if (!err && set->prop->def.type == LAR_TYPE_LINK)
         err = backlink_remove(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
@@ -129,7 +99,7 @@ static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, memb
 {
     if (!id) return LAR_OK;
     uint8_t prefix[ID_SIZE];
-    put_id(prefix, id);
+    keyed_prefix(prefix, id);
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot read a set");
@@ -164,7 +134,7 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
         uint32_t size;
         memcpy(&size, members.data + at, 4);
         member_key key;
-        put_id(key.bytes, id);
+        keyed_prefix(key.bytes, id);
         memcpy(key.bytes + ID_SIZE, members.data + at + 4, size);
         key.size = ID_SIZE + size;
         kv_val k = {key.size, key.bytes};
@@ -174,7 +144,7 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
             err = backlink_remove_all(txn, member_link(set, key.bytes + ID_SIZE, size), set->obj, set->prop_index);
         at += 4 + size;
     }
-    if (!err) err = write_count(txn, id, 0);
+    if (!err) err = keyed_count_store(txn, id, 0);
     buffer_free(&members);
     return err;
 }
@@ -219,7 +189,7 @@ int lar_set_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
     collection_ref set;
     uint64_t count;
     int err = open_set(txn, false, obj, prop, &set);
-    if (!err) err = read_count(txn, set.root, &count);
+    if (!err) err = keyed_count(txn, set.root, &count);
     if (!err) *out = (size_t)count;
     return err;
 }
@@ -368,8 +338,8 @@ static int compare_members(const kv_val *a, const kv_val *b)
 static int merge_sets(lar_txn *txn, uint64_t first, uint64_t second, merge_visitor visit, void *context)
 {
     uint8_t prefix_a[ID_SIZE], prefix_b[ID_SIZE];
-    put_id(prefix_a, first);
-    put_id(prefix_b, second);
+    keyed_prefix(prefix_a, first);
+    keyed_prefix(prefix_b, second);
     kv_cursor *a = NULL, *b = NULL;
     int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &a);
     if (!rc) rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &b);
@@ -421,7 +391,7 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         uint32_t size;
         memcpy(&size, plan->members.data + at, 4);
         member_key key;
-        put_id(key.bytes, a->root);
+        keyed_prefix(key.bytes, a->root);
         memcpy(key.bytes + ID_SIZE, plan->members.data + at + 4, size);
         key.size = ID_SIZE + size;
         if (add) {
@@ -429,7 +399,7 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         } else {
             err = drop_member(txn, a, &key);
             uint64_t left;
-            if (!err) err = read_count(txn, a->root, &left);
+            if (!err) err = keyed_count(txn, a->root, &left);
             if (!err && !left) a->root = 0; /* drop_member gave the id up */
         }
         at += 4 + size;

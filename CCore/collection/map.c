@@ -1,0 +1,309 @@
+/* Maps from string keys to values: one LMDB entry per key in the keyed table, so a
+ * map of any size costs O(log n) per get, put or remove and is never rewritten whole:
+ *
+ *   entry: key [map id u64 BE][key, UTF-8][0]   value: the element (codec/element.c)
+ *   count: key [map id u64 BE]                  value: u64 count (sorts first)
+ *
+ * The trailing NUL keeps keys in bytewise order ("a" before "ab") and lets a key read
+ * point into the table. The owner's row slot holds the map id, 0 while it is empty.
+ * Keys follow Realm's rules: valid UTF-8, not starting with '$', without '.'; and fit
+ * an LMDB key (LAR_MAP_KEY_MAX bytes). Deleting an object that is a map's value
+ * leaves its key with null, as Realm does. */
+#include "collection/collection.h"
+
+#include <string.h>
+
+_Static_assert(LAR_MAP_KEY_MAX + 1 <= KEY_MAX - ID_SIZE, "a map's longest key fits an LMDB key");
+
+typedef struct entry_key {
+    uint8_t bytes[KEY_MAX];
+    size_t size;
+} entry_key;
+
+static int corrupt(void)
+{
+    return lar_fail(LAR_ECORRUPT, "a map's storage is undecodable");
+}
+
+static int check_key(const collection_ref *map, const lar_string *key)
+{
+    const char *cls = map->cls->name, *prop = map->prop->def.name;
+    if (!key) return lar_fail(LAR_EINVAL, "the key is NULL");
+    if (!key->data && key->size) return lar_fail(LAR_EINVAL, "a key for map '%s.%s' has no data", cls, prop);
+    if (key->size > LAR_MAP_KEY_MAX)
+        return lar_fail(LAR_EINVAL, "map '%s.%s' takes keys of at most %d bytes", cls, prop, LAR_MAP_KEY_MAX);
+    if (!utf8_valid(key->data, key->size))
+        return lar_fail(LAR_EINVAL, "a key for map '%s.%s' is not valid UTF-8", cls, prop);
+    if (key->size && key->data[0] == '$')
+        return lar_fail(LAR_EINVAL, "map '%s.%s': a key must not start with '$'", cls, prop);
+    if (key->size && memchr(key->data, '.', key->size))
+        return lar_fail(LAR_EINVAL, "map '%s.%s': a key must not contain '.'", cls, prop);
+    return LAR_OK;
+}
+
+static void encode_key(uint64_t id, const lar_string *key, entry_key *out)
+{
+    keyed_prefix(out->bytes, id);
+    if (key->size) memcpy(out->bytes + ID_SIZE, key->data, key->size);
+    out->bytes[ID_SIZE + key->size] = 0;
+    out->size = ID_SIZE + key->size + 1;
+}
+
+/* Reads the value of a key: *found says whether the map has it. */
+static int read_value(lar_txn *txn, const collection_ref *map, const entry_key *key, lar_value *out, bool *found)
+{
+    kv_val k = {key->size, (void *)key->bytes}, data;
+    int rc = map->root ? kv_get(txn, txn->schema->keyed_dbi, &k, &data) : KV_NOTFOUND;
+    *found = rc == 0;
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    if (rc) return lar_fail_mdb(rc, "cannot read a map");
+    if (!data.mv_size || element_size(data.mv_data, data.mv_size) != data.mv_size) return corrupt();
+    element_decode(data.mv_data, map->prop->target, out);
+    return LAR_OK;
+}
+
+static int store_value(lar_txn *txn, const entry_key *key, const lar_value *value)
+{
+    byte_buffer bytes = {0};
+    int err = buffer_reserve(&bytes, element_encoded_size(value));
+    if (!err) {
+        element_encode(value, bytes.data);
+        kv_val k = {key->size, (void *)key->bytes}, data = {element_encoded_size(value), bytes.data};
+        err = txn_put(txn, txn->schema->keyed_dbi, &k, &data, 0);
+    }
+    buffer_free(&bytes);
+    return err;
+}
+
+/* ---- walking a map's entries ---- */
+
+typedef int (*entry_visitor)(const kv_val *key, const kv_val *value, void *context);
+
+/* Calls visit for each entry of map id after key `after` (or from the first), in key
+ * order; visit returns LAR_OK to go on, 1 to stop. */
+static int walk_entries(lar_txn *txn, uint64_t id, const entry_key *after, entry_visitor visit, void *context)
+{
+    if (!id) return LAR_OK;
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot read a map");
+    kv_val key = after ? (kv_val){after->size, (void *)after->bytes} : (kv_val){sizeof prefix, prefix}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        if (key.mv_size < ID_SIZE || memcmp(key.mv_data, prefix, ID_SIZE)) break;
+        if (key.mv_size == ID_SIZE) continue; /* the count */
+        if (after && key.mv_size == after->size && !memcmp(key.mv_data, after->bytes, after->size)) continue;
+        const uint8_t *bytes = key.mv_data;
+        if (bytes[key.mv_size - 1] != 0 || !data.mv_size || element_size(data.mv_data, data.mv_size) != data.mv_size)
+            err = corrupt();
+        else
+            err = visit(&key, &data, context);
+    }
+    kv_cursor_close(cursor);
+    if (err == 1) return LAR_OK;
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read a map");
+    return err;
+}
+
+/* Entries collected for changes made after a walk: (u32 key size, key, u64 link key). */
+typedef struct entry_plan {
+    lar_objkey only;          /* collect only entries linking to this key (0: all) */
+    lar_class target;
+    byte_buffer entries;
+} entry_plan;
+
+static int plan_entry(const kv_val *key, const kv_val *value, void *context)
+{
+    entry_plan *plan = context;
+    lar_value element;
+    element_decode(value->mv_data, plan->target, &element);
+    lar_objkey link = element.type == LAR_TYPE_LINK ? element.as.link.key : 0;
+    if (plan->only && link != plan->only) return LAR_OK;
+    uint32_t size = (uint32_t)key->mv_size;
+    int err = buffer_append(&plan->entries, &size, 4);
+    if (!err) err = buffer_append(&plan->entries, key->mv_data, key->mv_size);
+    if (!err) err = buffer_append(&plan->entries, &link, sizeof link);
+    return err;
+}
+
+/* Deletes every entry and count of map id, with the backlinks of its objects. */
+static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
+{
+    entry_plan plan = {0, prop->target, {0}};
+    int err = walk_entries(txn, id, NULL, plan_entry, &plan);
+    for (size_t at = 0; !err && at < plan.entries.size;) {
+        uint32_t size;
+        lar_objkey link;
+        memcpy(&size, plan.entries.data + at, 4);
+        memcpy(&link, plan.entries.data + at + 4 + size, sizeof link);
+        kv_val key = {size, plan.entries.data + at + 4};
+        err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
+        if (err == LAR_ENOTFOUND) err = LAR_OK;
+        if (!err && link) err = backlink_remove_all(txn, (lar_obj){prop->target, link}, obj, prop_index);
+        at += 4 + size + sizeof link;
+    }
+    if (!err) err = keyed_count_store(txn, id, 0);
+    buffer_free(&plan.entries);
+    return err;
+}
+
+int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
+{
+    return drop_all(txn, prop, obj, prop_index, id);
+}
+
+int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
+{
+    entry_plan plan = {target.key, target.cls, {0}};
+    int err = walk_entries(txn, map->root, NULL, plan_entry, &plan);
+    lar_value null = {.type = LAR_TYPE_NULL};
+    for (size_t at = 0; !err && at < plan.entries.size;) {
+        uint32_t size;
+        memcpy(&size, plan.entries.data + at, 4);
+        entry_key key;
+        memcpy(key.bytes, plan.entries.data + at + 4, size);
+        key.size = size;
+        err = store_value(txn, &key, &null); /* the key stays, with null */
+        at += 4 + size + sizeof(lar_objkey);
+    }
+    buffer_free(&plan.entries);
+    return err;
+}
+
+/* ---- the public functions ---- */
+
+static int open_map(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, const lar_string *key,
+                    collection_ref *out)
+{
+    int err = collection_open(txn, write, obj, prop, LAR_COLLECTION_MAP, out);
+    return err || !key ? err : check_key(out, key);
+}
+
+int lar_map_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_map_count: out is NULL");
+    collection_ref map;
+    uint64_t count;
+    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_MAP, &map);
+    if (!err) err = keyed_count(txn, map.root, &count);
+    if (!err) *out = (size_t)count;
+    return err;
+}
+
+int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, lar_value *out)
+{
+    if (!key || !out) return lar_fail(LAR_EINVAL, "lar_map_get: key and out must not be NULL");
+    collection_ref map;
+    entry_key k;
+    bool found;
+    int err = open_map(txn, false, obj, prop, key, &map);
+    if (err) return err;
+    encode_key(map.root, key, &k);
+    err = read_value(txn, &map, &k, out, &found);
+    if (!err && !found)
+        return lar_fail(LAR_ENOTFOUND, "map '%s.%s' has no key '%.*s'", map.cls->name, map.prop->def.name,
+                        (int)(key->size > 64 ? 64 : key->size), key->data);
+    return err ? err : collection_keep(txn, out);
+}
+
+int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
+{
+    if (!key) return lar_fail(LAR_EINVAL, "lar_map_put: key is NULL");
+    collection_ref map;
+    lar_value element, old;
+    entry_key k;
+    bool found;
+    int err = open_map(txn, true, obj, prop, key, &map);
+    if (!err) err = collection_check_element(txn, &map, value, &element);
+    if (err) return err;
+    encode_key(map.root, key, &k);
+    err = read_value(txn, &map, &k, &old, &found);
+    uint64_t id = map.root, count = 0;
+    if (!err && !id) {
+        err = collection_new_id(txn, &id);
+        if (!err) err = collection_write_root(txn, &map, id);
+        encode_key(id, key, &k);
+    }
+    if (!err && !found) err = keyed_count(txn, id, &count);
+    if (!err) err = store_value(txn, &k, &element);
+    if (!err && !found) err = keyed_count_store(txn, id, count + 1);
+    if (!err && found && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
+    if (!err && element.type == LAR_TYPE_LINK) err = backlink_add(txn, element.as.link, obj, prop);
+    return err;
+}
+
+int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+{
+    if (!key) return lar_fail(LAR_EINVAL, "lar_map_remove: key is NULL");
+    collection_ref map;
+    lar_value old;
+    entry_key k;
+    bool found;
+    uint64_t count;
+    int err = open_map(txn, true, obj, prop, key, &map);
+    if (err) return err;
+    encode_key(map.root, key, &k);
+    err = read_value(txn, &map, &k, &old, &found);
+    if (!err && found) {
+        kv_val victim = {k.size, k.bytes};
+        err = keyed_count(txn, map.root, &count);
+        if (!err) err = txn_del(txn, txn->schema->keyed_dbi, &victim, NULL);
+        if (!err) err = keyed_count_store(txn, map.root, count ? count - 1 : 0);
+        if (!err && count <= 1) err = collection_write_root(txn, &map, 0); /* an emptied map gives its id up */
+        if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
+    }
+    if (!err && removed) *removed = found;
+    return err;
+}
+
+int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    collection_ref map;
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_MAP, &map);
+    if (!err && map.root) err = drop_all(txn, map.prop, obj, prop, map.root);
+    return err ? err : collection_write_root(txn, &map, 0);
+}
+
+typedef struct entry_list {
+    lar_txn *txn;
+    const collection_ref *map;
+    lar_string *keys;
+    lar_value *values;
+    size_t capacity, count;
+} entry_list;
+
+static int list_entry(const kv_val *key, const kv_val *value, void *context)
+{
+    entry_list *list = context;
+    lar_string *out_key = &list->keys[list->count];
+    lar_value key_value = {.type = LAR_TYPE_STRING};
+    key_value.as.string = (lar_string){(const char *)key->mv_data + ID_SIZE, key->mv_size - ID_SIZE - 1};
+    int err = collection_keep(list->txn, &key_value); /* keeps its NUL too */
+    if (!err) *out_key = key_value.as.string;
+    if (!err && list->values) {
+        element_decode(value->mv_data, list->map->prop->target, &list->values[list->count]);
+        err = collection_keep(list->txn, &list->values[list->count]);
+    }
+    if (err) return err;
+    return ++list->count == list->capacity ? 1 : LAR_OK;
+}
+
+int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *after, lar_string *keys,
+                 lar_value *values, size_t capacity, size_t *count)
+{
+    if (count) *count = 0;
+    if (!keys || !count || !capacity)
+        return lar_fail(LAR_EINVAL, "lar_map_list: keys and count must not be NULL, capacity not 0");
+    collection_ref map;
+    entry_key from;
+    int err = open_map(txn, false, obj, prop, after, &map);
+    if (err) return err;
+    if (after) encode_key(map.root, after, &from);
+    entry_list list = {txn, &map, keys, values, capacity, 0};
+    err = walk_entries(txn, map.root, after ? &from : NULL, list_entry, &list);
+    *count = list.count;
+    if (!err && !list.count) return LAR_ENOTFOUND; /* the end, as iterators report it */
+    return err;
+}
