@@ -7,7 +7,8 @@
  * and free transactions, create, read, change, find and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
  * or deleted, among them), count and list backlinks, read and change lists at
- * any position and sets with elements of any type, combine two sets, walk iterators with bindings and
+ * any position, sets and maps with elements of any type and keys of any bytes,
+ * combine two sets, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -426,6 +427,64 @@ static void op_set_elements(state *s, program *p)
     if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
 }
 
+/* A map key: a common one, one breaking a rule, raw bytes, or none. */
+static const lar_string *take_key(program *p, lar_string *out)
+{
+    static const char *const KEYS[] = {"a", "b", "", "h\xc3\xa9", "$x", "a.b", "\xff", "key"};
+    uint8_t c = u8(p);
+    if (c < 200) {
+        *out = (lar_string){KEYS[c % 8], strlen(KEYS[c % 8])};
+    } else if (c < 250) {
+        const uint8_t *bytes;
+        size_t size = take_bytes(p, 60, &bytes);
+        *out = (lar_string){arena_copy(bytes, size), size};
+    } else if (c < 253) {
+        *out = (lar_string){LONG_TEXT, 400 + c % 100}; /* past the longest key */
+    } else {
+        return c == 255 ? NULL : (*out = (lar_string){NULL, 3}, out);
+    }
+    return out;
+}
+
+static void op_map(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    uint8_t how = u8(p);
+    lar_string key_space, keys[MAX_CAPACITY];
+    const lar_string *key = take_key(p, &key_space);
+    lar_value value = take_value(s, p), out[MAX_CAPACITY];
+    const lar_value *given = how & 0x80 ? NULL : &value;
+    size_t count = 0;
+    int removed = 0, rc;
+    switch (how % 7) {
+    case 0: rc = lar_map_count(txn, obj, prop, how & 0x40 ? NULL : &count); break;
+    case 1:
+        rc = lar_map_get(txn, obj, prop, key, how & 0x40 ? NULL : &out[0]);
+        if (!rc) fuzz_consume_value(&out[0]);
+        break;
+    case 2: case 3: rc = lar_map_put(txn, obj, prop, key, given); break;
+    case 4: rc = lar_map_remove(txn, obj, prop, key, how & 0x40 ? NULL : &removed); break;
+    case 5: rc = lar_map_clear(txn, obj, prop); break;
+    default: {
+        size_t capacity = (how / 8) % (MAX_CAPACITY + 1); /* 0 is refused */
+        rc = lar_map_list(txn, obj, prop, how & 0x20 ? key : NULL, how & 0x40 ? NULL : keys,
+                          how & 0x80 ? NULL : out, capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) {
+            lar_value as_value = {.type = LAR_TYPE_STRING};
+            as_value.as.string = keys[i];
+            fuzz_consume_value(&as_value);
+            if (!(how & 0x80)) fuzz_consume_value(&out[i]);
+        }
+        break;
+    }
+    }
+    fuzz_sink += count + (uint64_t)removed;
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
 static void op_iter_open(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
@@ -695,12 +754,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks, op_list, op_list_fill, op_set_elements,
+    op_backlinks, op_list, op_list_fill, op_set_elements, op_map,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks", "list", "list_fill", "set",
+    "backlinks", "list", "list_fill", "set", "map",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -9,7 +9,7 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS = range(19)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP = range(20)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -60,6 +60,10 @@ def list_fill(slot, obj, prop_index, eighths, value):
 
 def set_op(slot, obj, other, prop_index, other_prop, how, value=b"\x00" + bytes(16)):
     return bytes([SET_ELEMENTS, slot, obj, other, prop_index, other_prop, how]) + value
+
+
+def map_op(slot, obj, prop_index, how, key=0, value=b"\x00" + bytes(16)):
+    return bytes([MAP_OP, slot, obj, prop_index, how, key]) + value
 
 
 def schema(classes, version=1):
@@ -198,7 +202,25 @@ SETTER = ("Person", [collection_prop("x", INT, SET_OF), collection_prop("y", INT
 S_COUNT, S_CONTAINS, S_INSERT, S_REMOVE, S_CLEAR, S_LIST = 0, 1, 2, 4, 5, 6
 S_UNION, S_INTERSECT, S_SUBTRACT, S_SUBSET, S_INTERSECTS = 7, 8, 9, 10, 11
 
+# Maps: Person (class 0) {x: map<int>, name: map<string?>, owner: map<Dog?>}; Dog (class 1).
+MAPPER = ("Person", [collection_prop("x", INT, MAP), collection_prop("name", STRING, MAP, OPTIONAL),
+                     link_prop("owner", "Dog", MAP, OPTIONAL)])
+M_COUNT, M_GET, M_PUT, M_REMOVE, M_CLEAR, M_LIST = 0, 1, 2, 4, 5, 6
+
 SEEDS = {
+    # Maps: keys of every kind (rule-breaking ones among them), values, objects whose
+    # deletion leaves null, listing after a key; a map entry damaged.
+    "maps": bytes([0]) + schema([MAPPER, LISTED]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, [val_str(b"rex")])
+    + b"".join(map_op(0, 0, 0, M_PUT, k, val_int(k)) for k in range(8))
+    + map_op(0, 0, 1, M_PUT, 0, val_str(b"v")) + map_op(0, 0, 1, M_PUT, 1, val_null())
+    + map_op(0, 0, 2, M_PUT, 0, val_link(1)) + map_op(0, 0, 2, M_PUT, 7, val_link(1))
+    + map_op(0, 0, 0, M_GET, 3) + map_op(0, 0, 0, M_LIST + 7 * 4) + map_op(0, 0, 0, M_LIST + 7 * 4 + 0x20, 1)
+    + map_op(0, 0, 0, M_REMOVE, 0) + map_op(0, 0, 0, M_COUNT) + end(0, COMMIT) + begin(1, True)
+    + bytes([DELETE, 1, 0, 1]) + map_op(1, 0, 2, M_LIST + 7 * 3) + map_op(1, 0, 1, M_CLEAR) + end(1, COMMIT)
+    + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 1, 4, 1]) + begin(0, False) + map_op(0, 0, 0, M_LIST + 7 * 5)
+    + end(0, COMMIT),
+
     # Sets filled, listed, combined with another object's set, of objects whose deletion
     # takes them out; a set entry damaged.
     "sets": bytes([0]) + schema([SETTER, LISTED]) + begin(0, True)
