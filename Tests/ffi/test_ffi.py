@@ -171,6 +171,21 @@ def load_library(path):
         "lar_list_move": (c_int, [Txn, LarObj, c_uint32, c_size_t, c_size_t]),
         "lar_list_swap": (c_int, [Txn, LarObj, c_uint32, c_size_t, c_size_t]),
         "lar_list_clear": (c_int, [Txn, LarObj, c_uint32]),
+        "lar_set_count": (c_int, [Txn, LarObj, c_uint32, POINTER(c_size_t)]),
+        "lar_set_contains": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), POINTER(c_int)]),
+        "lar_set_insert": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), POINTER(c_int)]),
+        "lar_set_remove": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), POINTER(c_int)]),
+        "lar_set_list": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), POINTER(LarValue), c_size_t,
+                                 POINTER(c_size_t)]),
+        "lar_set_union": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32]),
+        "lar_set_intersect": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32]),
+        "lar_set_is_subset": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32, POINTER(c_int)]),
+        "lar_map_count": (c_int, [Txn, LarObj, c_uint32, POINTER(c_size_t)]),
+        "lar_map_get": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue)]),
+        "lar_map_put": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue)]),
+        "lar_map_remove": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(c_int)]),
+        "lar_map_list": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarString), POINTER(LarValue),
+                                 c_size_t, POINTER(c_size_t)]),
     }
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(so, name)
@@ -680,14 +695,18 @@ class LinkAndListTests(unittest.TestCase):
         self.dir = tempfile.mkdtemp(prefix="larder-ffi-lists-")
         self.db = Database(os.path.join(self.dir, "lists.larder"))
         dog_props = (LarPropertyDef * 1)(LarPropertyDef(b"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, None, None))
-        owner_props = (LarPropertyDef * 3)(
+        owner_props = (LarPropertyDef * 6)(
             LarPropertyDef(b"best", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, b"Dog", None),
             LarPropertyDef(b"dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, b"Dog", None),
-            LarPropertyDef(b"words", LAR_TYPE_STRING, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, None, None))
-        classes = (LarClassDef * 2)(LarClassDef(b"Owner", owner_props, 3, 0), LarClassDef(b"Dog", dog_props, 1, 0))
+            LarPropertyDef(b"words", LAR_TYPE_STRING, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, None, None),
+            LarPropertyDef(b"lucky", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, None, None),
+            LarPropertyDef(b"primes", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, None, None),
+            LarPropertyDef(b"ages", LAR_TYPE_INT, LAR_COLLECTION_MAP, 0, None, None))
+        classes = (LarClassDef * 2)(LarClassDef(b"Owner", owner_props, 6, 0), LarClassDef(b"Dog", dog_props, 1, 0))
         check(lib.lar_schema_apply(self.db.env, classes, 2, 1), "lar_schema_apply")
         self.owner, self.dog = self.db.class_id("Owner"), self.db.class_id("Dog")
-        self.best, self.dogs, self.words = (self.db.prop(self.owner, n) for n in ("best", "dogs", "words"))
+        self.best, self.dogs, self.words, self.lucky, self.primes, self.ages = (
+            self.db.prop(self.owner, n) for n in ("best", "dogs", "words", "lucky", "primes", "ages"))
 
     def tearDown(self):
         try:
@@ -746,6 +765,79 @@ class LinkAndListTests(unittest.TestCase):
             self.assertEqual(to_python(v), "d")
             self.assertEqual(lib.lar_list_append(txn, owner, self.words, byref(Values().one(LAR_TYPE_STRING, "x"))),
                              LAR_EMISUSE)
+        finally:
+            end(txn)
+
+    def set_of(self, txn, owner, prop):
+        page, got, out = (LarValue * 3)(), c_size_t(), []
+        while True:
+            rc = lib.lar_set_list(txn, owner, prop, byref(page[got.value - 1]) if out else None, page, 3, byref(got))
+            if rc == LAR_ENOTFOUND:
+                return out
+            check(rc, "lar_set_list")
+            out.extend(to_python(page[i]) for i in range(got.value))
+
+    def test_sets(self):
+        vals = Values()
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            owner = self.create(txn, self.owner)
+            inserted = c_int()
+            for n in (7, 3, 13, 7, -1, 21):
+                check(lib.lar_set_insert(txn, owner, self.lucky, byref(vals.one(LAR_TYPE_INT, n)), byref(inserted)),
+                      "lar_set_insert")
+            self.assertEqual(inserted.value, 1)
+            for n in (2, 3, 5, 7, 11, 13):
+                check(lib.lar_set_insert(txn, owner, self.primes, byref(vals.one(LAR_TYPE_INT, n)), None), "insert")
+            self.assertEqual(self.set_of(txn, owner, self.lucky), [-1, 3, 7, 13, 21])
+            found = c_int()
+            check(lib.lar_set_contains(txn, owner, self.lucky, byref(vals.one(LAR_TYPE_INT, 13)), byref(found)), "has")
+            self.assertEqual(found.value, 1)
+            check(lib.lar_set_intersect(txn, owner, self.lucky, owner, self.primes), "lar_set_intersect")
+            self.assertEqual(self.set_of(txn, owner, self.lucky), [3, 7, 13])
+            check(lib.lar_set_is_subset(txn, owner, self.lucky, owner, self.primes, byref(found)), "subset")
+            self.assertEqual(found.value, 1)
+            check(lib.lar_set_union(txn, owner, self.lucky, owner, self.primes), "lar_set_union")
+            size = c_size_t()
+            check(lib.lar_set_count(txn, owner, self.lucky, byref(size)), "lar_set_count")
+            self.assertEqual(size.value, 6)
+            self.assertEqual(lib.lar_set_union(txn, owner, self.lucky, owner, self.ages), LAR_EINVAL)
+        finally:
+            end(txn)
+
+    def test_maps(self):
+        vals = Values()
+
+        def key(text):
+            data = text.encode()
+            buf = ctypes.create_string_buffer(data, len(data) + 1)
+            vals.keep.append(buf)
+            return LarString(ctypes.cast(buf, c_void_p), len(data))
+
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            owner = self.create(txn, self.owner)
+            for name, age in (("rex", 3), ("fido", 7), ("luna", 1), ("rex", 4)):
+                check(lib.lar_map_put(txn, owner, self.ages, byref(key(name)), byref(vals.one(LAR_TYPE_INT, age))),
+                      "lar_map_put")
+            self.assertEqual(lib.lar_map_put(txn, owner, self.ages, byref(key("a.b")), byref(vals.one(LAR_TYPE_INT, 1))),
+                             LAR_EINVAL)
+            self.assertIn("'.'", last_error()[1])
+            removed = c_int()
+            check(lib.lar_map_remove(txn, owner, self.ages, byref(key("luna")), byref(removed)), "lar_map_remove")
+            self.assertEqual(removed.value, 1)
+        finally:
+            end(txn)
+        txn = self.db.begin()
+        try:
+            v = LarValue()
+            check(lib.lar_map_get(txn, owner, self.ages, byref(key("rex")), byref(v)), "lar_map_get")
+            self.assertEqual(to_python(v), 4)
+            self.assertEqual(lib.lar_map_get(txn, owner, self.ages, byref(key("luna")), byref(v)), LAR_ENOTFOUND)
+            keys, values, got = (LarString * 4)(), (LarValue * 4)(), c_size_t()
+            check(lib.lar_map_list(txn, owner, self.ages, None, keys, values, 4, byref(got)), "lar_map_list")
+            self.assertEqual([(ctypes.string_at(keys[i].data, keys[i].size).decode(), to_python(values[i]))
+                              for i in range(got.value)], [("fido", 7), ("rex", 4)])
         finally:
             end(txn)
 
