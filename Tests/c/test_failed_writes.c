@@ -131,3 +131,84 @@ TEST(failed_writes_class_names_outlive_the_aborted_write_that_added_them)
     CHECK_RC(lar_class_find(env, "Ephemeral", &cls), LAR_ENOTFOUND);
     close_env(env);
 }
+
+/* Links and collections: each mutation of a list insert that splits nodes, a set
+ * insert, a map put, and deletes that free collections and null links, failing in
+ * turn, poisons the write; after the abort the file holds the last commit. */
+typedef struct holder_state {
+    size_t list, set, map;
+    uint64_t backlinks, dogs;
+} holder_state;
+
+static holder_state read_state(lar_env *env, lar_obj holder, lar_obj dog, lar_class dog_cls)
+{
+    holder_state s;
+    lar_txn *txn = begin_read(env);
+    CHECK_OK(lar_list_count(txn, holder, 1, &s.list));
+    CHECK_OK(lar_set_count(txn, holder, 2, &s.set));
+    CHECK_OK(lar_map_count(txn, holder, 3, &s.map));
+    CHECK_OK(lar_backlinks_count(txn, dog, holder.cls, 0, &s.backlinks));
+    s.dogs = count_objects(txn, dog_cls);
+    commit_txn(txn);
+    return s;
+}
+
+TEST(failed_writes_in_links_and_collections_leave_the_last_commit)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def holder_props[] = {
+        {"pet", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Dog", NULL},
+        {"ints", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL},
+        {"tags", LAR_TYPE_STRING, LAR_COLLECTION_SET, 0, NULL, NULL},
+        {"pets", LAR_TYPE_LINK, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, "Dog", NULL},
+    };
+    lar_property_def dog_props[] = {PROP("name", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Holder", holder_props), CLASS_DEF("Dog", dog_props)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 1));
+    lar_class holder_cls = class_id(env, "Holder"), dog_cls = class_id(env, "Dog");
+    lar_txn *txn = begin_write(env);
+    lar_obj dog, holder;
+    CHECK_OK(lar_obj_create(txn, dog_cls, NULL, 0, &dog));
+    lar_value values[4] = {{.type = LAR_TYPE_LINK, .as.link = dog}, val_null(), val_null(), val_null()};
+    CHECK_OK(lar_obj_create(txn, holder_cls, values, 4, &holder));
+    for (int i = 0; i < 64; i++) { /* one full leaf: the next insert splits it */
+        lar_value v = val_int(i);
+        CHECK_OK(lar_list_append(txn, holder, 1, &v));
+    }
+    lar_value tag = val_str("t"), link = values[0];
+    lar_string key = {"k", 1};
+    CHECK_OK(lar_set_insert(txn, holder, 2, &tag, NULL));
+    CHECK_OK(lar_map_put(txn, holder, 3, &key, &link));
+    commit_txn(txn);
+    holder_state before = read_state(env, holder, dog, dog_cls);
+
+    for (int op = 0; op < 5; op++) {
+        int failures = 0;
+        for (long nth = 1;; nth++) {
+            txn = begin_write(env);
+            txn_fail_after(nth);
+            lar_value v = val_int(-1), other = val_str("u");
+            lar_string other_key = {"j", 1};
+            int rc = op == 0 ? lar_list_insert(txn, holder, 1, 10, &v)
+                   : op == 1 ? lar_set_insert(txn, holder, 2, &other, NULL)
+                   : op == 2 ? lar_map_put(txn, holder, 3, &other_key, &link)
+                   : op == 3 ? lar_obj_delete(txn, holder)
+                             : lar_obj_delete(txn, dog);
+            txn_fail_after(0);
+            if (rc == LAR_OK) {
+                lar_txn_free(txn); /* aborted: the next op starts from the same commit */
+                break;
+            }
+            failures++;
+            CHECK_EQ(rc, LAR_ENOMEM);
+            CHECK_RC(lar_list_append(txn, holder, 1, &v), LAR_EMISUSE);
+            CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
+            lar_txn_free(txn);
+            holder_state after = read_state(env, holder, dog, dog_cls);
+            CHECK(!memcmp(&after, &before, sizeof after));
+            CHECK(nth < 200);
+        }
+        CHECK(failures >= 2); /* each operation makes several mutations */
+    }
+    close_env(env);
+}
