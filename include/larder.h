@@ -51,7 +51,9 @@
  *
  *  @section failed Failed writes
  *  A write transaction in which a change to the file failed (a full map, an
- *  I/O error, memory) is failed as a whole, as LMDB's are: every later call in
+ *  I/O error, memory), or in which an operation that had already changed
+ *  something then failed (damaged data found midway), is failed as a whole,
+ *  as LMDB's are: every later call in
  *  it returns #LAR_EMISUSE, lar_txn_commit() stores nothing, and only
  *  lar_txn_abort() or lar_txn_free() remain. Errors found before anything was
  *  changed (a wrong type, a taken primary key, an unknown class) leave the

@@ -522,7 +522,7 @@ static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     return err;
 }
 
-int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+static int insert_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
@@ -534,7 +534,13 @@ int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, cons
     return err ? err : insert_checked(txn, &list, index, &element);
 }
 
-int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, insert_element(txn, obj, prop, index, value));
+}
+
+static int append_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
@@ -543,6 +549,12 @@ int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *v
     if (!err) err = collection_check_element(txn, &list, value, &element);
     if (!err) err = tree_count(txn, list.root, &count);
     return err ? err : insert_checked(txn, &list, count, &element);
+}
+
+int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, append_element(txn, obj, prop, value));
 }
 
 /* Replaces (value) or removes (NULL) the element at a checked index, keeping backlinks. */
@@ -559,7 +571,7 @@ static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     return err;
 }
 
-int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+static int set_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
@@ -571,7 +583,13 @@ int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const l
     return err ? err : change_checked(txn, &list, index, &element);
 }
 
-int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, set_element(txn, obj, prop, index, value));
+}
+
+static int remove_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
 {
     collection_ref list;
     uint64_t count;
@@ -581,7 +599,13 @@ int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
     return err ? err : change_checked(txn, &list, index, NULL);
 }
 
-int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, remove_element(txn, obj, prop, index));
+}
+
+static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
 {
     collection_ref list;
     uint64_t count;
@@ -598,7 +622,13 @@ int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t 
     return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
 }
 
-int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
+int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, move_element(txn, obj, prop, from, to));
+}
+
+static int swap_elements(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
 {
     collection_ref list;
     uint64_t count;
@@ -614,6 +644,12 @@ int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t
     if (!err) err = tree_change(txn, &root, first, &b);
     if (!err) err = tree_change(txn, &root, second, &a);
     return err ? err : collection_write_root(txn, &list, root);
+}
+
+int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, swap_elements(txn, obj, prop, first, second));
 }
 
 /* ---- freeing, clearing, and deleted targets ---- */
@@ -642,12 +678,18 @@ int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t p
     return free_tree(txn, prop, obj, prop_index, root);
 }
 
-int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+static int clear_list(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     collection_ref list;
     int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
     if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
     return err ? err : collection_write_root(txn, &list, 0);
+}
+
+int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, clear_list(txn, obj, prop));
 }
 
 typedef struct position_list {

@@ -208,7 +208,7 @@ int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key,
     return err ? err : collection_keep(txn, out);
 }
 
-int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
+static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
 {
     if (!key) return lar_fail(LAR_EINVAL, "lar_map_put: key is NULL");
     collection_ref map;
@@ -234,7 +234,13 @@ int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key,
     return err;
 }
 
-int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, put_entry(txn, obj, prop, key, value));
+}
+
+static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
 {
     if (!key) return lar_fail(LAR_EINVAL, "lar_map_remove: key is NULL");
     collection_ref map;
@@ -258,12 +264,24 @@ int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *k
     return err;
 }
 
-int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, remove_entry(txn, obj, prop, key, removed));
+}
+
+static int clear_map(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     collection_ref map;
     int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_MAP, &map);
     if (!err && map.root) err = drop_all(txn, map.prop, obj, prop, map.root);
     return err ? err : collection_write_root(txn, &map, 0);
+}
+
+int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, clear_map(txn, obj, prop));
 }
 
 typedef struct entry_list {

@@ -208,7 +208,7 @@ int lar_set_contains(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *
     return LAR_OK;
 }
 
-int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted)
+static int insert_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted)
 {
     collection_ref set;
     lar_value element;
@@ -233,7 +233,13 @@ int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *va
     return err;
 }
 
-int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
+int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, insert_member(txn, obj, prop, value, inserted));
+}
+
+static int remove_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
 {
     collection_ref set;
     member_key key;
@@ -247,12 +253,24 @@ int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *va
     return err;
 }
 
-int lar_set_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, remove_member(txn, obj, prop, value, removed));
+}
+
+static int clear_set(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     collection_ref set;
     int err = open_set(txn, true, obj, prop, &set);
     if (!err && set.root) err = drop_all(txn, &set, set.root);
     return err ? err : collection_write_root(txn, &set, 0);
+}
+
+int lar_set_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, clear_set(txn, obj, prop));
 }
 
 typedef struct element_list {
@@ -426,19 +444,37 @@ static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, ui
     return err;
 }
 
-int lar_set_union(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+static int unite(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     return change_by(txn, obj, prop, other, other_prop, IN_SECOND);
 }
 
-int lar_set_intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+int lar_set_union(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, unite(txn, obj, prop, other, other_prop));
+}
+
+static int intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     return change_by(txn, obj, prop, other, other_prop, IN_FIRST);
 }
 
-int lar_set_subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+int lar_set_intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, intersect(txn, obj, prop, other, other_prop));
+}
+
+static int subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     return change_by(txn, obj, prop, other, other_prop, IN_BOTH);
+}
+
+int lar_set_subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, subtract(txn, obj, prop, other, other_prop));
 }
 
 /* Stops at the first element found in `where`, noting it. */

@@ -123,6 +123,7 @@ struct lar_txn {
     int state;
     bool write;
     bool failed;              /* poisoned: a mutation failed, so it can only be aborted */
+    uint64_t mutations;       /* successful LMDB mutations so far: see txn_settle() */
     pthread_t thread;         /* the thread that began a write transaction */
     uint64_t epoch;           /* bumped each time the transaction (re)starts: older cursors are gone */
 
@@ -148,6 +149,14 @@ void txn_detach_all(lar_env *env);
 
 /* Checks that txn is active (and writable when write is true); records the error otherwise. */
 int txn_check(lar_txn *txn, bool write);
+/* An operation that fails after it changed something (damaged data found midway, memory)
+ * must not leave half its work to commit: it notes txn_mark() first and returns through
+ * txn_settle(), which then fails the write as a failed mutation would. */
+static inline uint64_t txn_mark(const lar_txn *txn)
+{
+    return txn ? txn->mutations : 0;
+}
+int txn_settle(lar_txn *txn, uint64_t mark, int err);
 /* Marks a write transaction failed: every later call but abort is refused. */
 void txn_poison(lar_txn *txn);
 /* Wrappers for every LMDB mutation in a write transaction. A failure poisons the

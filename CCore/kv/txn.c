@@ -348,7 +348,10 @@ int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int
 {
     txn->cache_obj.key = 0;
     int rc = inject(mdb_put(txn->mdb, dbi, key, data, flags));
-    if (!rc) return LAR_OK;
+    if (!rc) {
+        txn->mutations++;
+        return LAR_OK;
+    }
     /* The one failure that changes nothing: a key that MDB_NOOVERWRITE found. */
     if (rc == MDB_KEYEXIST && (flags & MDB_NOOVERWRITE)) return LAR_EEXISTS;
     return mutation_failed(txn, rc, "cannot write");
@@ -358,7 +361,10 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 {
     txn->cache_obj.key = 0;
     int rc = inject(mdb_del(txn->mdb, dbi, key, data));
-    if (!rc) return LAR_OK;
+    if (!rc) {
+        txn->mutations++;
+        return LAR_OK;
+    }
     if (rc == MDB_NOTFOUND) return LAR_ENOTFOUND;
     return mutation_failed(txn, rc, "cannot delete");
 }
@@ -367,7 +373,14 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
 {
     txn->cache_obj.key = 0;
     int rc = inject(mdb_drop(txn->mdb, dbi, 0));
+    if (!rc) txn->mutations++;
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
+}
+
+int txn_settle(lar_txn *txn, uint64_t mark, int err)
+{
+    if (err && err != LAR_ENOTFOUND && txn && txn->mutations != mark && !txn->failed) txn_poison(txn);
+    return err;
 }
 
 int txn_create_object_table(lar_txn *txn, lar_class cls)

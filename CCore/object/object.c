@@ -186,7 +186,7 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     return LAR_OK;
 }
 
-int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
+static int create_object(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
 {
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
@@ -202,6 +202,12 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
     if (!err) err = insert(txn, c, cls, use, out);
     values_free(&staged);
     return err;
+}
+
+int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, create_object(txn, cls, values, value_count, out));
 }
 
 /* ---- reading ---- */
@@ -331,7 +337,7 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     return err;
 }
 
-int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+static int set_property(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
     if (!value) return lar_fail(LAR_EINVAL, "lar_obj_set: value is NULL");
     const schema_class *cls;
@@ -351,6 +357,12 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
         return lar_fail(LAR_EINVAL, "the primary key of an object of class '%s' cannot be changed", cls->name);
     }
     return set_value(txn, cls, obj, &row, prop, &normalized);
+}
+
+int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, set_property(txn, obj, prop, value));
 }
 
 /* Collects the primary-key and index keys of a row, as (u32 dbi, u32 size, bytes) records. */
@@ -433,7 +445,7 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
     return err;
 }
 
-int lar_obj_delete(lar_txn *txn, lar_obj obj)
+static int delete_object(lar_txn *txn, lar_obj obj)
 {
     const schema_class *cls;
     kv_val row;
@@ -456,6 +468,12 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj)
     buffer_free(&keys);
     buffer_free(&copy);
     return err;
+}
+
+int lar_obj_delete(lar_txn *txn, lar_obj obj)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, delete_object(txn, obj));
 }
 
 /* Deletes every key of dbi that starts with prefix. */
@@ -501,7 +519,7 @@ static int delete_each(lar_txn *txn, const schema_class *c, lar_class cls)
     }
 }
 
-int lar_objects_delete_all(lar_txn *txn, lar_class cls)
+static int delete_class_objects(lar_txn *txn, lar_class cls)
 {
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
@@ -513,4 +531,10 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls)
     if (!err && c->primary_key >= 0) err = delete_prefix(txn, txn->env->pk_dbi, prefix, size);
     if (!err && c->has_indexes) err = delete_prefix(txn, txn->env->index_dbi, prefix, size);
     return err;
+}
+
+int lar_objects_delete_all(lar_txn *txn, lar_class cls)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, delete_class_objects(txn, cls));
 }

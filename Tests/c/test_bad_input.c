@@ -358,3 +358,44 @@ TEST(bad_input_short_object_key_is_corrupt)
     }
     close_env(env);
 }
+
+/* A delete that meets damage after it changed something fails the whole write, so half
+ * a delete never commits: the owner of a list with a damaged node stays whole. */
+TEST(bad_input_damage_found_midway_fails_the_write)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    lar_property_def props[] = {{"ints", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL}};
+    lar_class_def def = CLASS_DEF("Owner", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_txn *txn = begin_write(env);
+    lar_obj owner;
+    CHECK_OK(lar_obj_create(txn, 0, NULL, 0, &owner));
+    for (int i = 0; i < 200; i++) {
+        lar_value v = val_int(i);
+        CHECK_OK(lar_list_append(txn, owner, 0, &v));
+    }
+    commit_txn(txn);
+    close_env(env);
+    /* Node 1 is the first leaf (0-31), node 2 the second (32-63), split from it: it becomes garbage. */
+    uint64_t node = 2;
+    put_raw(path, "collections", MDB_INTEGERKEY, &node, sizeof node, "\x01\xff", 2);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    CHECK_RC(lar_obj_delete(txn, owner), LAR_ECORRUPT);
+    lar_value v = val_int(1);
+    CHECK_RC(lar_list_append(txn, owner, 0, &v), LAR_EMISUSE);
+    CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
+    lar_txn_free(txn);
+    txn = begin_read(env);
+    size_t count;
+    CHECK_OK(lar_list_count(txn, owner, 0, &count));
+    CHECK_EQ(count, 200);
+    lar_value first;
+    CHECK_OK(lar_list_get(txn, owner, 0, 0, &first));
+    CHECK_VALUE(first, val_int(0));
+    CHECK_RC(lar_list_get(txn, owner, 0, 40, &first), LAR_ECORRUPT); /* in node 2 */
+    commit_txn(txn);
+    close_env(env);
+}
