@@ -173,6 +173,8 @@ int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
     collection_ref ref;
     int err = kind ? collection_open(txn, true, link->origin, link->prop, kind, &ref)
                    : lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no collection");
+    if (err == LAR_EDELETED) /* a stale entry: only damage leaves one */
+        return backlink_remove_all(txn, target, link->origin, link->prop);
     if (!err && ref.prop->def.type != LAR_TYPE_LINK)
         err = lar_fail(LAR_ECORRUPT, "a backlink entry names a collection that holds no links");
     if (!err && kind == LAR_COLLECTION_LIST) err = list_remove_target(txn, &ref, target);

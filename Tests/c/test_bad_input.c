@@ -399,3 +399,35 @@ TEST(bad_input_damage_found_midway_fails_the_write)
     commit_txn(txn);
     close_env(env);
 }
+
+/* A backlink entry whose origin does not exist (only damage leaves one) does not stop
+ * the target's delete, through a to-one link or a list; the delete drops it. */
+TEST(bad_input_stale_backlinks_do_not_block_a_delete)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    lar_property_def owner_props[] = {{"pet", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Dog", NULL},
+                                      {"pets", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog", NULL}};
+    lar_property_def dog_props[] = {PROP("name", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Owner", owner_props), CLASS_DEF("Dog", dog_props)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 1));
+    lar_class owner_cls = class_id(env, "Owner"), dog_cls = class_id(env, "Dog");
+    lar_txn *txn = begin_write(env);
+    lar_obj dog;
+    CHECK_OK(lar_obj_create(txn, dog_cls, NULL, 0, &dog));
+    commit_txn(txn);
+    close_env(env);
+    for (uint8_t prop = 0; prop < 2; prop++) { /* [Dog][dog][Owner][prop][owner 999], count 1 */
+        uint8_t key[26] = {0, 0, 0, (uint8_t)dog_cls, 0, 0, 0, 0, 0, 0, 0, (uint8_t)dog.key,
+                           0, 0, 0, (uint8_t)owner_cls, 0, prop, 0, 0, 0, 0, 0, 0, 0x03, 0xe7};
+        uint32_t count = 1;
+        put_raw(path, "backlinks", 0, key, sizeof key, &count, sizeof count);
+    }
+    CHECK_EQ(count_file_entries(path, "backlinks"), 2);
+    env = open_env(path);
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, dog));
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+}
