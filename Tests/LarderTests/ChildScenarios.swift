@@ -16,6 +16,10 @@ final class ChildScenarios: XCTestCase {
         Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self])
     }
 
+    static func dogsOnly(_ path: String) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self])
+    }
+
     static func run(_ scenario: String, argument path: String) throws {
         switch scenario {
         case "set-outside-write":
@@ -66,6 +70,23 @@ final class ChildScenarios: XCTestCase {
         case "count-dogs":
             let realm = try Realm(configuration: configuration(path))
             print("DOGS=\(realm.objects(Dog.self).count)")
+        case "read-retyped-dog":
+            // Opened as the README does, without objectTypes: the class is checked when first used.
+            let realm = try Realm(fileURL: URL(fileURLWithPath: path))
+            print("AGE=\(realm.objects(RetypedAge.Dog.self).first?.age ?? "none")")
+        case "unlisted-objects":
+            _ = try Realm(configuration: dogsOnly(path)).objects(Person.self)
+        case "unlisted-add":
+            let realm = try Realm(configuration: dogsOnly(path))
+            try realm.write { realm.add(Person()) }
+        case "unlisted-create":
+            let realm = try Realm(configuration: dogsOnly(path))
+            try realm.write { realm.create(Person.self, value: ["id": 1]) }
+        case "unlisted-object-for-key":
+            _ = try Realm(configuration: dogsOnly(path)).object(ofType: Person.self, forPrimaryKey: 1)
+        case "add-empty":
+            let realm = try Realm(fileURL: URL(fileURLWithPath: path))
+            try realm.write { realm.add(Empty()) }
         default:
             XCTFail("unknown scenario \(scenario)")
         }

@@ -27,19 +27,77 @@ final class Environment: @unchecked Sendable {
     private static let registryLock = NSLock()
     nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]
 
-    /// The environment of configuration's file, opening it and declaring its classes if needed.
+    /// The environment of configuration's file, opened if needed, with configuration's
+    /// classes checked against the file and declared to it.
     static func open(_ configuration: Realm.Configuration) throws -> Environment {
+        if configuration.deleteRealmIfMigrationNeeded && configuration.readOnly {
+            throw Realm.Error(.invalidInput, "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+        }
         let path = configuration.path
         registryLock.lock()
         defer { registryLock.unlock() }
-        if let open = registry[path]?.environment { return open }
-        let environment = try create(path: path, configuration: configuration)
-        registry[path] = WeakEnvironment(environment: environment)
-        if !configuration.readOnly {
-            let schemas = configuration.objectTypes.map { $0.map(ClassSchema.of) } ?? ClassSchema.all
-            try environment.declare(schemas, version: configuration.schemaVersion)
+        if let open = registry[path]?.environment {
+            try open.prepare(for: configuration)
+            return open
         }
+        let environment: Environment
+        do {
+            environment = try openPrepared(path: path, configuration: configuration)
+        } catch let error as Realm.Error where error.code == .schemaMismatch && configuration.deleteRealmIfMigrationNeeded {
+            // The environment that found the mismatch is closed by now: nothing in this process has the file open.
+            try FileManager.default.removeItem(atPath: path)
+            environment = try openPrepared(path: path, configuration: configuration)
+        }
+        registry[path] = WeakEnvironment(environment: environment)
         return environment
+    }
+
+    private static func openPrepared(path: String, configuration: Realm.Configuration) throws -> Environment {
+        let environment = try create(path: path, configuration: configuration)
+        try environment.prepare(for: configuration)
+        return environment
+    }
+
+    /// Whether this process has the file at path open.
+    static func isOpen(at path: String) -> Bool {
+        registryLock.withLock { registry[path]?.environment != nil }
+    }
+
+    /// Checks the schema version and configuration's classes against the file, then
+    /// declares the classes the file lacks, unless the Realm is read-only.
+    private func prepare(for configuration: Realm.Configuration) throws {
+        var info = lar_env_info()
+        lar_env_info_get(handle, &info)
+        if configuration.schemaVersion < info.schema_version {
+            throw Realm.Error(.schemaMismatch, "Provided schema version \(configuration.schemaVersion) is less " +
+                              "than last set version \(info.schema_version).")
+        }
+        let schemas = try Self.schemas(of: configuration)
+        let differences = schemas.flatMap { storedDifferences(of: $0)?.messages ?? [] }
+        if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences) }
+        if !configuration.readOnly { try declare(schemas, version: configuration.schemaVersion) }
+    }
+
+    /// The classes a configuration names; without objectTypes, the model classes
+    /// met so far whose names are unambiguous (the rest are checked on first use).
+    private static func schemas(of configuration: Realm.Configuration) throws -> [ClassSchema] {
+        guard let types = configuration.objectTypes else {
+            let known = ClassSchema.all.filter { !$0.properties.isEmpty }
+            let counts = Dictionary(known.map { ($0.name, 1) }, uniquingKeysWith: +)
+            return known.filter { counts[$0.name] == 1 }
+        }
+        let schemas = types.map(ClassSchema.of)
+        if let empty = schemas.first(where: { $0.properties.isEmpty }) {
+            throw Realm.Error(.invalidInput, empty.noPropertiesMessage)
+        }
+        return schemas
+    }
+
+    /// How schema differs from its stored class; nil when the file lacks the class.
+    private func storedDifferences(of schema: ClassSchema) -> SchemaDifferences? {
+        var id = lar_class()
+        guard lar_class_find(handle, schema.name, &id) == LAR_OK else { return nil }
+        return SchemaDifferences(schema, stored: id, in: handle)
     }
 
     private static func create(path: String, configuration: Realm.Configuration) throws -> Environment {
@@ -86,7 +144,8 @@ final class Environment: @unchecked Sendable {
         return collect(0)
     }
 
-    /// The file's id for a class, declaring the class first when the file lacks it.
+    /// The file's id for a class, declaring the class first when the file lacks it;
+    /// throws when the stored class differs from schema.
     func classID(for schema: ClassSchema, canDeclare: Bool) throws -> lar_class {
         let key = ObjectIdentifier(schema.type)
         if let id = lock.withLock({ classIDs[key] }) { return id }
@@ -100,6 +159,8 @@ final class Environment: @unchecked Sendable {
             throw Realm.Error(.schemaMismatch, "Object type '\(schema.name)' is not managed by the Realm.")
         }
         if rc != LAR_OK { throw Realm.Error.last(rc) }
+        let differences = SchemaDifferences(schema, stored: id, in: handle)
+        if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences.messages) }
         lock.withLock { classIDs[key] = id }
         return id
     }

@@ -23,7 +23,7 @@ final class RealmInstance {
     }
 
     deinit {
-        cache?.remove(self, at: configuration.path)
+        cache?.remove(self, at: RealmInstance.cacheKey(configuration))
         state.free()
     }
 
@@ -110,15 +110,26 @@ final class RealmInstance {
     // MARK: Classes
 
     /// This instance's view of a class, declaring it to the file if it is new.
+    /// Realm's APIs that get here cannot throw: a class this Realm may not use traps.
     func table(for type: Object.Type) -> ManagedClass {
-        classes.table(for: type, isWriting: isInWriteTransaction) {
-            let schema = ClassSchema.of(type)
-            do {
-                let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
-                return try ManagedClass(schema: schema, id: id, environment: environment)
-            } catch {
-                fatalError("\(error)")
-            }
+        classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
+    }
+
+    private func makeTable(for type: Object.Type) -> ManagedClass {
+        let schema = ClassSchema.of(type)
+        if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
+            fatalError("Object type '\(schema.name)' is not managed by the Realm. If using a custom " +
+                       "`objectClasses` / `objectTypes` array in your configuration, add `\(schema.name)` to the " +
+                       "list of `objectClasses` / `objectTypes`.")
+        }
+        if schema.properties.isEmpty { fatalError(schema.noPropertiesMessage) }
+        do {
+            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
+            return try ManagedClass(schema: schema, id: id, environment: environment)
+        } catch let error as Realm.Error {
+            fatalError(error.message)
+        } catch {
+            fatalError("\(error)")
         }
     }
 }
