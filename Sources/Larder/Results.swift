@@ -177,6 +177,7 @@ final class ResultsWalker {
     /// The next object: the previous accessor rebound when nobody else holds it.
     @usableFromInline
     func step() -> Object? {
+        instance.verifyThread()
         guard let key = keys == nil ? nextStreamed() : nextKey() else {
             current = nil
             return nil

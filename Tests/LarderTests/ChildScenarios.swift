@@ -87,8 +87,42 @@ final class ChildScenarios: XCTestCase {
         case "add-empty":
             let realm = try Realm(fileURL: URL(fileURLWithPath: path))
             try realm.write { realm.add(Empty()) }
+        case let name where name.hasPrefix("other-thread-"):
+            try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:
             XCTFail("unknown scenario \(scenario)")
         }
+    }
+
+    /// Opens a Realm, keeps a read open on this thread with a dog's row cached, and
+    /// uses the Realm from another thread in the way named by entryPoint.
+    static func useFromAnotherThread(_ entryPoint: String, path: String) throws {
+        let realm = try Realm(configuration: configuration(path))
+        let dog = Dog(value: ["name": "Rex"])
+        try realm.write {
+            realm.add(dog)
+            realm.add(Person(value: ["id": 1]), update: .modified)
+        }
+        let results = realm.objects(Dog.self)
+        print("OWNER READ \(dog.name) \(results.count)")
+        nonisolated(unsafe) let shared = (realm, dog, results)
+        let thread = Thread {
+            let (realm, dog, results) = shared
+            switch entryPoint {
+            case "objects": print(realm.objects(Dog.self).count)
+            case "count": print(results.count)
+            case "first": print(results.first as Any)
+            case "iterate": for dog in results { print(dog.core.key) }
+            case "subscript": print(results[0].core.key)
+            case "object-for-key": print(realm.object(ofType: Person.self, forPrimaryKey: 1) as Any)
+            case "is-invalidated": print(dog.isInvalidated)
+            case "cached-read": print(dog.name)
+            case "is-empty": print(realm.isEmpty)
+            default: print("unknown entry point")
+            }
+            print("NO TRAP")
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 5)
     }
 }

@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 
 /// The object store, reading: property reads through the class's one-row
 /// cache, accessors, counts, primary-key lookups and iterators.
@@ -10,7 +11,9 @@ extension RealmInstance {
         core.tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
             // A core's invalidation (its deletion) changed the version, so a row
             // cached at this version is never that of an invalidated core.
-            if table.cachedKey != core.key || table.cachedVersion != version { load(core, table) }
+            // A row cached by this instance's thread is no licence for another thread to read it.
+            if table.cachedKey != core.key || table.cachedVersion != version ||
+                threadToken != larder_swift_thread_token() { load(core, table) }
             return Value._larderRead(table.slotValues[slot])
         }
     }
@@ -39,6 +42,7 @@ extension RealmInstance {
     }
 
     func exists(_ core: ObjectCore) -> Bool {
+        verifyThread()
         if isInvalidated(core) { return false }
         var exists: Int32 = 0
         lar_obj_exists(currentTxn(), lar_obj(cls: core.table.id, key: core.key), &exists)

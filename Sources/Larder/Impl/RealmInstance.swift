@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 /// One thread's live view of a database file. It owns its transactions
@@ -9,7 +10,8 @@ import Foundation
 final class RealmInstance {
     let configuration: Realm.Configuration
     let environment: Environment
-    let thread = pthread_self()
+    /// The thread that created the instance, the only one that may use it.
+    @usableFromInline let threadToken = larder_swift_thread_token()
     var autorefresh = true
 
     @exclusivity(unchecked) @usableFromInline var state = TransactionState()
@@ -45,14 +47,21 @@ final class RealmInstance {
 
     // MARK: Transactions
 
+    /// Checked on every entry point: instances, objects and results are confined to their thread.
+    @inlinable
     func verifyThread() {
-        if pthread_equal(thread, pthread_self()) == 0 { fatalError("Realm accessed from incorrect thread.") }
+        if threadToken != larder_swift_thread_token() { accessedFromIncorrectThread() }
+    }
+
+    @usableFromInline
+    func accessedFromIncorrectThread() -> Never {
+        fatalError("Realm accessed from incorrect thread.")
     }
 
     /// The active transaction, beginning a read transaction when there is none.
     func currentTxn() -> OpaquePointer {
-        if let txn = state.txn { return txn }
         verifyThread()
+        if let txn = state.txn { return txn }
         return state.current(in: environment)
     }
 
@@ -112,7 +121,8 @@ final class RealmInstance {
     /// This instance's view of a class, declaring it to the file if it is new.
     /// Realm's APIs that get here cannot throw: a class this Realm may not use traps.
     func table(for type: Object.Type) -> ManagedClass {
-        classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
+        verifyThread()
+        return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
     }
 
     private func makeTable(for type: Object.Type) -> ManagedClass {
