@@ -7,9 +7,12 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
     let instance: RealmInstance
     let table: ManagedClass
     let sortDescriptors: [SortDescriptor]
-    /// Object keys in result order, for positional access; rebuilt when the version moves.
+    /// Object keys in result order, for positional access; rebuilt when objects
+    /// of the class may have come or gone, or a sort key was written.
     private var snapshot: [lar_objkey] = []
-    private var snapshotVersion: UInt64 = .max
+    private var snapshotStamp: SnapshotStamp?
+    /// How many times the snapshot was built: tests check writes do not rebuild it.
+    private(set) var snapshotBuilds = 0
 
     init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor]) {
         self.instance = instance
@@ -99,19 +102,37 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
-        _ = instance.currentTxn() // so that the version below is the current transaction's
-        if snapshotVersion == instance.version { return snapshot }
+        _ = instance.currentTxn() // so that the stamp below is the current transaction's
+        let stamp = currentStamp()
+        if snapshotStamp == stamp { return snapshot }
         var keys: [lar_objkey] = []
         let walker = ResultsWalker(instance: instance, table: table, keys: nil)
         while let key = walker.nextKey() { keys.append(key) }
         if !sortDescriptors.isEmpty { keys = sort(keys) }
         snapshot = keys
-        snapshotVersion = instance.version
+        snapshotStamp = stamp
+        snapshotBuilds += 1
         return keys
     }
 
+    /// What the snapshot depends on: the transaction, the class's membership and the sort keys' values.
+    private struct SnapshotStamp: Equatable {
+        let membershipEpoch: UInt64
+        let classMembership: UInt64
+        let sortKeyWrites: UInt64
+    }
+
+    private func currentStamp() -> SnapshotStamp {
+        SnapshotStamp(membershipEpoch: instance.state.membershipEpoch, classMembership: table.changes.membership,
+                      sortKeyWrites: sortSlots.isEmpty ? 0 : table.changes.writes(to: sortSlots))
+    }
+
+    private var sortSlots: [Int] {
+        sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+    }
+
     private func sort(_ keys: [lar_objkey]) -> [lar_objkey] {
-        let slots = sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+        let slots = sortSlots
         let core = ObjectCore()
         let rows: [(key: lar_objkey, values: [_StoredValue])] = keys.map { key in
             core.bind(to: instance, table: table, key: key)
@@ -127,8 +148,10 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
     }
 }
 
-/// Walks results. Unsorted results stream from the table; when the loop body
-/// writes or refreshes, the walk resumes after the last object in the new version.
+/// Walks results over the objects there were when the walk began, as Realm's
+/// for-in walks a snapshot. Unsorted results stream from the table: when the loop
+/// body writes or refreshes, the walk resumes after the last object in the new
+/// version, and stops before the first object this Realm created since it began.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     @usableFromInline let walker: ResultsWalker
 
@@ -170,8 +193,12 @@ final class ResultsWalker {
         self.keys = keys
     }
 
+    /// Where a streamed walk ends; nil until it starts.
+    private var end: WalkEnd?
+
     deinit {
         if let handle { lar_iter_close(handle) }
+        if let end { table.changes.endWalk(end) }
     }
 
     /// The next object: the previous accessor rebound when nobody else holds it.
@@ -205,16 +232,28 @@ final class ResultsWalker {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
             version = instance.version
+            if end == nil { end = table.changes.beginWalk() }
         }
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_ENOTFOUND {
-            done = true
+            finish()
+            return nil
+        }
+        if rc == LAR_OK, let endKey = end?.key, obj.key >= endKey {
+            table.cachedVersion = .max // the step decoded a row the cache does not name
+            finish()
             return nil
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
         table.didDecode(key: obj.key, version: version)
         return obj.key
+    }
+
+    private func finish() {
+        done = true
+        if let end { table.changes.endWalk(end) }
+        end = nil
     }
 }

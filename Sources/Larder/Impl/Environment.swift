@@ -198,10 +198,14 @@ final class ManagedClass {
     let storedCount: Int
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
+    /// What this instance did to the class, so results know when their key
+    /// snapshots are stale: creations and deletions, and writes to each property.
+    let changes: ClassChanges
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
         self.id = id
+        changes = ClassChanges(propertyCount: schema.properties.count)
         var info = lar_class_info()
         let rc = lar_class_info_get(environment.handle, id, &info)
         if rc != LAR_OK { throw Realm.Error.last(rc) }

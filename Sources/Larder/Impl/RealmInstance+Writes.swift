@@ -6,6 +6,7 @@ extension RealmInstance {
 
     @usableFromInline
     func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
+        core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
         if !isInWriteTransaction {
             fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
@@ -93,6 +94,7 @@ extension RealmInstance {
             pendingError = Realm.Error.last(rc, context: "Cannot create an object of type '\(table.schema.name)'")
             return nil
         }
+        table.changes.didCreate(created.key)
         return created.key
     }
 
@@ -123,6 +125,7 @@ extension RealmInstance {
         }
         let rc = lar_obj_delete(txn, lar_obj(cls: core.table.id, key: core.key))
         version &+= 1
+        core.table.changes.didDelete()
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot delete an object") }
         core.invalidated = true
@@ -136,6 +139,7 @@ extension RealmInstance {
             if rc != LAR_OK && rc != LAR_EDELETED { fatalCoreError(rc, "Cannot delete an object") }
         }
         version &+= 1
+        table.changes.didDelete()
     }
 
     func deleteAll() {
@@ -145,6 +149,7 @@ extension RealmInstance {
             if rc != LAR_OK { fatalCoreError(rc, "Cannot delete all objects") }
         }
         version &+= 1
+        state.membershipChanged()
     }
 
 }

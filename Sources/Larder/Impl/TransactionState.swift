@@ -11,6 +11,10 @@ struct TransactionState {
     /// The read transaction, kept between uses so it can be renewed cheaply.
     private var readTxn: OpaquePointer?
     private(set) var isWriting = false
+    /// Bumped whenever any class may have gained or lost objects other than by this
+    /// instance's own creates and deletes (which its classes count): a new
+    /// transaction, the end of one, `deleteAll`. Results keep their key snapshots until then.
+    private(set) var membershipEpoch: UInt64 = 0
     /// Bumped by `invalidate()`: objects bound before it are invalidated.
     private(set) var generation: UInt64 = 0
     /// The first error of the current write; committing cancels the write and throws it.
@@ -39,6 +43,7 @@ struct TransactionState {
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read the Realm at '\(environment.path)'") }
         txn = readTxn
         version &+= 1
+        membershipEpoch &+= 1
         return readTxn!
     }
 
@@ -46,6 +51,7 @@ struct TransactionState {
         if let readTxn, txn == readTxn { lar_txn_commit(readTxn) }
         if !isWriting { txn = nil }
         version &+= 1
+        membershipEpoch &+= 1
     }
 
     mutating func beginWrite(in environment: Environment) {
@@ -58,6 +64,7 @@ struct TransactionState {
         writeSerial &+= 1
         pendingError = nil
         version &+= 1
+        membershipEpoch &+= 1
     }
 
     /// Commits the write; returns the error when the commit failed.
@@ -81,6 +88,12 @@ struct TransactionState {
         isWriting = false
         pendingError = nil
         version &+= 1
+        membershipEpoch &+= 1
+    }
+
+    /// Every class may have lost objects.
+    mutating func membershipChanged() {
+        membershipEpoch &+= 1
     }
 
     /// Ends the read and invalidates every object bound so far.
