@@ -8,8 +8,9 @@ extension Realm {
             didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
         }
 
-        /// A Realm whose data lives in memory (a file in /dev/shm, removed when the
-        /// last instance closes). Setting it clears `fileURL`.
+        /// A Realm whose data lives in memory, shared by the instances of this
+        /// process: a file in /dev/shm that is unlinked as soon as it is open, so
+        /// nothing stays behind, even when the process is killed. Setting it clears `fileURL`.
         public var inMemoryIdentifier: String? {
             get { _inMemoryIdentifier }
             set {

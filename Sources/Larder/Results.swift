@@ -3,7 +3,7 @@ import CLarder
 /// The objects of a class, as in Realm: lazy and live. Nothing is read until it
 /// is used, and every use sees the Realm's current version. Iteration streams
 /// from the database, so memory stays flat however many objects there are.
-public final class Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+public final class Results<Element: Object>: RealmCollection {
     let instance: RealmInstance
     let table: ManagedClass
     let sortDescriptors: [SortDescriptor]
@@ -71,6 +71,11 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
+    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
+    }
+
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let added = Array(descriptors)
         for descriptor in added where table.schema.slotByName[descriptor.keyPath] == nil {
@@ -82,9 +87,18 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 
     // MARK: Key-value coding
 
-    /// The value of property key for every object, in order.
-    public func value(forKey key: String) -> [Any?] {
-        map { $0.value(forKey: key) }
+    /// The value of property key for every object, in order, as an array; "self" gives the objects.
+    public func value(forKey key: String) -> Any? {
+        if key == "self" { return Array(self) }
+        return map { $0.value(forKey: key) }
+    }
+
+    /// The same for a key path; objects have no links yet, so a path is one property name.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath.contains(".") {
+            fatalError("Invalid key path '\(keyPath)' for '\(table.schema.name)': links are not supported yet")
+        }
+        return value(forKey: keyPath)
     }
 
     /// Sets property key on every object; only inside a write transaction.

@@ -87,6 +87,13 @@ final class ChildScenarios: XCTestCase {
         case "add-empty":
             let realm = try Realm(fileURL: URL(fileURLWithPath: path))
             try realm.write { realm.add(Empty()) }
+        case "in-memory-wait":
+            // An in-memory Realm with data, in a process the parent kills.
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: path, objectTypes: [Dog.self]))
+            try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+            print("READY")
+            fflush(stdout)
+            Thread.sleep(forTimeInterval: 60)
         case let name where name.hasPrefix("other-thread-"):
             try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:

@@ -51,7 +51,7 @@ final class ResultsTests: RealmTestCase {
         let realm = try openRealm()
         try addDogs(realm, ages: [1, 2])
         let dogs = realm.objects(Dog.self)
-        XCTAssertEqual(dogs.value(forKey: "age").compactMap { $0 as? Int }, [1, 2])
+        XCTAssertEqual(dogs.value(forKey: "age") as? [Int], [1, 2])
         try realm.write { dogs.setValue(9, forKey: "age") }
         XCTAssertEqual(dogs.map(\.age), [9, 9])
     }

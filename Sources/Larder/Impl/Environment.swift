@@ -6,22 +6,16 @@ import Foundation
 final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
-    let isInMemory: Bool
     private let lock = NSLock()
     private var classIDs: [ObjectIdentifier: lar_class] = [:]
 
-    private init(handle: OpaquePointer, path: String, isInMemory: Bool) {
+    private init(handle: OpaquePointer, path: String) {
         self.handle = handle
         self.path = path
-        self.isInMemory = isInMemory
     }
 
     deinit {
         lar_env_close(handle)
-        if isInMemory {
-            unlink(path)
-            unlink(path + "-lock")
-        }
     }
 
     private static let registryLock = NSLock()
@@ -102,6 +96,7 @@ final class Environment: @unchecked Sendable {
 
     private static func create(path: String, configuration: Realm.Configuration) throws -> Environment {
         let directory = (path as NSString).deletingLastPathComponent
+        // A read-only Realm may live in a directory it cannot write (a bundled database): create nothing.
         if !configuration.readOnly && !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -117,7 +112,14 @@ final class Environment: @unchecked Sendable {
         guard rc == LAR_OK, let handle else {
             throw Realm.Error.last(rc, context: "Unable to open a realm at path '\(path)'")
         }
-        return Environment(handle: handle, path: path, isInMemory: configuration.inMemoryIdentifier != nil)
+        if configuration.inMemoryIdentifier != nil {
+            // The environment keeps both files open and never opens them by path
+            // again, and other instances share it through the registry: unlinked
+            // now, they vanish when it closes, even if the process is killed.
+            unlink(path)
+            unlink(path + "-lock")
+        }
+        return Environment(handle: handle, path: path)
     }
 
     /// Declares classes to the file (adding new ones); inside the calling thread's
