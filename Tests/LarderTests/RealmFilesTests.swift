@@ -49,8 +49,10 @@ final class RealmFilesTests: RealmTestCase {
         kill(child.process.processIdentifier, SIGKILL)
         child.process.waitUntilExit()
         let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
-        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(identifier) }
+        let prefix = "larder-\(child.process.processIdentifier)-" // in-memory files are named by pid
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }
         XCTAssertEqual(left, [])
+        for name in left { unlink("\(directory)/\(name)") }
     }
 
     func testAnInMemoryRealmIsSharedByTheInstancesOfItsProcess() throws {

@@ -67,9 +67,14 @@ final class Environment: @unchecked Sendable {
                               "than last set version \(info.schema_version).")
         }
         let schemas = try Self.schemas(of: configuration)
-        let differences = schemas.flatMap { storedDifferences(of: $0)?.messages ?? [] }
+        let stored = schemas.map(storedDifferences(of:))
+        let differences = stored.flatMap { $0?.messages ?? [] }
         if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences) }
-        if !configuration.readOnly { try declare(schemas, version: configuration.schemaVersion) }
+        // Declaring takes the write lock: only when there is something to write.
+        let missing = zip(schemas, stored).filter { $0.1 == nil }.map(\.0)
+        if !configuration.readOnly && (!missing.isEmpty || configuration.schemaVersion > info.schema_version) {
+            try declare(missing, version: configuration.schemaVersion)
+        }
     }
 
     /// The classes a configuration names; without objectTypes, the model classes
