@@ -108,7 +108,7 @@ public final class Results<Element: Object>: RealmCollection {
     }
 
     public var description: String {
-        let items = prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
+        let items = self.prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
         return "Results<\(table.schema.name)> <\(count)> (\n" + items.joined(separator: ",\n") + "\n)"
     }
 
@@ -261,7 +261,7 @@ final class ResultsWalker {
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        table.didDecode(key: obj.key, version: version)
+        table.didDecode(key: obj.key, version: instance.cacheStamp)
         return obj.key
     }
 

@@ -3,13 +3,14 @@ import CLarder
 /// What one Realm instance changed in one class, counted so that `Results` can
 /// keep a key snapshot while it is still right: a property write leaves the
 /// membership of a class alone, and the order too unless it wrote a sort key.
+/// Confined to its instance's thread, so it skips Swift's exclusivity checks.
 final class ClassChanges {
     /// Creations and deletions in the class.
-    private(set) var membership: UInt64 = 0
+    @exclusivity(unchecked) private(set) var membership: UInt64 = 0
     /// Per property slot, the writes to it.
-    private var slotWrites: [UInt64]
+    @exclusivity(unchecked) private var slotWrites: [UInt64]
     /// Iterations that end where the first object created after they began would start.
-    private var openWalks: [WalkEnd] = []
+    @exclusivity(unchecked) private var openWalks: [WalkEnd] = []
 
     init(propertyCount: Int) {
         slotWrites = Array(repeating: 0, count: propertyCount)

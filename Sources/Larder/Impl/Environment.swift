@@ -240,7 +240,8 @@ final class ManagedClass {
         propertyIndex.deallocate()
     }
 
-    /// Records that `values` holds the row of key at version, arranging its slot-order copy.
+    /// Records that `values` holds the row of key at version (the instance's
+    /// `cacheStamp`), arranging its slot-order copy.
     func didDecode(key: lar_objkey, version: UInt64) {
         if !isInSlotOrder {
             for slot in 0..<schema.properties.count { slotValues[slot] = values[propertyIndex[slot]] }

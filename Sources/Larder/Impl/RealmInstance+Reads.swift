@@ -11,9 +11,8 @@ extension RealmInstance {
         core.tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
             // A core's invalidation (its deletion) changed the version, so a row
             // cached at this version is never that of an invalidated core.
-            // A row cached by this instance's thread is no licence for another thread to read it.
-            if table.cachedKey != core.key || table.cachedVersion != version ||
-                threadToken != larder_swift_thread_token() { load(core, table) }
+            // The stamp holds the reading thread, so another thread misses the cache and load traps.
+            if table.cachedKey != core.key || table.cachedVersion != cacheStamp { load(core, table) }
             return Value._larderRead(table.slotValues[slot])
         }
     }
@@ -32,7 +31,7 @@ extension RealmInstance {
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-        table.didDecode(key: core.key, version: version)
+        table.didDecode(key: core.key, version: cacheStamp)
     }
 
     /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.

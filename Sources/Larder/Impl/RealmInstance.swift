@@ -15,7 +15,7 @@ final class RealmInstance {
     var autorefresh = true
 
     @exclusivity(unchecked) @usableFromInline var state = TransactionState()
-    private var classes = ClassRegistry()
+    @exclusivity(unchecked) private var classes = ClassRegistry()
     /// This thread's cache, which lists the instance until it is freed.
     var cache: InstanceCache?
 
@@ -43,6 +43,15 @@ final class RealmInstance {
     @inlinable var version: UInt64 {
         get { state.version }
         set { state.version = newValue }
+    }
+
+    /// What a class's one-row cache records as its version: the version combined
+    /// with the thread, so that a row cached here is a miss on any other thread.
+    /// On this thread it moves exactly when the version does; the thread part is
+    /// one xor with a value the compiler keeps out of loops, where comparing the
+    /// thread on every property read cost a load and a branch.
+    @inlinable var cacheStamp: UInt64 {
+        version ^ UInt64(UInt(bitPattern: larder_swift_thread_token()))
     }
 
     // MARK: Transactions
