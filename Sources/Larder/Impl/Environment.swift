@@ -224,8 +224,7 @@ final class ManagedClass {
             var index: UInt32 = 0
             let found = lar_property_find(environment.handle, id, property.name, &index)
             if found != LAR_OK {
-                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors: " +
-                                  "property '\(schema.name).\(property.name)' was added")
+                throw SchemaDifferences.migrationRequired(["Property '\(schema.name).\(property.name)' has been added."])
             }
             propertyIndex[slot] = Int(index)
             if Int(index) != slot { isInSlotOrder = false }
