@@ -116,6 +116,12 @@ public struct Realm: Equatable {
         instance.create(type, value: value, update: update)
     }
 
+    @available(*, deprecated, message: "Pass .error, .modified or .all rather than a boolean")
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: Bool) -> T {
+        create(type, value: value, update: update ? .all : .error)
+    }
+
     public func delete(_ object: Object) { instance.delete(object) }
 
     public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: Object {

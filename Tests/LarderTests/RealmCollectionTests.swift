@@ -74,5 +74,7 @@ final class RealmCollectionTests: RealmTestCase {
         XCTAssertThrowsError(try realm.write { realm.add(Person(value: ["id": 1]), update: false) })
         try realm.write { realm.add([Person(value: ["id": 1, "name": "Ziggy"])], update: true) }
         XCTAssertEqual(person.name, "Ziggy")
+        try realm.write { realm.create(Person.self, value: ["id": 1, "name": "Stardust"], update: true) }
+        XCTAssertEqual(person.name, "Stardust")
     }
 }

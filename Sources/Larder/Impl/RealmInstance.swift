@@ -46,10 +46,11 @@ final class RealmInstance {
     }
 
     /// What a class's one-row cache records as its version: the version combined
-    /// with the thread, so that a row cached here is a miss on any other thread.
-    /// On this thread it moves exactly when the version does; the thread part is
-    /// one xor with a value the compiler keeps out of loops, where comparing the
-    /// thread on every property read cost a load and a branch.
+    /// with the thread, so that at the same version a row cached here is a miss on
+    /// any other thread (whose read then traps in `load`). On this thread it moves
+    /// exactly when the version does. The thread part is one xor with a value the
+    /// compiler keeps out of loops, where comparing the thread on every property
+    /// read cost a load and a branch.
     @inlinable var cacheStamp: UInt64 {
         version ^ UInt64(UInt(bitPattern: larder_swift_thread_token()))
     }
