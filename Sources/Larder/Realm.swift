@@ -98,11 +98,28 @@ public struct Realm: Equatable {
         for object in objects { instance.add(object, update: update) }
     }
 
+    /// The older form: `update: true` is `.all`, `false` is `.error`.
+    @available(*, deprecated, message: "Pass .error, .modified or .all rather than a boolean")
+    public func add(_ object: Object, update: Bool) {
+        add(object, update: update ? .all : .error)
+    }
+
+    @available(*, deprecated, message: "Pass .error, .modified or .all rather than a boolean")
+    public func add<S: Sequence>(_ objects: S, update: Bool) where S.Iterator.Element: Object {
+        add(objects, update: update ? .all : .error)
+    }
+
     /// Creates (or with an update policy, updates) an object from a dictionary, an
     /// array or another object, and returns it managed; value itself is untouched.
     @discardableResult
     public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: UpdatePolicy = .error) -> T {
         instance.create(type, value: value, update: update)
+    }
+
+    @available(*, deprecated, message: "Pass .error, .modified or .all rather than a boolean")
+    @discardableResult
+    public func create<T: Object>(_ type: T.Type, value: Any = [String: Any](), update: Bool) -> T {
+        create(type, value: value, update: update ? .all : .error)
     }
 
     public func delete(_ object: Object) { instance.delete(object) }

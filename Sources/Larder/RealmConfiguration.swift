@@ -8,8 +8,9 @@ extension Realm {
             didSet { if fileURL != nil { _inMemoryIdentifier = nil } }
         }
 
-        /// A Realm whose data lives in memory (a file in /dev/shm, removed when the
-        /// last instance closes). Setting it clears `fileURL`.
+        /// A Realm whose data lives in memory, shared by the instances of this
+        /// process: a file in /dev/shm that is unlinked as soon as it is open, so
+        /// nothing stays behind, even when the process is killed. Setting it clears `fileURL`.
         public var inMemoryIdentifier: String? {
             get { _inMemoryIdentifier }
             set {
@@ -21,15 +22,20 @@ extension Realm {
 
         public var readOnly: Bool
         public var schemaVersion: UInt64
+        /// When the file's schema differs from the model classes, delete the file
+        /// and start afresh instead of throwing (Larder has no migrations yet).
+        public var deleteRealmIfMigrationNeeded: Bool
         /// The classes this Realm stores; nil means every model class used so far.
         public var objectTypes: [Object.Type]?
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
-                    readOnly: Bool = false, schemaVersion: UInt64 = 0, objectTypes: [Object.Type]? = nil) {
+                    readOnly: Bool = false, schemaVersion: UInt64 = 0, deleteRealmIfMigrationNeeded: Bool = false,
+                    objectTypes: [Object.Type]? = nil) {
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
             self._inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly
             self.schemaVersion = schemaVersion
+            self.deleteRealmIfMigrationNeeded = deleteRealmIfMigrationNeeded
             self.objectTypes = objectTypes
         }
 

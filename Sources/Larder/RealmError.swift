@@ -29,6 +29,8 @@ extension Realm {
         public static let schemaMismatch = Code.schemaMismatch
         public static let invalidDatabase = Code.invalidDatabase
         public static let unsupportedFileFormatVersion = Code.unsupportedFileFormatVersion
+        public static let alreadyOpen = Code.alreadyOpen
+        public static let fileOperationFailed = Code.fileOperationFailed
 
 
         /// The error the C core recorded for its last failing call on this thread.

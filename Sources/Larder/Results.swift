@@ -3,13 +3,16 @@ import CLarder
 /// The objects of a class, as in Realm: lazy and live. Nothing is read until it
 /// is used, and every use sees the Realm's current version. Iteration streams
 /// from the database, so memory stays flat however many objects there are.
-public final class Results<Element: Object>: RandomAccessCollection, CustomStringConvertible {
+public final class Results<Element: Object>: RealmCollection {
     let instance: RealmInstance
     let table: ManagedClass
     let sortDescriptors: [SortDescriptor]
-    /// Object keys in result order, for positional access; rebuilt when the version moves.
+    /// Object keys in result order, for positional access; rebuilt when objects
+    /// of the class may have come or gone, or a sort key was written.
     private var snapshot: [lar_objkey] = []
-    private var snapshotVersion: UInt64 = .max
+    private var snapshotStamp: SnapshotStamp?
+    /// How many times the snapshot was built: tests check writes do not rebuild it.
+    private(set) var snapshotBuilds = 0
 
     init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor]) {
         self.instance = instance
@@ -68,6 +71,11 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
+    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
+    }
+
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let added = Array(descriptors)
         for descriptor in added where table.schema.slotByName[descriptor.keyPath] == nil {
@@ -79,9 +87,18 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 
     // MARK: Key-value coding
 
-    /// The value of property key for every object, in order.
-    public func value(forKey key: String) -> [Any?] {
-        map { $0.value(forKey: key) }
+    /// The value of property key for every object, in order, as an array; "self" gives the objects.
+    public func value(forKey key: String) -> Any? {
+        if key == "self" { return Array(self) }
+        return map { $0.value(forKey: key) }
+    }
+
+    /// The same for a key path; objects have no links yet, so a path is one property name.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath.contains(".") {
+            fatalError("Invalid key path '\(keyPath)' for '\(table.schema.name)': links are not supported yet")
+        }
+        return value(forKey: keyPath)
     }
 
     /// Sets property key on every object; only inside a write transaction.
@@ -91,7 +108,7 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
     }
 
     public var description: String {
-        let items = prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
+        let items = self.prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
         return "Results<\(table.schema.name)> <\(count)> (\n" + items.joined(separator: ",\n") + "\n)"
     }
 
@@ -99,19 +116,37 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
-        _ = instance.currentTxn() // so that the version below is the current transaction's
-        if snapshotVersion == instance.version { return snapshot }
+        _ = instance.currentTxn() // so that the stamp below is the current transaction's
+        let stamp = currentStamp()
+        if snapshotStamp == stamp { return snapshot }
         var keys: [lar_objkey] = []
         let walker = ResultsWalker(instance: instance, table: table, keys: nil)
         while let key = walker.nextKey() { keys.append(key) }
         if !sortDescriptors.isEmpty { keys = sort(keys) }
         snapshot = keys
-        snapshotVersion = instance.version
+        snapshotStamp = stamp
+        snapshotBuilds += 1
         return keys
     }
 
+    /// What the snapshot depends on: the transaction, the class's membership and the sort keys' values.
+    private struct SnapshotStamp: Equatable {
+        let membershipEpoch: UInt64
+        let classMembership: UInt64
+        let sortKeyWrites: UInt64
+    }
+
+    private func currentStamp() -> SnapshotStamp {
+        SnapshotStamp(membershipEpoch: instance.state.membershipEpoch, classMembership: table.changes.membership,
+                      sortKeyWrites: sortSlots.isEmpty ? 0 : table.changes.writes(to: sortSlots))
+    }
+
+    private var sortSlots: [Int] {
+        sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+    }
+
     private func sort(_ keys: [lar_objkey]) -> [lar_objkey] {
-        let slots = sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+        let slots = sortSlots
         let core = ObjectCore()
         let rows: [(key: lar_objkey, values: [_StoredValue])] = keys.map { key in
             core.bind(to: instance, table: table, key: key)
@@ -127,8 +162,10 @@ public final class Results<Element: Object>: RandomAccessCollection, CustomStrin
     }
 }
 
-/// Walks results. Unsorted results stream from the table; when the loop body
-/// writes or refreshes, the walk resumes after the last object in the new version.
+/// Walks results over the objects there were when the walk began, as Realm's
+/// for-in walks a snapshot. Unsorted results stream from the table: when the loop
+/// body writes or refreshes, the walk resumes after the last object in the new
+/// version, and stops before the first object this Realm created since it began.
 public struct ResultsIterator<Element: Object>: IteratorProtocol {
     @usableFromInline let walker: ResultsWalker
 
@@ -170,13 +207,18 @@ final class ResultsWalker {
         self.keys = keys
     }
 
+    /// Where a streamed walk ends; nil until it starts.
+    private var end: WalkEnd?
+
     deinit {
         if let handle { lar_iter_close(handle) }
+        if let end { table.changes.endWalk(end) }
     }
 
     /// The next object: the previous accessor rebound when nobody else holds it.
     @usableFromInline
     func step() -> Object? {
+        instance.verifyThread()
         guard let key = keys == nil ? nextStreamed() : nextKey() else {
             current = nil
             return nil
@@ -204,16 +246,28 @@ final class ResultsWalker {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
             version = instance.version
+            if end == nil { end = table.changes.beginWalk() }
         }
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_ENOTFOUND {
-            done = true
+            finish()
+            return nil
+        }
+        if rc == LAR_OK, let endKey = end?.key, obj.key >= endKey {
+            table.cachedVersion = .max // the step decoded a row the cache does not name
+            finish()
             return nil
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        table.didDecode(key: obj.key, version: version)
+        table.didDecode(key: obj.key, version: instance.cacheStamp)
         return obj.key
+    }
+
+    private func finish() {
+        done = true
+        if let end { table.changes.endWalk(end) }
+        end = nil
     }
 }

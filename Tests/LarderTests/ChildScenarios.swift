@@ -16,6 +16,10 @@ final class ChildScenarios: XCTestCase {
         Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self])
     }
 
+    static func dogsOnly(_ path: String) -> Realm.Configuration {
+        Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self])
+    }
+
     static func run(_ scenario: String, argument path: String) throws {
         switch scenario {
         case "set-outside-write":
@@ -66,8 +70,66 @@ final class ChildScenarios: XCTestCase {
         case "count-dogs":
             let realm = try Realm(configuration: configuration(path))
             print("DOGS=\(realm.objects(Dog.self).count)")
+        case "read-retyped-dog":
+            // Opened as the README does, without objectTypes: the class is checked when first used.
+            let realm = try Realm(fileURL: URL(fileURLWithPath: path))
+            print("AGE=\(realm.objects(RetypedAge.Dog.self).first?.age ?? "none")")
+        case "unlisted-objects":
+            _ = try Realm(configuration: dogsOnly(path)).objects(Person.self)
+        case "unlisted-add":
+            let realm = try Realm(configuration: dogsOnly(path))
+            try realm.write { realm.add(Person()) }
+        case "unlisted-create":
+            let realm = try Realm(configuration: dogsOnly(path))
+            try realm.write { realm.create(Person.self, value: ["id": 1]) }
+        case "unlisted-object-for-key":
+            _ = try Realm(configuration: dogsOnly(path)).object(ofType: Person.self, forPrimaryKey: 1)
+        case "add-empty":
+            let realm = try Realm(fileURL: URL(fileURLWithPath: path))
+            try realm.write { realm.add(Empty()) }
+        case "in-memory-wait":
+            // An in-memory Realm with data, in a process the parent kills.
+            let realm = try Realm(configuration: Realm.Configuration(inMemoryIdentifier: path, objectTypes: [Dog.self]))
+            try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+            print("READY")
+            fflush(stdout)
+            Thread.sleep(forTimeInterval: 60)
+        case let name where name.hasPrefix("other-thread-"):
+            try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:
             XCTFail("unknown scenario \(scenario)")
         }
+    }
+
+    /// Opens a Realm, keeps a read open on this thread with a dog's row cached, and
+    /// uses the Realm from another thread in the way named by entryPoint.
+    static func useFromAnotherThread(_ entryPoint: String, path: String) throws {
+        let realm = try Realm(configuration: configuration(path))
+        let dog = Dog(value: ["name": "Rex"])
+        try realm.write {
+            realm.add(dog)
+            realm.add(Person(value: ["id": 1]), update: .modified)
+        }
+        let results = realm.objects(Dog.self)
+        print("OWNER READ \(dog.name) \(results.count)")
+        nonisolated(unsafe) let shared = (realm, dog, results)
+        let thread = Thread {
+            let (realm, dog, results) = shared
+            switch entryPoint {
+            case "objects": print(realm.objects(Dog.self).count)
+            case "count": print(results.count)
+            case "first": print(results.first as Any)
+            case "iterate": for dog in results { print(dog.core.key) }
+            case "subscript": print(results[0].core.key)
+            case "object-for-key": print(realm.object(ofType: Person.self, forPrimaryKey: 1) as Any)
+            case "is-invalidated": print(dog.isInvalidated)
+            case "cached-read": print(dog.name)
+            case "is-empty": print(realm.isEmpty)
+            default: print("unknown entry point")
+            }
+            print("NO TRAP")
+        }
+        thread.start()
+        Thread.sleep(forTimeInterval: 5)
     }
 }

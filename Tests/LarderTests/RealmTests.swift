@@ -7,9 +7,14 @@ private struct Oops: Error {}
 final class RealmTests: RealmTestCase {
     func testTheSameThreadGetsTheSameInstance() throws {
         let first = try openRealm()
-        let second = try Realm(fileURL: fileURL)
+        let second = try openRealm()
         XCTAssertEqual(first, second)
         XCTAssertEqual(first.configuration.fileURL, fileURL)
+        // Without objectTypes the Realm may use every class: another instance, on the same file.
+        let unrestricted = try Realm(fileURL: fileURL)
+        XCTAssertNotEqual(unrestricted, first)
+        XCTAssertEqual(unrestricted, try Realm(fileURL: fileURL))
+        XCTAssertEqual(unrestricted.configuration.fileURL, fileURL)
     }
 
     func testDefaultConfigurationAndItsDocumentedPlace() throws {

@@ -51,7 +51,7 @@ final class ResultsTests: RealmTestCase {
         let realm = try openRealm()
         try addDogs(realm, ages: [1, 2])
         let dogs = realm.objects(Dog.self)
-        XCTAssertEqual(dogs.value(forKey: "age").compactMap { $0 as? Int }, [1, 2])
+        XCTAssertEqual(dogs.value(forKey: "age") as? [Int], [1, 2])
         try realm.write { dogs.setValue(9, forKey: "age") }
         XCTAssertEqual(dogs.map(\.age), [9, 9])
     }
@@ -200,5 +200,118 @@ final class ResultsTests: RealmTestCase {
               let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
               let kilobytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) }) else { return 0 }
         return kilobytes * 1024
+    }
+}
+
+/// Results in write transactions: loops see the objects there were when they began,
+/// and property writes keep the key snapshot that positional access uses.
+final class ResultsSnapshotTests: RealmTestCase {
+    private func addDogs(_ realm: Realm, _ count: Int) throws {
+        try realm.write {
+            for index in 0..<count { realm.add(Dog(value: ["name": "dog\(index)", "age": index])) }
+        }
+    }
+
+    func testAddingInsideAForInLoopInAWriteVisitsOnlyTheObjectsThereAtTheStart() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 3)
+        var visited: [String] = []
+        try realm.write {
+            for dog in realm.objects(Dog.self) {
+                visited.append(dog.name)
+                realm.add(Dog(value: ["name": "puppy"]))
+                if visited.count == 100 { break } // today's endless loop stops here and fails below
+            }
+        }
+        XCTAssertEqual(visited, ["dog0", "dog1", "dog2"])
+        XCTAssertEqual(realm.objects(Dog.self).count, 6)
+    }
+
+    func testAWritePerIterationVisitsOnlyTheObjectsThereAtTheStart() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 3)
+        var visited: [String] = []
+        for dog in realm.objects(Dog.self) {
+            visited.append(dog.name)
+            try realm.write { realm.add(Dog(value: ["name": "puppy"])) }
+            if visited.count == 100 { break }
+        }
+        XCTAssertEqual(visited, ["dog0", "dog1", "dog2"])
+    }
+
+    func testDeletingInsideAForInLoopVisitsTheRest() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 4)
+        var visited: [String] = []
+        try realm.write {
+            for dog in realm.objects(Dog.self) {
+                visited.append(dog.name)
+                realm.delete(dog)
+            }
+        }
+        XCTAssertEqual(visited, ["dog0", "dog1", "dog2", "dog3"])
+        XCTAssertEqual(realm.objects(Dog.self).count, 0)
+    }
+
+    func testReadingTheLastVisitedObjectAfterTheLoopStoppedAtANewOne() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 2)
+        var last: Dog?
+        var steps = 0
+        try realm.write {
+            for dog in realm.objects(Dog.self) {
+                last = dog
+                realm.add(Dog(value: ["name": "puppy", "age": 99]))
+                steps += 1
+                if steps == 100 { break }
+            }
+            XCTAssertEqual(steps, 2)
+            // The walk decoded the first puppy's row before stopping; dog1 still reads its own.
+            XCTAssertEqual(last?.name, "dog1")
+            XCTAssertEqual(last?.age, 1)
+        }
+    }
+
+    func testPropertyWritesInAnIndexLoopKeepTheSnapshot() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 20_000)
+        let dogs = realm.objects(Dog.self)
+        try realm.write {
+            for index in 0..<dogs.count { dogs[index].age = -1 }
+        }
+        XCTAssertEqual(dogs.snapshotBuilds, 1)
+        XCTAssertEqual(dogs.filter { $0.age == -1 }.count, 20_000)
+    }
+
+    func testSortedResultsResortOnlyWhenASortKeyIsWritten() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 100)
+        let byName = realm.objects(Dog.self).sorted(byKeyPath: "name")
+        try realm.write {
+            for index in 0..<byName.count { byName[index].age = index }
+        }
+        XCTAssertEqual(byName.snapshotBuilds, 1)
+        try realm.write {
+            let first = byName[0] // a new transaction: one more build
+            XCTAssertEqual(byName.snapshotBuilds, 2)
+            first.name = "zzz"
+            XCTAssertEqual(byName.last?.name, "zzz")
+            XCTAssertEqual(byName.snapshotBuilds, 3)
+        }
+    }
+
+    func testAddsAndDeletesUpdatePositionalAccessInAWrite() throws {
+        let realm = try openRealm()
+        try addDogs(realm, 2)
+        let dogs = realm.objects(Dog.self)
+        try realm.write {
+            XCTAssertEqual(dogs.count, 2)
+            realm.add(Dog(value: ["name": "new"]))
+            XCTAssertEqual(dogs[2].name, "new")
+            realm.delete(dogs[0])
+            XCTAssertEqual(dogs[0].name, "dog1")
+            realm.deleteAll()
+            XCTAssertEqual(dogs.last?.name, nil)
+        }
     }
 }

@@ -32,6 +32,14 @@ final class TrapTests: RealmTestCase {
         try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
     }
 
+    /// Every entry point checks the thread, also while the owner has a read open and a row cached.
+    func testEveryEntryPointTrapsOnAnotherThread() throws {
+        for entryPoint in ["objects", "count", "first", "iterate", "subscript", "object-for-key", "is-invalidated",
+                           "cached-read", "is-empty"] {
+            try assertTraps("other-thread-\(entryPoint)", message: "Realm accessed from incorrect thread.")
+        }
+    }
+
     func testNestedWriteTraps() throws {
         try assertTraps("nested-write", message: "The Realm is already in a write transaction")
     }

@@ -11,6 +11,11 @@ extern _Thread_local void *larder_swift_construction;
 static inline void *larder_swift_construction_get(void) { return larder_swift_construction; }
 static inline void larder_swift_construction_set(void *core) { larder_swift_construction = core; }
 
+/* A token for the calling thread: the address of its construction slot, which
+ * differs between live threads and costs one add to the thread pointer, where
+ * pthread_self() is a call. Realm instances compare it to stay on their thread. */
+static inline const void *larder_swift_thread_token(void) { return &larder_swift_construction; }
+
 /* Numbers stored in place. Swift assembles an imported union byte by byte
  * (about 90 instructions a value); C writes the tag and the number. */
 static inline void larder_swift_set_int(lar_value *out, int64_t v) { out->type = LAR_TYPE_INT; out->as.integer = v; }

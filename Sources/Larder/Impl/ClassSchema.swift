@@ -21,8 +21,13 @@ final class ClassSchema: @unchecked Sendable {
     let slotByName: [String: Int]
     let primaryKeySlot: Int?
 
-    private init(type: Object.Type, properties: [PropertySchema]) {
+    /// Slots in the order the file stores them, as Realm lists them: a
+    /// superclass's properties before its subclass's.
+    let storedOrder: [Int]
+
+    private init(type: Object.Type, properties: [PropertySchema], storedOrder: [Int]) {
         self.type = type
+        self.storedOrder = storedOrder
         self.name = type.className()
         self.properties = properties
         var slots: [String: Int] = [:]
@@ -57,15 +62,17 @@ final class ClassSchema: @unchecked Sendable {
 
     private static func discover(_ type: Object.Type) -> ClassSchema {
         let prototype = type.init()
-        var found: [(slot: Int32, name: String, property: any PersistedProperty)] = []
+        var found: [(slot: Int32, name: String, property: any PersistedProperty, depth: Int)] = []
         var mirror: Mirror? = Mirror(reflecting: prototype)
+        var depth = 0
         while let current = mirror {
             for child in current.children {
                 guard let label = child.label, label.hasPrefix("_"),
                       let property = child.value as? any PersistedProperty else { continue }
-                found.append((property.slot, String(label.dropFirst()), property))
+                found.append((property.slot, String(label.dropFirst()), property, depth))
             }
             mirror = current.superclassMirror
+            depth += 1
         }
         found.sort { $0.slot < $1.slot }
         let slotsInOrder = found.map(\.slot) == Array(0..<Int32(found.count))
@@ -80,7 +87,15 @@ final class ClassSchema: @unchecked Sendable {
                            isPrimaryKey: item.property.options.contains(.primaryKey) || item.name == legacyKey,
                            isIndexed: item.property.options.contains(.indexed) || legacyIndexed.contains(item.name))
         }
-        return ClassSchema(type: type, properties: properties)
+        // Swift initializes a subclass's properties before its superclass's, so
+        // slots list the subclass first; the file lists the superclass first.
+        let storedOrder = found.sorted { $0.depth != $1.depth ? $0.depth > $1.depth : $0.slot < $1.slot }.map { Int($0.slot) }
+        return ClassSchema(type: type, properties: properties, storedOrder: storedOrder)
+    }
+
+    /// Realm's message for a model class without persisted properties, which it refuses.
+    var noPropertiesMessage: String {
+        "No properties are defined for '\(name)'. Did you remember to mark them with '@objc' or '@Persisted' in your model?"
     }
 
     /// The C description of this class; valid while body runs.
@@ -91,7 +106,8 @@ final class ClassSchema: @unchecked Sendable {
             names.forEach { free($0) }
             free(className)
         }
-        let defs = properties.enumerated().map { index, property -> lar_property_def in
+        let defs = storedOrder.map { index -> lar_property_def in
+            let property = properties[index]
             var flags: UInt32 = 0
             if property.isOptional { flags |= LAR_PROP_OPTIONAL }
             if property.isPrimaryKey { flags |= LAR_PROP_PRIMARY_KEY }

@@ -6,44 +6,102 @@ import Foundation
 final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
-    let isInMemory: Bool
     private let lock = NSLock()
     private var classIDs: [ObjectIdentifier: lar_class] = [:]
 
-    private init(handle: OpaquePointer, path: String, isInMemory: Bool) {
+    private init(handle: OpaquePointer, path: String) {
         self.handle = handle
         self.path = path
-        self.isInMemory = isInMemory
     }
 
     deinit {
         lar_env_close(handle)
-        if isInMemory {
-            unlink(path)
-            unlink(path + "-lock")
-        }
     }
 
     private static let registryLock = NSLock()
     nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]
 
-    /// The environment of configuration's file, opening it and declaring its classes if needed.
+    /// The environment of configuration's file, opened if needed, with configuration's
+    /// classes checked against the file and declared to it.
     static func open(_ configuration: Realm.Configuration) throws -> Environment {
+        if configuration.deleteRealmIfMigrationNeeded && configuration.readOnly {
+            throw Realm.Error(.invalidInput, "Cannot set `deleteRealmIfMigrationNeeded` when `readOnly` is set.")
+        }
         let path = configuration.path
         registryLock.lock()
         defer { registryLock.unlock() }
-        if let open = registry[path]?.environment { return open }
-        let environment = try create(path: path, configuration: configuration)
-        registry[path] = WeakEnvironment(environment: environment)
-        if !configuration.readOnly {
-            let schemas = configuration.objectTypes.map { $0.map(ClassSchema.of) } ?? ClassSchema.all
-            try environment.declare(schemas, version: configuration.schemaVersion)
+        if let open = registry[path]?.environment {
+            try open.prepare(for: configuration)
+            return open
         }
+        let environment: Environment
+        do {
+            environment = try openPrepared(path: path, configuration: configuration)
+        } catch let error as Realm.Error where error.code == .schemaMismatch && configuration.deleteRealmIfMigrationNeeded {
+            // The environment that found the mismatch is closed by now: nothing in this process has the file open.
+            try FileManager.default.removeItem(atPath: path)
+            environment = try openPrepared(path: path, configuration: configuration)
+        }
+        registry[path] = WeakEnvironment(environment: environment)
         return environment
+    }
+
+    private static func openPrepared(path: String, configuration: Realm.Configuration) throws -> Environment {
+        let environment = try create(path: path, configuration: configuration)
+        try environment.prepare(for: configuration)
+        return environment
+    }
+
+    /// Whether this process has the file at path open.
+    static func isOpen(at path: String) -> Bool {
+        registryLock.withLock { registry[path]?.environment != nil }
+    }
+
+    /// Checks the schema version and configuration's classes against the file, then
+    /// declares the classes the file lacks, unless the Realm is read-only.
+    private func prepare(for configuration: Realm.Configuration) throws {
+        var info = lar_env_info()
+        lar_env_info_get(handle, &info)
+        if configuration.schemaVersion < info.schema_version {
+            throw Realm.Error(.schemaMismatch, "Provided schema version \(configuration.schemaVersion) is less " +
+                              "than last set version \(info.schema_version).")
+        }
+        let schemas = try Self.schemas(of: configuration)
+        let stored = schemas.map(storedDifferences(of:))
+        let differences = stored.flatMap { $0?.messages ?? [] }
+        if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences) }
+        // Declaring takes the write lock: only when there is something to write.
+        let missing = zip(schemas, stored).filter { $0.1 == nil }.map(\.0)
+        if !configuration.readOnly && (!missing.isEmpty || configuration.schemaVersion > info.schema_version) {
+            try declare(missing, version: configuration.schemaVersion)
+        }
+    }
+
+    /// The classes a configuration names; without objectTypes, the model classes
+    /// met so far whose names are unambiguous (the rest are checked on first use).
+    private static func schemas(of configuration: Realm.Configuration) throws -> [ClassSchema] {
+        guard let types = configuration.objectTypes else {
+            let known = ClassSchema.all.filter { !$0.properties.isEmpty }
+            let counts = Dictionary(known.map { ($0.name, 1) }, uniquingKeysWith: +)
+            return known.filter { counts[$0.name] == 1 }
+        }
+        let schemas = types.map(ClassSchema.of)
+        if let empty = schemas.first(where: { $0.properties.isEmpty }) {
+            throw Realm.Error(.invalidInput, empty.noPropertiesMessage)
+        }
+        return schemas
+    }
+
+    /// How schema differs from its stored class; nil when the file lacks the class.
+    private func storedDifferences(of schema: ClassSchema) -> SchemaDifferences? {
+        var id = lar_class()
+        guard lar_class_find(handle, schema.name, &id) == LAR_OK else { return nil }
+        return SchemaDifferences(schema, stored: id, in: handle)
     }
 
     private static func create(path: String, configuration: Realm.Configuration) throws -> Environment {
         let directory = (path as NSString).deletingLastPathComponent
+        // A read-only Realm may live in a directory it cannot write (a bundled database): create nothing.
         if !configuration.readOnly && !directory.isEmpty {
             try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
@@ -59,7 +117,14 @@ final class Environment: @unchecked Sendable {
         guard rc == LAR_OK, let handle else {
             throw Realm.Error.last(rc, context: "Unable to open a realm at path '\(path)'")
         }
-        return Environment(handle: handle, path: path, isInMemory: configuration.inMemoryIdentifier != nil)
+        if configuration.inMemoryIdentifier != nil {
+            // The environment keeps both files open and never opens them by path
+            // again, and other instances share it through the registry: unlinked
+            // now, they vanish when it closes, even if the process is killed.
+            unlink(path)
+            unlink(path + "-lock")
+        }
+        return Environment(handle: handle, path: path)
     }
 
     /// Declares classes to the file (adding new ones); inside the calling thread's
@@ -86,7 +151,8 @@ final class Environment: @unchecked Sendable {
         return collect(0)
     }
 
-    /// The file's id for a class, declaring the class first when the file lacks it.
+    /// The file's id for a class, declaring the class first when the file lacks it;
+    /// throws when the stored class differs from schema.
     func classID(for schema: ClassSchema, canDeclare: Bool) throws -> lar_class {
         let key = ObjectIdentifier(schema.type)
         if let id = lock.withLock({ classIDs[key] }) { return id }
@@ -100,6 +166,8 @@ final class Environment: @unchecked Sendable {
             throw Realm.Error(.schemaMismatch, "Object type '\(schema.name)' is not managed by the Realm.")
         }
         if rc != LAR_OK { throw Realm.Error.last(rc) }
+        let differences = SchemaDifferences(schema, stored: id, in: handle)
+        if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences.messages) }
         lock.withLock { classIDs[key] = id }
         return id
     }
@@ -137,10 +205,14 @@ final class ManagedClass {
     let storedCount: Int
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
+    /// What this instance did to the class, so results know when their key
+    /// snapshots are stale: creations and deletions, and writes to each property.
+    let changes: ClassChanges
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
         self.id = id
+        changes = ClassChanges(propertyCount: schema.properties.count)
         var info = lar_class_info()
         let rc = lar_class_info_get(environment.handle, id, &info)
         if rc != LAR_OK { throw Realm.Error.last(rc) }
@@ -152,8 +224,7 @@ final class ManagedClass {
             var index: UInt32 = 0
             let found = lar_property_find(environment.handle, id, property.name, &index)
             if found != LAR_OK {
-                throw Realm.Error(.schemaMismatch, "Migration is required due to the following errors: " +
-                                  "property '\(schema.name).\(property.name)' was added")
+                throw SchemaDifferences.migrationRequired(["Property '\(schema.name).\(property.name)' has been added."])
             }
             propertyIndex[slot] = Int(index)
             if Int(index) != slot { isInSlotOrder = false }
@@ -168,7 +239,8 @@ final class ManagedClass {
         propertyIndex.deallocate()
     }
 
-    /// Records that `values` holds the row of key at version, arranging its slot-order copy.
+    /// Records that `values` holds the row of key at version (the instance's
+    /// `cacheStamp`), arranging its slot-order copy.
     func didDecode(key: lar_objkey, version: UInt64) {
         if !isInSlotOrder {
             for slot in 0..<schema.properties.count { slotValues[slot] = values[propertyIndex[slot]] }

@@ -1,0 +1,39 @@
+import CLarder
+
+/// A Realm instance's classes: one `ManagedClass` per model type, found (or
+/// declared) on first use. Objects hold their table unowned, so a table lives as
+/// long as the instance, even when a cancelled write took its class away.
+struct ClassRegistry {
+    private var tables: [ObjectIdentifier: ManagedClass] = [:]
+    /// Bulk work touches one class again and again: it skips the dictionary.
+    private var lastTable: ManagedClass?
+    /// Classes first used during the current write: cancelling it may undeclare them.
+    private var madeInWrite: [ObjectIdentifier] = []
+    private var retired: [ManagedClass] = []
+
+    /// The table of type, made with make when this instance has not used type yet.
+    mutating func table(for type: Object.Type, isWriting: Bool, make: () throws -> ManagedClass) rethrows -> ManagedClass {
+        if let last = lastTable, last.schema.type == type { return last }
+        if let table = tables[ObjectIdentifier(type)] {
+            lastTable = table
+            return table
+        }
+        let table = try make()
+        tables[ObjectIdentifier(type)] = table
+        if isWriting { madeInWrite.append(ObjectIdentifier(type)) }
+        return table
+    }
+
+    mutating func didCommitWrite() {
+        madeInWrite = []
+    }
+
+    /// Classes declared in a cancelled write are gone from the file: look them up again.
+    mutating func didCancelWrite() {
+        lastTable = nil
+        for type in madeInWrite {
+            if let table = tables.removeValue(forKey: type) { retired.append(table) }
+        }
+        madeInWrite = []
+    }
+}

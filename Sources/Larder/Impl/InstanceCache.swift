@@ -1,0 +1,69 @@
+import CLarder
+import Foundation
+
+extension RealmInstance {
+    private static let threadDictionaryKey = "larder.realms"
+
+    /// This thread's instance for configuration's file, opening it on first use.
+    static func forCurrentThread(_ configuration: Realm.Configuration) throws -> RealmInstance {
+        let dictionary = Thread.current.threadDictionary
+        let cache = (dictionary[threadDictionaryKey] as? InstanceCache) ?? {
+            let fresh = InstanceCache()
+            dictionary[threadDictionaryKey] = fresh
+            return fresh
+        }()
+        let key = cacheKey(configuration)
+        if let cached = cache.instance(at: key) {
+            try cached.checkSameSettings(as: configuration)
+            if cached.autorefresh { cached.refresh() }
+            return cached
+        }
+        let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration))
+        cache.insert(instance, at: key)
+        instance.cache = cache
+        return instance
+    }
+
+    /// Instances are per file and per list of classes: a Realm limited to some
+    /// classes is not the one that may use them all.
+    static func cacheKey(_ configuration: Realm.Configuration) -> String {
+        guard let types = configuration.objectTypes else { return configuration.path }
+        return configuration.path + "\n" + types.map { "\(ObjectIdentifier($0).hashValue)" }.joined(separator: ",")
+    }
+
+    /// Realm refuses to open a file again on a thread with settings its instance cannot honour.
+    private func checkSameSettings(as other: Realm.Configuration) throws {
+        let path = other.path
+        if configuration.readOnly != other.readOnly {
+            throw Realm.Error(.fail, "Realm at path '\(path)' already opened with different read permissions")
+        }
+        if configuration.schemaVersion != other.schemaVersion {
+            throw Realm.Error(.fail, "Realm at path '\(path)' already opened with different schema version.")
+        }
+    }
+}
+
+
+/// A thread's Realm instances by `cacheKey`. It holds them unretained, not weakly:
+/// a weak reference would put every retain of an instance on the runtime's slow path.
+final class InstanceCache {
+    private let lock = NSLock()
+    private var instances: [String: Unmanaged<RealmInstance>] = [:]
+
+    func instance(at key: String) -> RealmInstance? {
+        lock.withLock { instances[key]?.takeUnretainedValue() }
+    }
+
+    func insert(_ instance: RealmInstance, at key: String) {
+        lock.withLock { instances[key] = Unmanaged.passUnretained(instance) }
+    }
+
+    /// Called by the instance's deinit.
+    func remove(_ instance: RealmInstance, at key: String) {
+        lock.withLock {
+            if instances[key]?.toOpaque() == Unmanaged.passUnretained(instance).toOpaque() {
+                instances[key] = nil
+            }
+        }
+    }
+}

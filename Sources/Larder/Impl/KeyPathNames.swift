@@ -1,0 +1,39 @@
+import CLarder
+import Foundation
+
+extension ClassSchema {
+    /// The persisted property a key path of the model reads. Swift on Linux cannot
+    /// name a key path, so this finds the property of its type, and when several
+    /// share the type, the one whose value the key path reads back from a probe object.
+    func propertyName<Root: Object, Value: _Persistable>(of keyPath: KeyPath<Root, Value>) -> String {
+        let candidates = properties.indices.filter { properties[$0].valueType == Value.self }
+        if candidates.count == 1 { return properties[candidates[0]].name }
+        let probe = Root()
+        probe.core.values = ContiguousArray(repeating: .null, count: properties.count)
+        let blank = probe[keyPath: keyPath]._larderStored
+        for slot in candidates {
+            probe.core.values[slot] = Self.probeValue(for: properties[slot].type)
+            defer { probe.core.values[slot] = .null }
+            if probe[keyPath: keyPath]._larderStored != blank { return properties[slot].name }
+        }
+        fatalError("Cannot sort on key path \(keyPath): it is not a persisted property of '\(name)'; " +
+                   "use sorted(byKeyPath:) with the property's name")
+    }
+
+    /// A value of type that no property reads as its default.
+    private static func probeValue(for type: lar_type) -> _StoredValue {
+        switch type {
+        case LAR_TYPE_INT: return .int(1)
+        case LAR_TYPE_BOOL: return .bool(true)
+        case LAR_TYPE_FLOAT: return .float(1)
+        case LAR_TYPE_DOUBLE: return .double(1)
+        case LAR_TYPE_STRING: return .string("probe")
+        case LAR_TYPE_BINARY: return .data(Data([1]))
+        case LAR_TYPE_TIMESTAMP: return .date(Date(timeIntervalSince1970: 1))
+        case LAR_TYPE_OBJECT_ID: return .objectId(ObjectId.generate())
+        case LAR_TYPE_UUID: return .uuid(UUID())
+        case LAR_TYPE_DECIMAL128: return .decimal128(Decimal128(value: 1))
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import CLarder
+import CLarderSwift
+
+/// The object store, reading: property reads through the class's one-row
+/// cache, accessors, counts, primary-key lookups and iterators.
+extension RealmInstance {
+    // MARK: Reading objects
+
+    @inlinable
+    func read<Value: _Persistable>(_ core: ObjectCore, slot: Int) -> Value {
+        core.tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { table in
+            // A core's invalidation (its deletion) changed the version, so a row
+            // cached at this version is never that of an invalidated core.
+            // The stamp holds the reading thread, so another thread misses the cache and load traps.
+            if table.cachedKey != core.key || table.cachedVersion != cacheStamp { load(core, table) }
+            return Value._larderRead(table.slotValues[slot])
+        }
+    }
+
+    func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
+        let table = core.table!
+        load(core, table)
+        return _StoredValue(table.slotValues[slot])
+    }
+
+    /// Decodes core's row into its class's one-row cache.
+    @usableFromInline @inline(never)
+    func load(_ core: ObjectCore, _ table: ManagedClass) {
+        verifyThread()
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
+        if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
+        table.didDecode(key: core.key, version: cacheStamp)
+    }
+
+    /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.
+    func isInvalidated(_ core: ObjectCore) -> Bool {
+        core.invalidated || core.generation != generation ||
+            state.wasCancelled(write: core.addedInWrite)
+    }
+
+    func exists(_ core: ObjectCore) -> Bool {
+        verifyThread()
+        if isInvalidated(core) { return false }
+        var exists: Int32 = 0
+        lar_obj_exists(currentTxn(), lar_obj(cls: core.table.id, key: core.key), &exists)
+        return exists != 0
+    }
+
+    /// A managed object of table's class for key.
+    func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
+        let object = table.schema.type.init()
+        object.core.bind(to: self, table: table, key: key)
+        return object
+    }
+
+    func count(_ table: ManagedClass) -> Int {
+        var count: UInt64 = 0
+        let rc = lar_objects_count(currentTxn(), table.id, &count)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot count objects") }
+        return Int(count)
+    }
+
+    var isEmpty: Bool {
+        let txn = currentTxn()
+        return (0..<environment.classCount).allSatisfy { id in
+            var count: UInt64 = 0
+            return lar_objects_count(txn, id, &count) == LAR_OK && count == 0
+        }
+    }
+
+    /// The object with a primary key, given in stored form when the caller could
+    /// convert it without a dynamic cast, else as it came.
+    @usableFromInline
+    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
+        let table = table(for: type)
+        guard let found = find(table, primaryKey: stored, key: key) else { return nil }
+        return accessor(table, key: found)
+    }
+
+    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
+        guard let slot = table.schema.primaryKeySlot else {
+            fatalError("'\(table.schema.name)' does not have a primary key")
+        }
+        let property = table.schema.properties[slot]
+        guard let stored = stored.flatMap({ ValueReader.coerce($0, to: property) }) ?? ValueReader.convert(key, to: property) else {
+            fatalError("Invalid value '\(key.map { "\($0)" } ?? "nil")' of type '\(key.map { "\(type(of: $0))" } ?? "nil")' " +
+                       "for primary key of '\(table.schema.name)'")
+        }
+        return find(table, stored: stored)
+    }
+
+    func find(_ table: ManagedClass, stored: _StoredValue) -> lar_objkey? {
+        var found = lar_obj()
+        let txn = currentTxn()
+        let rc = stored.withCValue { lar_obj_find(txn, table.id, $0, &found) }
+        if rc == LAR_ENOTFOUND { return nil }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot find an object by primary key") }
+        return found.key
+    }
+
+
+    // MARK: Iterating
+
+    /// Opens a C iterator over table in the current transaction, resuming at key from.
+    func openIterator(_ table: ManagedClass, from key: lar_objkey) -> OpaquePointer {
+        var iterator: OpaquePointer?
+        let rc = lar_iter_open(currentTxn(), table.id, &iterator)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        if key > 0 { lar_iter_seek(iterator, key) }
+        return iterator!
+    }
+}

@@ -1,0 +1,155 @@
+import CLarder
+
+/// The object store, writing: property writes, add, create and upsert, deletes.
+extension RealmInstance {
+    // MARK: Writing objects
+
+    @usableFromInline
+    func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
+        core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
+        verifyThread()
+        if !isInWriteTransaction {
+            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
+                       "on an RLMRealm instance first.")
+        }
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        let table = core.table!
+        let obj = lar_obj(cls: table.id, key: core.key)
+        let rc = value.withCValue { lar_obj_set(txn, obj, UInt32(table.propertyIndex[slot]), $0) }
+        version &+= 1
+        switch rc {
+        case LAR_OK: return
+        case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
+        case LAR_EINVAL where slot == table.schema.primaryKeySlot:
+            fatalError("Primary key can't be changed after an object is inserted.")
+        default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
+        }
+    }
+
+    func add(_ object: Object, update: Realm.UpdatePolicy) {
+        requireWrite()
+        guard pendingError == nil else { return }
+        let core = object.core
+        if let owner = core.realm {
+            if owner !== self {
+                fatalError("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
+            }
+            if !exists(core) {
+                fatalError("Adding a deleted or invalidated object to a Realm is not permitted")
+            }
+            return
+        }
+        let table = table(for: type(of: object))
+        checkLayout(core, table.schema)
+        guard let key = upsert(table, named: nil, defaults: core.values, update: update) else { return }
+        core.bind(to: self, table: table, key: key)
+        core.addedInWrite = writeSerial
+    }
+
+    func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
+        requireWrite()
+        let table = table(for: type)
+        let prototype = T()
+        let named = ValueReader.read(value, schema: table.schema)
+        var values = prototype.core.values
+        for (slot, stored) in named { values[slot] = stored }
+        guard pendingError == nil,
+              let key = upsert(table, named: named, defaults: values, update: update) else {
+            prototype.core.values = values
+            return prototype
+        }
+        return unsafeDowncast(accessor(table, key: key), to: T.self)
+    }
+
+    /// Creates the object from values, or with an update policy updates the one
+    /// with its primary key, writing the named values (nil: all of them). Returns
+    /// its key, or nil with the write's error recorded.
+    private func upsert(_ table: ManagedClass, named: [(Int, _StoredValue)]?, defaults: ContiguousArray<_StoredValue>,
+                        update: Realm.UpdatePolicy) -> lar_objkey? {
+        if update != .error {
+            guard let pk = table.schema.primaryKeySlot else {
+                fatalError("'\(table.schema.name)' does not have a primary key and can not be updated")
+            }
+            if let existing = find(table, stored: defaults[pk]) {
+                let changes = named ?? defaults.enumerated().map { ($0.offset, $0.element) }
+                updateExisting(table, key: existing, named: changes, update: update)
+                return existing
+            }
+        }
+        var created = lar_obj()
+        let txn = txn!
+        let create = { (values: UnsafeMutablePointer<lar_value>, count: Int) in
+            lar_obj_create(txn, table.id, values, count, &created)
+        }
+        let rc = table.isInSlotOrder ? _StoredValue.withCValues(defaults, create)
+                                     : _StoredValue.withCValues(table.storedOrder(defaults), create)
+        version &+= 1
+        if rc == LAR_EEXISTS, let pk = table.schema.primaryKeySlot {
+            let value = defaults[pk].anyValue.map { "\($0)" } ?? "null"
+            pendingError = Realm.Error(.fail, "Attempting to create an object of type '\(table.schema.name)' " +
+                                       "with an existing primary key value '\(value)'.")
+            return nil
+        }
+        if rc != LAR_OK {
+            pendingError = Realm.Error.last(rc, context: "Cannot create an object of type '\(table.schema.name)'")
+            return nil
+        }
+        table.changes.didCreate(created.key)
+        return created.key
+    }
+
+    private func updateExisting(_ table: ManagedClass, key: lar_objkey, named: [(Int, _StoredValue)],
+                                update: Realm.UpdatePolicy) {
+        let core = ObjectCore()
+        core.bind(to: self, table: table, key: key)
+        for (slot, value) in named where slot != table.schema.primaryKeySlot {
+            if update == .modified && readStored(core, slot: slot) == value { continue }
+            write(core, slot: slot, value)
+        }
+    }
+
+    /// A default value that builds another Larder object shifts the slots of the
+    /// object being built: refuse it rather than store values in the wrong places.
+    private func checkLayout(_ core: ObjectCore, _ schema: ClassSchema) {
+        if core.values.count != schema.properties.count {
+            fatalError("Larder: an object of '\(schema.name)' has \(core.values.count) property values, its class " +
+                       "\(schema.properties.count); a @Persisted default value probably creates another Larder object")
+        }
+    }
+
+    func delete(_ object: Object) {
+        requireWrite()
+        let core = object.core
+        guard core.realm === self, !isInvalidated(core) else {
+            fatalError("Can only delete an object from the Realm it belongs to.")
+        }
+        let rc = lar_obj_delete(txn, lar_obj(cls: core.table.id, key: core.key))
+        version &+= 1
+        core.table.changes.didDelete()
+        if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot delete an object") }
+        core.invalidated = true
+    }
+
+    func delete<Element: Object>(_ results: Results<Element>) {
+        requireWrite()
+        let table = results.table
+        for key in results.keys() {
+            let rc = lar_obj_delete(txn, lar_obj(cls: table.id, key: key))
+            if rc != LAR_OK && rc != LAR_EDELETED { fatalCoreError(rc, "Cannot delete an object") }
+        }
+        version &+= 1
+        table.changes.didDelete()
+    }
+
+    func deleteAll() {
+        requireWrite()
+        for id in 0..<environment.classCount {
+            let rc = lar_objects_delete_all(txn, id)
+            if rc != LAR_OK { fatalCoreError(rc, "Cannot delete all objects") }
+        }
+        version &+= 1
+        state.membershipChanged()
+    }
+
+}

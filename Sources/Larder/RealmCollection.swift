@@ -1,0 +1,34 @@
+/// What every Realm collection offers, as in Realm: `Results` now, `List`,
+/// `MutableSet`, `Map` values and `LinkingObjects` when they come. Live,
+/// confined to their Realm's thread, positions from 0.
+///
+/// Elements are objects: collections of plain values will loosen this together
+/// with `Results`.
+public protocol RealmCollection<Element>: RandomAccessCollection, CustomStringConvertible
+    where Element: Object, Index == Int {
+    /// The Realm the collection belongs to.
+    var realm: Realm? { get }
+    /// True once the collection can no longer be read.
+    var isInvalidated: Bool { get }
+    var count: Int { get }
+    var first: Element? { get }
+    var last: Element? { get }
+
+    /// The position of object, or nil when it is not in the collection.
+    func index(of object: Element) -> Int?
+
+    func sorted(byKeyPath keyPath: String, ascending: Bool) -> Results<Element>
+    func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor
+
+    /// An array of the value of key for every element ("self": the elements).
+    func value(forKey key: String) -> Any?
+    func value(forKeyPath keyPath: String) -> Any?
+    /// Sets key on every element; only inside a write transaction.
+    func setValue(_ value: Any?, forKey key: String)
+}
+
+extension RealmCollection {
+    public func sorted(byKeyPath keyPath: String) -> Results<Element> {
+        sorted(byKeyPath: keyPath, ascending: true)
+    }
+}

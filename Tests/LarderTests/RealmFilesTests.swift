@@ -1,0 +1,70 @@
+import Foundation
+import XCTest
+@testable import Larder
+
+/// Database files: deleting them, read-only directories, in-memory Realms.
+final class RealmFilesTests: RealmTestCase {
+    func testDeleteFilesRefusesAnOpenRealmThenDeletesTheFile() throws {
+        let configuration = configuration([Dog.self])
+        do {
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.add(Dog()) }
+            XCTAssertThrowsError(try Realm.deleteFiles(for: configuration)) { error in
+                XCTAssertEqual((error as? Realm.Error)?.code, .alreadyOpen)
+                XCTAssertEqual((error as? Realm.Error)?.message,
+                               "Cannot delete files of an open Realm: '\(fileURL.path)' is still in use.")
+            }
+        }
+        XCTAssertTrue(Realm.fileExists(for: configuration))
+        XCTAssertTrue(try Realm.deleteFiles(for: configuration))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: fileURL.path))
+        XCTAssertFalse(try Realm.deleteFiles(for: configuration))
+        XCTAssertEqual(try Realm(configuration: configuration).objects(Dog.self).count, 0)
+    }
+
+    /// Runs only as a user other than root (e.g. `runuser -u nobody -- <test binary> <this test>`).
+    /// The file keeps its -lock file: opening one without it in such a directory is the C core's part.
+    func testAReadOnlyRealmOpensInADirectoryItCannotWrite() throws {
+        try XCTSkipIf(getuid() == 0, "root writes any directory: the permission check cannot fail here")
+        do {
+            let realm = try openRealm([Dog.self])
+            try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+        }
+        try FileManager.default.setAttributes([.posixPermissions: 0o555], ofItemAtPath: directory.path)
+        defer { try? FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path) }
+        var readOnly = configuration([Dog.self])
+        readOnly.readOnly = true
+        XCTAssertEqual(try Realm(configuration: readOnly).objects(Dog.self).first?.name, "Rex")
+    }
+
+    func testAnInMemoryRealmLeavesNothingBehindWhenItsProcessIsKilled() throws {
+        let identifier = "killed-\(UUID().uuidString)"
+        let child = try ChildProcess.start("in-memory-wait", argument: identifier)
+        var output = ""
+        let deadline = Date().addingTimeInterval(30)
+        while !output.contains("READY"), Date() < deadline {
+            output += String(decoding: child.pipe.fileHandleForReading.availableData, as: UTF8.self)
+        }
+        XCTAssertTrue(output.contains("READY"), output)
+        kill(child.process.processIdentifier, SIGKILL)
+        child.process.waitUntilExit()
+        let directory = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm" : NSTemporaryDirectory()
+        let prefix = "larder-\(child.process.processIdentifier)-" // in-memory files are named by pid
+        let left = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }
+        XCTAssertEqual(left, [])
+        for name in left { unlink("\(directory)/\(name)") }
+    }
+
+    func testAnInMemoryRealmIsSharedByTheInstancesOfItsProcess() throws {
+        let configuration = Realm.Configuration(inMemoryIdentifier: "shared-\(UUID().uuidString)", objectTypes: [Dog.self])
+        let realm = try Realm(configuration: configuration)
+        try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+        onAnotherThread {
+            let other = try Realm(configuration: configuration)
+            XCTAssertEqual(other.objects(Dog.self).first?.name, "Rex")
+            try other.write { other.add(Dog()) }
+        }
+        realm.refresh()
+        XCTAssertEqual(realm.objects(Dog.self).count, 2)
+    }
+}
