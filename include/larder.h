@@ -135,7 +135,9 @@ const char *lar_version(int *major, int *minor, int *patch);
  *  (see @ref storage). Also returned when another process grew the file
  *  beyond this process's map while this process holds transactions. */
 #define LAR_EMAPFULL (-14)
-/** The file holds data this library cannot decode. */
+/** The file is damaged: data this library cannot decode, or, at open, a file
+ *  shorter than its header says (truncated) or a damaged LMDB header page
+ *  (see lar_env_open() for what is and is not detected). It was left untouched. */
 #define LAR_ECORRUPT (-15)
 /** A limit was reached: too many readers, too many classes. */
 #define LAR_EBUSY (-16)
@@ -264,15 +266,33 @@ int lar_env_options_init(lar_env_options *options);
  *
  * A missing file is created (unless #LAR_ENV_READONLY), together with its
  * lock file `<path>-lock`. An existing file must be a Larder database of this
- * format version or older; otherwise it is refused and not modified. If the
+ * format version or older; otherwise it is refused and not modified. A file
+ * whose first open never finished (the process died after LMDB wrote its header,
+ * before Larder's setup committed) holds no data and is set up as a new one;
+ * read-only, it is refused with #LAR_ENOTLARDER, as an empty file is. If the
  * same file is already open in this process, the open environment is returned
  * with its reference count raised, and options are ignored.
+ *
+ * Damage: before LMDB maps an existing file, both of its LMDB header pages are
+ * read and the file is refused with #LAR_ECORRUPT, untouched, when it is shorter
+ * than the pages they name (a truncated file: the most common damage), shorter
+ * than the two header pages, when their page size is not a power of two from
+ * 4 KiB to 32 KiB or they disagree on it, or when a table's root page lies
+ * outside the file. Damage inside the B-tree pages themselves (flipped bytes in
+ * a page LMDB trusts) is not detected at open: LMDB may report it later as
+ * #LAR_ECORRUPT, a damaged row is reported as #LAR_ECORRUPT by the read that
+ * decodes it, and some such damage can still crash the process inside LMDB.
+ *
+ * Readers that died holding a snapshot (killed, crashed) are cleared when a file
+ * opens, when the reader table is full, and by writers as the file grows, so they
+ * neither fill the table nor keep old pages from reuse.
  * Ownership: the caller owns *out and releases it with lar_env_close().
  * @param[in]  path     File path, UTF-8.
  * @param[in]  options  Options, or NULL for the defaults.
  * @param[out] out      Receives the environment.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, bad options version);
  *         #LAR_ENOTLARDER (the file is not a Larder database);
+ *         #LAR_ECORRUPT (truncated, or a damaged header page; see above);
  *         #LAR_EVERSION (newer format); #LAR_EIO (the file cannot be opened or
  *         created; the message gives errno's text); #LAR_ENOMEM.
  */

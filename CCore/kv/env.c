@@ -18,7 +18,9 @@
 /* Where the reservation stops halving when the address space is limited (RLIMIT_AS). */
 #define SMALLEST_DEFAULT_MAP ((size_t)64 << 20)
 #define MAX_READERS 256
-#define LMDB_MAGIC 0xBEEFC0DEu
+/* Pages the file may grow by before a writer looks for dead readers again: one that
+ * died holding a snapshot keeps every page freed since from reuse. */
+#define DEAD_READER_CHECK_PAGES 256
 
 /* LMDB forbids opening one file twice in a process: every open shares one lar_env. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,31 +35,17 @@ int lar_env_options_init(lar_env_options *options)
     return LAR_OK;
 }
 
-/* Refuses, without writing, a non-empty file whose first meta page is not LMDB's. */
-static int check_lmdb_magic(const char *path, off_t size)
+/* Finds the file's identity, creating an empty file when it is missing and writable.
+ * LMDB writes its header into a file of no bytes. */
+static int identify_file(const char *path, bool readonly, struct stat *st)
 {
-    if (size == 0) return LAR_OK;
-    uint8_t page[20];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
-    ssize_t n = pread(fd, page, sizeof page, 0);
-    close(fd);
-    uint32_t magic = 0;
-    if (n == (ssize_t)sizeof page) memcpy(&magic, page + 16, sizeof magic);
-    if (magic != LMDB_MAGIC)
-        return lar_fail(LAR_ENOTLARDER, "'%s' is not a Larder database", path);
-    return LAR_OK;
-}
-
-/* Finds the file's identity, creating an empty file when it is missing and writable. */
-static int identify_file(const char *path, bool readonly, struct stat *st, bool *created)
-{
-    *created = false;
     if (stat(path, st) == 0) {
-        *created = st->st_size == 0;
         if (!S_ISREG(st->st_mode))
             return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
-        return check_lmdb_magic(path, st->st_size);
+        if (st->st_size == 0 && readonly)
+            return lar_fail(LAR_ENOTLARDER, "'%s' is empty, not a Larder database yet: open it once "
+                            "without LAR_ENV_READONLY to set it up", path);
+        return st->st_size == 0 ? LAR_OK : kv_check_file(path);
     }
     if (errno != ENOENT || readonly)
         return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
@@ -65,7 +53,6 @@ static int identify_file(const char *path, bool readonly, struct stat *st, bool 
     if (fd < 0) return lar_fail(LAR_EIO, "cannot create '%s': %s", path, strerror(errno));
     int rc = fstat(fd, st);
     close(fd);
-    *created = true;
     if (rc != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
     return LAR_OK;
 }
@@ -76,12 +63,37 @@ static int put_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t v
     return mdb_put(txn, meta, &key, &data, 0);
 }
 
+void env_clear_dead_readers(lar_env *env)
+{
+    int dead;
+    (void)mdb_reader_check(env->mdb, &dead); /* best effort: on failure the slots stay as they were */
+}
+
+void env_clear_dead_readers_on_growth(lar_env *env)
+{
+    MDB_envinfo info;
+    if (mdb_env_info(env->mdb, &info) != 0) return;
+    if (info.me_last_pgno < env->readers_checked_at + DEAD_READER_CHECK_PAGES) return;
+    env_clear_dead_readers(env);
+    env->readers_checked_at = info.me_last_pgno;
+}
+
+int env_begin_mdb(lar_env *env, unsigned int flags, MDB_txn **out)
+{
+    int rc = mdb_txn_begin(env->mdb, NULL, flags, out);
+    if (rc == MDB_READERS_FULL) {
+        env_clear_dead_readers(env);
+        rc = mdb_txn_begin(env->mdb, NULL, flags, out);
+    }
+    return rc;
+}
+
 /* Begins a transaction of an environment not yet shared with other threads,
  * adopting the map when another process has grown it. */
 static int begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
 {
     int rc;
-    while ((rc = mdb_txn_begin(env->mdb, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+    while ((rc = env_begin_mdb(env, flags, txn)) == MDB_MAP_RESIZED) {
         rc = mdb_env_set_mapsize(env->mdb, 0);
         if (rc) break;
     }
@@ -228,8 +240,6 @@ static int env_create(const char *path, const lar_env_options *options, lar_env 
     return LAR_OK;
 }
 
-/* A file that was empty before LMDB opened it is new and gets Larder's metadata;
- * an existing LMDB file without it belongs to someone else. */
 static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
 {
     int rc = mdb_env_create(&env->mdb);
@@ -244,7 +254,18 @@ static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
     return rc;
 }
 
-static int env_start(lar_env *env, const lar_env_options *options, bool created)
+/* An LMDB file whose main database is empty is new, whatever its size: a process
+ * killed during a first open leaves LMDB's header without Larder's metadata. */
+static int set_up_if_new(lar_env *env, bool readonly)
+{
+    if (!file_is_empty_lmdb(env)) return LAR_OK;
+    if (readonly)
+        return lar_fail(LAR_ENOTLARDER, "'%s' was never set up as a Larder database (its first open did "
+                        "not finish): open it once without LAR_ENV_READONLY", env->path);
+    return initialize_file(env);
+}
+
+static int env_start(lar_env *env, const lar_env_options *options)
 {
     bool readonly = options->flags & LAR_ENV_READONLY;
     unsigned int flags = MDB_NOSUBDIR | MDB_NOTLS | (readonly ? MDB_RDONLY : 0) |
@@ -258,11 +279,11 @@ static int env_start(lar_env *env, const lar_env_options *options, bool created)
         rc = open_mdb(env, flags, map_size);
     }
     if (rc) return lar_fail_mdb(rc, env->path);
-    if (!readonly && created && file_is_empty_lmdb(env)) {
-        int err = initialize_file(env);
-        if (err) return err;
-    }
-    int err = attach_file(env);
+    env_clear_dead_readers(env);
+    MDB_envinfo info;
+    if (mdb_env_info(env->mdb, &info) == 0) env->readers_checked_at = info.me_last_pgno;
+    int err = set_up_if_new(env, readonly);
+    if (!err) err = attach_file(env);
     if (err) return err;
     env->lock_fd = open(env->path, O_RDONLY | O_CLOEXEC);
     if (env->lock_fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", env->path, strerror(errno));
@@ -282,8 +303,7 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
 
     pthread_mutex_lock(&registry_lock);
     struct stat st;
-    bool created = false;
-    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st, &created);
+    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st);
     for (lar_env *env = registry; !err && env; env = env->next) {
         if (env->device == st.st_dev && env->inode == st.st_ino) {
             env->refcount++;
@@ -297,7 +317,7 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
     if (!err) {
         env->device = st.st_dev;
         env->inode = st.st_ino;
-        err = env_start(env, options, created);
+        err = env_start(env, options);
         if (err) {
             env_destroy(env);
         } else {
@@ -437,7 +457,7 @@ int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out)
          * class tables' handles it opens stay valid for the whole environment. */
         MDB_txn *loader = NULL;
         lar_schema *fresh = NULL;
-        int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &loader);
+        int rc = env_begin_mdb(env, MDB_RDONLY, &loader);
         if (rc == MDB_MAP_RESIZED) {
             pthread_mutex_unlock(&env->mutex);
             return ENV_MAP_MOVED;

@@ -53,8 +53,9 @@ static void detach_dependents(lar_txn *txn)
 static int begin_mdb(lar_txn *txn)
 {
     lar_env *env = txn->env;
+    if (txn->write) env_clear_dead_readers_on_growth(env);
     for (;;) {
-        int rc = mdb_txn_begin(env->mdb, NULL, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
+        int rc = env_begin_mdb(env, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
         if (rc != MDB_MAP_RESIZED) return rc ? lar_fail_mdb(rc, "cannot begin a transaction") : LAR_OK;
         /* Another process grew the file past this process's map. */
         pthread_rwlock_unlock(&env->map_lock);

@@ -3,7 +3,9 @@
 
 #include <lmdb.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(env_options_init_fills_defaults)
@@ -244,13 +246,96 @@ TEST(env_refuses_lmdb_file_without_larder_metadata)
     mdb_env_close(mdb);
 }
 
-/* "An existing file must be a Larder database ...; otherwise it is refused and not modified."
- * An LMDB file another program created and left empty is not a Larder database either. */
-TEST(env_refuses_empty_lmdb_file_without_larder_metadata)
+/* LMDB's header without Larder's metadata: what a process killed during a file's first
+ * open leaves (LMDB writes its header before Larder's setup commits). */
+static void write_lmdb_header_only(const char *path)
+{
+    MDB_env *mdb;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    mdb_env_close(mdb);
+}
+
+static void check_usable_larder_file(const char *path, size_t initial_map_size)
+{
+    lar_env *env = open_env_with(path, initial_map_size, 0);
+    person_schema p = person_setup(env);
+    write_retrying(env, create_one_person, &p);
+    close_env(env);
+    env = open_env(path);
+    p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("one"));
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* "An LMDB file whose main database is empty is new, whatever its size." */
+TEST(env_open_sets_up_a_file_whose_first_open_was_cut_short)
 {
     const char *path = test_db_path(NULL);
-    write_plain_lmdb(path, false);
-    check_refused_untouched(path, LAR_ENOTLARDER);
+    write_lmdb_header_only(path);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* The same with a map smaller than the setup: it grows as every write's does. */
+TEST(env_open_sets_up_a_cut_short_file_with_a_tiny_map)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    check_usable_larder_file(path, 4096);
+}
+
+/* A setup killed after LMDB wrote its header, by a real kill -9. */
+TEST(env_open_sets_up_a_file_whose_creator_was_killed)
+{
+    const char *path = test_db_path(NULL);
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        MDB_env *mdb;
+        CHECK(mdb_env_create(&mdb) == 0);
+        CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+        pipe_send(ready[1], 'H');
+        for (;;) pause();
+    }
+    pipe_expect(ready[0], 'H', 20000);
+    CHECK(kill(pid, SIGKILL) == 0);
+    CHECK(waitpid(pid, NULL, 0) == pid);
+    close(ready[0]);
+    close(ready[1]);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* Read-only, a file never set up cannot be: a clear refusal, and the file left as it was. */
+TEST(env_readonly_open_of_a_file_never_set_up_is_refused)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    size_t before_size, after_size;
+    uint8_t *before = file_read(path, &before_size);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("never set up");
+    CHECK(env == NULL);
+    uint8_t *after = file_read(path, &after_size);
+    CHECK_EQ(after_size, before_size);
+    CHECK_MEM(after, before, before_size);
+    free(before);
+    free(after);
+
+    /* An empty file too. */
+    const char *empty = test_db_path("empty");
+    file_write(empty, "", 0);
+    CHECK_RC(lar_env_open(empty, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("empty");
+    struct stat st;
+    CHECK(stat(empty, &st) == 0 && st.st_size == 0);
 }
 
 /* White-box: this test writes a newer format number where the library keeps it (the "format"
