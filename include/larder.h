@@ -286,6 +286,13 @@ int lar_env_options_init(lar_env_options *options);
  * Readers that died holding a snapshot (killed, crashed) are cleared when a file
  * opens, when the reader table is full, and by writers as the file grows, so they
  * neither fill the table nor keep old pages from reuse.
+ *
+ * Read-only files: #LAR_ENV_READONLY opens a file on a read-only file system, or
+ * in a directory where the lock file is missing and cannot be created (a bundled
+ * database), without a lock file. No process has the file open for writing then
+ * (it would have made the lock file), but one that starts writing it later does
+ * not see this process's snapshots and may overwrite pages they read: open files
+ * this way only where nothing writes them. Writable, such a file is refused.
  * Ownership: the caller owns *out and releases it with lar_env_close().
  * @param[in]  path     File path, UTF-8.
  * @param[in]  options  Options, or NULL for the defaults.

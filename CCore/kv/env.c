@@ -254,6 +254,29 @@ static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
     return rc;
 }
 
+/* Whether the lock file is there, or may be (when that cannot be told). */
+static bool lock_file_exists(const lar_env *env)
+{
+    size_t size = strlen(env->path) + sizeof "-lock";
+    char *lock = malloc(size);
+    if (!lock) return true;
+    snprintf(lock, size, "%s-lock", env->path);
+    struct stat st;
+    bool exists = stat(lock, &st) == 0 || errno != ENOENT;
+    free(lock);
+    return exists;
+}
+
+/* A read-only open in a directory where the lock file can be neither found nor created
+ * (a bundled database) goes on without one, as LMDB itself does on a read-only file
+ * system. No process has the file open through LMDB then, since each would have made
+ * the lock file; one that starts writing later would not see this process's readers. */
+static bool may_open_without_lock(const lar_env *env, unsigned int flags, int rc)
+{
+    return (flags & MDB_RDONLY) && !(flags & MDB_NOLOCK) && (rc == EACCES || rc == EPERM) &&
+           !lock_file_exists(env);
+}
+
 /* An LMDB file whose main database is empty is new, whatever its size: a process
  * killed during a first open leaves LMDB's header without Larder's metadata. */
 static int set_up_if_new(lar_env *env, bool readonly)
@@ -276,6 +299,10 @@ static int env_start(lar_env *env, const lar_env_options *options)
     bool reservation = options->initial_map_size == DEFAULT_MAP_SIZE;
     while (rc == ENOMEM && reservation && map_size > SMALLEST_DEFAULT_MAP) {
         map_size /= 2;
+        rc = open_mdb(env, flags, map_size);
+    }
+    if (rc && may_open_without_lock(env, flags, rc)) {
+        flags |= MDB_NOLOCK;
         rc = open_mdb(env, flags, map_size);
     }
     if (rc) return lar_fail_mdb(rc, env->path);

@@ -3,7 +3,10 @@
 
 #include <lmdb.h>
 #include <stdlib.h>
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -551,4 +554,77 @@ TEST(env_two_files_are_independent)
     commit_txn(rb);
     close_env(a);
     close_env(b);
+}
+
+TEST(env_open_of_a_fifo_is_an_io_error)
+{
+    const char *path = test_db_path(NULL);
+    CHECK(mkfifo(path, 0644) == 0);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EIO); /* at once: a FIFO is never opened */
+    CHECK_MSG_HAS("not a regular file");
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_EIO);
+    CHECK(env == NULL);
+}
+
+/* Makes dir refuse new entries: read-only permissions, or for root (whom permissions do not
+ * stop) the immutable attribute. Returns false where neither can be set. */
+static bool make_directory_unwritable(const char *dir, bool unwritable)
+{
+    if (geteuid() != 0) return chmod(dir, unwritable ? 0555 : 0755) == 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return false;
+    int attributes = 0;
+    bool ok = ioctl(fd, FS_IOC_GETFLAGS, &attributes) == 0;
+    attributes = unwritable ? attributes | FS_IMMUTABLE_FL : attributes & ~FS_IMMUTABLE_FL;
+    ok = ok && ioctl(fd, FS_IOC_SETFLAGS, &attributes) == 0;
+    close(fd);
+    return ok;
+}
+
+static void read_only_directory_child(const char *path)
+{
+    lar_env *env = NULL;
+    /* Writable, the lock file cannot be made: refused. */
+    CHECK(lar_env_open(path, NULL, &env) != LAR_OK);
+    env = open_env_with(path, (size_t)1 << 20, LAR_ENV_READONLY);
+    person_schema p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("Ada"));
+    commit_txn(txn);
+    close_env(env);
+    child_exit_ok();
+}
+
+/* "A bundled database": a file in a directory nobody may write, with no lock file. */
+TEST(env_readonly_open_in_a_read_only_directory)
+{
+    char dir[4200], path[4300], lock[4310];
+    snprintf(dir, sizeof dir, "%s/%s-dir", test_data_dir(), test_current_name);
+    snprintf(path, sizeof path, "%s/bundled.larder", dir);
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    CHECK(mkdir(dir, 0755) == 0);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+    CHECK(unlink(lock) == 0);
+    if (!make_directory_unwritable(dir, true)) {
+        printf("# skipped: cannot make %s unwritable here\n", dir);
+        return;
+    }
+    int probe = open(lock, O_RDWR | O_CREAT, 0644); /* the premise: no lock file can be made */
+    pid_t pid = probe < 0 ? test_fork() : -1;
+    if (pid == 0) read_only_directory_child(path);
+    int status = -1;
+    if (pid > 0) waitpid(pid, &status, 0); /* the child never waits for anything */
+    if (probe >= 0) close(probe);
+    bool restored = make_directory_unwritable(dir, false); /* before any check can end the test */
+    CHECK(restored);
+    CHECK(probe < 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(!file_exists(lock));
 }
