@@ -267,9 +267,11 @@ int lar_env_options_init(lar_env_options *options);
  * A missing file is created (unless #LAR_ENV_READONLY), together with its
  * lock file `<path>-lock`. An existing file must be a Larder database of this
  * format version or older; otherwise it is refused and not modified. A file
- * whose first open never finished (the process died after LMDB wrote its header,
- * before Larder's setup committed) holds no data and is set up as a new one;
- * read-only, it is refused with #LAR_ENOTLARDER, as an empty file is. If the
+ * whose first open never finished (the process died while or after LMDB wrote
+ * its header, before Larder's setup committed) holds no data and is set up as a
+ * new one; read-only, it is refused with #LAR_ENOTLARDER, as an empty file is.
+ * Opens of one file in several processes wait for a writable open that is
+ * creating or setting the file up, so none reads a half-written header. If the
  * same file is already open in this process, the open environment is returned
  * with its reference count raised, and options are ignored.
  *

@@ -35,25 +35,49 @@ int lar_env_options_init(lar_env_options *options)
     return LAR_OK;
 }
 
-/* Finds the file's identity, creating an empty file when it is missing and writable.
- * LMDB writes its header into a file of no bytes. */
-static int identify_file(const char *path, bool readonly, struct stat *st)
+/* Finds the file's identity, if it exists; refuses what is not a regular file. */
+static int identify_file(const char *path, struct stat *st, bool *exists)
 {
-    if (stat(path, st) == 0) {
-        if (!S_ISREG(st->st_mode))
-            return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
-        if (st->st_size == 0 && readonly)
-            return lar_fail(LAR_ENOTLARDER, "'%s' is empty, not a Larder database yet: open it once "
-                            "without LAR_ENV_READONLY to set it up", path);
-        return st->st_size == 0 ? LAR_OK : kv_check_file(path);
+    *exists = stat(path, st) == 0;
+    if (!*exists) return errno == ENOENT ? LAR_OK : lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st->st_mode)) return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
+    return LAR_OK;
+}
+
+/* Opens the file (creating it when missing and writable) and takes the open lock: a
+ * record lock on its first byte, exclusive for a writable open, which may write LMDB's
+ * header and Larder's setup, shared for a read-only one, so that no open reads a header
+ * another process is still writing. A process's record locks die with it and are not
+ * inherited by fork(): a child forked meanwhile cannot hold up later opens. The lock is
+ * best effort (where the file system has none, LMDB's own locks serialise most opens);
+ * closing any descriptor of the file releases it. */
+static int open_locked(const char *path, bool readonly, int *fd)
+{
+    *fd = open(path, (readonly ? O_RDONLY : O_RDWR | O_CREAT) | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (*fd < 0) {
+        int code = !readonly && (errno == EACCES || errno == EROFS || errno == EPERM) ? LAR_EREADONLY : LAR_EIO;
+        return lar_fail(code, "cannot open '%s'%s: %s", path, readonly ? "" : " for writing", strerror(errno));
     }
-    if (errno != ENOENT || readonly)
-        return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return lar_fail(LAR_EIO, "cannot create '%s': %s", path, strerror(errno));
-    int rc = fstat(fd, st);
-    close(fd);
-    if (rc != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
+    struct flock range = {.l_type = readonly ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    while (fcntl(*fd, F_SETLKW, &range) != 0 && errno == EINTR) continue;
+    return LAR_OK;
+}
+
+/* Checks the locked file before LMDB maps it. A file of no bytes is new: LMDB writes its
+ * header. So is one holding only the start of a new header (a kill cut LMDB's first
+ * write short): LMDB would refuse it, and no process can have it open, so a writable
+ * open empties it. */
+static int check_locked(const char *path, int fd, bool readonly, struct stat *st)
+{
+    if (fstat(fd, st) != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st->st_mode)) return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
+    int err = st->st_size == 0 ? KV_NEW_HEADER_CUT_SHORT : kv_check_file(path, fd);
+    if (err != KV_NEW_HEADER_CUT_SHORT) return err;
+    if (readonly)
+        return lar_fail(LAR_ENOTLARDER, "'%s' was never set up as a Larder database (it is empty, or its "
+                        "first open did not finish): open it once without LAR_ENV_READONLY", path);
+    if (st->st_size > 0 && ftruncate(fd, 0) != 0)
+        return lar_fail(LAR_EIO, "cannot empty '%s': %s", path, strerror(errno));
     return LAR_OK;
 }
 
@@ -317,6 +341,56 @@ static int env_start(lar_env *env, const lar_env_options *options)
     return LAR_OK;
 }
 
+/* The environment already open on path in this process, or NULL. The caller holds the registry lock. */
+static lar_env *registered(const struct stat *st)
+{
+    for (lar_env *env = registry; env; env = env->next)
+        if (env->device == st->st_dev && env->inode == st->st_ino) return env;
+    return NULL;
+}
+
+/* Opens a new environment on the locked file. The caller holds the registry lock. */
+static int env_open_new(const char *path, const lar_env_options *options, lar_env **out)
+{
+    bool readonly = options->flags & LAR_ENV_READONLY;
+    int fd;
+    struct stat st;
+    int err = open_locked(path, readonly, &fd);
+    if (err) return err;
+    err = check_locked(path, fd, readonly, &st);
+    lar_env *env = NULL;
+    if (!err) err = env_create(path, options, &env);
+    if (!err) {
+        env->device = st.st_dev;
+        env->inode = st.st_ino;
+        err = env_start(env, options);
+        if (err) env_destroy(env);
+    }
+    close(fd); /* after the setup: releases the open lock */
+    if (!err) {
+        env->next = registry;
+        registry = env;
+        *out = env;
+    }
+    return err;
+}
+
+/* Shares the environment this process has open on path, or opens one. The caller holds the registry lock. */
+static int env_open_locked(const char *path, const lar_env_options *options, lar_env **out)
+{
+    struct stat st;
+    bool exists;
+    int err = identify_file(path, &st, &exists);
+    if (err) return err;
+    lar_env *env = exists ? registered(&st) : NULL;
+    if (env) {
+        env->refcount++;
+        *out = env;
+        return LAR_OK;
+    }
+    return env_open_new(path, options, out);
+}
+
 int lar_env_open(const char *path, const lar_env_options *options, lar_env **out)
 {
     if (!path || !out) return lar_fail(LAR_EINVAL, "lar_env_open: path and out must not be NULL");
@@ -329,31 +403,10 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
         return lar_fail(LAR_EINVAL, "lar_env_open: unknown flags 0x%x", options->flags);
 
     pthread_mutex_lock(&registry_lock);
-    struct stat st;
-    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st);
-    for (lar_env *env = registry; !err && env; env = env->next) {
-        if (env->device == st.st_dev && env->inode == st.st_ino) {
-            env->refcount++;
-            pthread_mutex_unlock(&registry_lock);
-            *out = env;
-            return LAR_OK;
-        }
-    }
     lar_env *env = NULL;
-    if (!err) err = env_create(path, options, &env);
-    if (!err) {
-        env->device = st.st_dev;
-        env->inode = st.st_ino;
-        err = env_start(env, options);
-        if (err) {
-            env_destroy(env);
-        } else {
-            env->next = registry;
-            registry = env;
-            *out = env;
-        }
-    }
+    int err = env_open_locked(path, options, &env);
     pthread_mutex_unlock(&registry_lock);
+    if (!err) *out = env;
     return err;
 }
 

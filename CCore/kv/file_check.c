@@ -8,7 +8,6 @@
 #include "kv/kv.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -85,6 +84,19 @@ static int check_meta_fits(const char *path, const lmdb_meta_page *meta, uint32_
     return LAR_OK;
 }
 
+/* The first meta of a file no transaction has written: what LMDB writes at creation. */
+static bool is_new(const lmdb_meta_page *meta)
+{
+    return meta->txnid == 0 && meta->last_page == 1 && meta->main_db.entries == 0 &&
+           meta->main_db.root == LMDB_NO_PAGE && meta->free_db.root == LMDB_NO_PAGE;
+}
+
+static int shorter_than_header(const char *path, const lmdb_meta_page *first)
+{
+    if (is_new(first)) return KV_NEW_HEADER_CUT_SHORT;
+    return lar_fail(LAR_ECORRUPT, "'%s' is damaged or truncated: it is shorter than its two header pages", path);
+}
+
 /* The metas are read before the size: a writer in another process writes its pages,
  * growing the file, before the meta that names them. */
 static int check_metas(const char *path, int fd)
@@ -96,15 +108,11 @@ static int check_metas(const char *path, int fd)
     if (!page_size_valid(page_size))
         return lar_fail(LAR_ECORRUPT, "'%s' is damaged: its page size %u is not a power of two from %u to %u",
                         path, page_size, LMDB_MIN_PAGE_SIZE, LMDB_MAX_PAGE_SIZE);
-    if (!read_meta(fd, page_size, &second))
-        return lar_fail(LAR_ECORRUPT, "'%s' is damaged or truncated: it is shorter than its two header pages",
-                        path);
+    if (!read_meta(fd, page_size, &second)) return shorter_than_header(path, &first);
     if (!is_meta(&second)) return corrupt(path, "its second header page is not LMDB's");
     struct stat st;
     if (fstat(fd, &st) != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
-    if (st.st_size < 2 * (off_t)page_size)
-        return lar_fail(LAR_ECORRUPT, "'%s' is damaged or truncated: it is shorter than its two header pages",
-                        path);
+    if (st.st_size < 2 * (off_t)page_size) return shorter_than_header(path, &first);
     /* LMDB reads from the meta with the higher transaction id; both must fit, since a
      * file only grows and the older one names fewer pages. */
     int err = check_meta_fits(path, &first, page_size, st.st_size);
@@ -112,11 +120,7 @@ static int check_metas(const char *path, int fd)
     return err;
 }
 
-int kv_check_file(const char *path)
+int kv_check_file(const char *path, int fd)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int err = check_metas(path, fd);
-    close(fd);
-    return err;
+    return check_metas(path, fd);
 }

@@ -26,10 +26,13 @@ int lar_fail_mdb(int rc, const char *context);
 
 /* ---- checking a file before LMDB maps it (file_check.c) ---- */
 
-/* Refuses, without writing, an existing non-empty file that LMDB would crash on or that
- * is not LMDB's: LAR_ENOTLARDER (no LMDB header), LAR_ECORRUPT (truncated, or a damaged
- * header page), LAR_EIO (unreadable). */
-int kv_check_file(const char *path);
+/* Refuses, without writing, a non-empty file (open as fd) that LMDB would crash on or
+ * that is not LMDB's: LAR_ENOTLARDER (no LMDB header), LAR_ECORRUPT (truncated, or a
+ * damaged header page), LAR_EIO. Returns KV_NEW_HEADER_CUT_SHORT, recording nothing,
+ * for the first page of a new file's header without the second (a kill during LMDB's
+ * first write), which holds nothing. */
+int kv_check_file(const char *path, int fd);
+#define KV_NEW_HEADER_CUT_SHORT 2 /* internal, never returned by the API */
 
 /* ---- environments (env.c) ---- */
 

@@ -313,6 +313,73 @@ TEST(env_open_sets_up_a_file_whose_creator_was_killed)
     check_usable_larder_file(path, (size_t)1 << 20);
 }
 
+/* A kill can cut LMDB's first write short after the first of its two header pages. */
+TEST(env_open_sets_up_a_file_whose_header_write_was_cut_short)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    CHECK(truncate(path, sysconf(_SC_PAGESIZE)) == 0);
+    size_t size;
+    uint8_t *before = file_read(path, &size);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("never set up");
+    size_t after_size;
+    uint8_t *after = file_read(path, &after_size);
+    CHECK_EQ(after_size, size);
+    CHECK_MEM(after, before, size);
+    free(before);
+    free(after);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* White-box: a writable open holds a record lock on the file's first byte while it
+ * creates and sets the file up. This test takes it, writes the first page of a
+ * Larder file, and checks that a read-only open in another process waits for the rest. */
+TEST(env_open_waits_for_another_process_creating_the_file)
+{
+    const char *model_path = test_db_path("model");
+    lar_env *env = open_env(model_path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+    size_t size;
+    uint8_t *bytes = file_read(model_path, &size);
+
+    const char *path = test_db_path(NULL);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    CHECK(fd >= 0);
+    struct flock range = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    CHECK(fcntl(fd, F_SETLK, &range) == 0);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    CHECK(pwrite(fd, bytes, page, 0) == (ssize_t)page);
+
+    int opened[2];
+    CHECK(pipe(opened) == 0);
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        lar_env *reader = open_env_with(path, (size_t)1 << 20, LAR_ENV_READONLY);
+        pipe_send(opened[1], 'O');
+        person_schema rp = person_lookup(reader);
+        lar_txn *read = begin_read(reader);
+        CHECK_VALUE(get_value(read, person_find(read, &rp, 1), rp.name), val_str("Ada"));
+        commit_txn(read);
+        close_env(reader);
+        child_exit_ok();
+    }
+    CHECK(!pipe_readable(opened[0], 300)); /* waiting for the lock */
+    CHECK(pwrite(fd, bytes + page, size - page, (off_t)page) == (ssize_t)(size - page));
+    close(fd); /* releases the lock */
+    pipe_expect(opened[0], 'O', 20000);
+    wait_child_ok(pid, 20000);
+    close(opened[0]);
+    close(opened[1]);
+    free(bytes);
+}
+
 /* Read-only, a file never set up cannot be: a clear refusal, and the file left as it was. */
 TEST(env_readonly_open_of_a_file_never_set_up_is_refused)
 {
