@@ -400,6 +400,11 @@ static bool run_writer(const char *path, useconds_t delay, uint64_t *acked)
         writer(path, acks[1]);
     }
     close(acks[1]);
+    if (pid < 0) { /* never kill(-1, ...) */
+        fail("fork: %s", strerror(errno));
+        close(acks[0]);
+        return false;
+    }
     usleep(delay);
     kill(pid, SIGKILL);
     int status = 0;
