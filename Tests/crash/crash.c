@@ -3,7 +3,8 @@
  * Each cycle forks a writer that opens the database and commits as fast as it can,
  * creating, updating and deleting Items (an int primary key, strings, an indexed
  * string, an int, a double, a bool, an optional string, a timestamp), and sends the
- * number of each commit to this process once lar_txn_commit() has returned LAR_OK.
+ * number of each commit to this process once lar_txn_commit() has returned LAR_OK
+ * (a third of the writers start from a 64 KiB map, which their writes fill and grow).
  * After a random delay (some very short, to land inside the file's first open; some
  * cycles start from no file at all) this process kills it with SIGKILL, reopens the
  * file and checks that it opens, that the last commit stored is at least the last one
@@ -31,6 +32,7 @@
 
 #define ITEM_IDS 48
 #define LONG_NAME 3000 /* longer than a page: an overflow page */
+#define SMALL_MAP ((size_t)64 << 10)
 
 /* ---- the deterministic sequence of commits ---- */
 
@@ -223,10 +225,26 @@ static int write_commit(db *d, model *m, uint64_t commit)
     return err;
 }
 
-static _Noreturn void writer(const char *path, int acks)
+/* A write that fills a small map fails with LAR_EMAPFULL; once it is aborted the map
+ * grows, and the same commit runs again. */
+static int write_commit_retrying(db *d, model *m, uint64_t commit)
+{
+    for (;;) {
+        model before = *m;
+        int err = write_commit(d, m, commit);
+        if (err != LAR_EMAPFULL) return err;
+        *m = before;
+    }
+}
+
+/* map_size 0: the default reservation. */
+static _Noreturn void writer(const char *path, size_t map_size, int acks)
 {
     db d;
-    if (lar_env_open(path, NULL, &d.env)) writer_fail("open");
+    lar_env_options options;
+    lar_env_options_init(&options);
+    if (map_size) options.initial_map_size = map_size;
+    if (lar_env_open(path, &options, &d.env)) writer_fail("open");
     if (lar_schema_apply(d.env, classes, 2, 1)) writer_fail("schema");
     if (db_lookup(&d)) writer_fail("lookup");
     lar_txn *txn;
@@ -236,7 +254,7 @@ static _Noreturn void writer(const char *path, int acks)
     model m = model_at(commit);
     for (;;) {
         commit++;
-        if (write_commit(&d, &m, commit)) writer_fail("commit");
+        if (write_commit_retrying(&d, &m, commit)) writer_fail("commit");
         if (write(acks, &commit, sizeof commit) != sizeof commit) writer_fail("ack");
     }
 }
@@ -389,7 +407,7 @@ static uint64_t read_acks(int fd, uint64_t acked)
 
 /* Runs a writer, kills it after delay, and returns the last commit it acknowledged;
  * false when the writer died of something else. */
-static bool run_writer(const char *path, useconds_t delay, uint64_t *acked)
+static bool run_writer(const char *path, size_t map_size, useconds_t delay, uint64_t *acked)
 {
     int acks[2];
     if (pipe(acks) != 0) return fail("pipe: %s", strerror(errno));
@@ -397,7 +415,7 @@ static bool run_writer(const char *path, useconds_t delay, uint64_t *acked)
     pid_t pid = fork();
     if (pid == 0) {
         close(acks[0]);
-        writer(path, acks[1]);
+        writer(path, map_size, acks[1]);
     }
     close(acks[1]);
     if (pid < 0) { /* never kill(-1, ...) */
@@ -436,7 +454,9 @@ int main(int argc, char **argv)
             fresh++;
         }
         uint64_t before = acked, stored = 0;
-        bool ok = run_writer(path, kill_delay(&seed), &acked);
+        /* A third of the writers start from a small map: their writes fill it and it grows. */
+        size_t map_size = rand_r(&seed) % 3 == 0 ? SMALL_MAP : 0;
+        bool ok = run_writer(path, map_size, kill_delay(&seed), &acked);
         states[state_of(path)]++;
         ok = ok && check_file(path, acked, &stored);
         commits += acked - before;
