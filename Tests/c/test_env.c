@@ -1,11 +1,12 @@
-/* Environments: opening, sharing, refusing foreign files, read-only mode, info, closing. */
+/* Environments: opening, sharing, refusing foreign files, files whose first open was cut
+ * short, read-only mode (also without a lock file), info, closing. */
 #include "test.h"
 
-#include <lmdb.h>
-#include <stdlib.h>
 #include <fcntl.h>
 #include <linux/fs.h>
+#include <lmdb.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
