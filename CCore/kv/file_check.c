@@ -120,7 +120,18 @@ static int check_metas(const char *path, int fd)
     return err;
 }
 
+/* A writer in another process rewrites the older meta in place at each commit, and a
+ * read racing that write may see it half old, half new: a damage verdict is confirmed
+ * by reading again before it stands. */
+#define CHECK_ATTEMPTS 3
+#define CHECK_RETRY_US 1000
+
 int kv_check_file(const char *path, int fd)
 {
-    return check_metas(path, fd);
+    int err = check_metas(path, fd);
+    for (int attempt = 1; err == LAR_ECORRUPT && attempt < CHECK_ATTEMPTS; attempt++) {
+        usleep(CHECK_RETRY_US);
+        err = check_metas(path, fd);
+    }
+    return err;
 }
