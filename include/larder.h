@@ -279,11 +279,14 @@ int lar_env_options_init(lar_env_options *options);
  * read and the file is refused with #LAR_ECORRUPT, untouched, when it is shorter
  * than the pages they name (a truncated file: the most common damage), shorter
  * than the two header pages, when their page size is not a power of two from
- * 4 KiB to 32 KiB or they disagree on it, or when a table's root page lies
- * outside the file. Damage inside the B-tree pages themselves (flipped bytes in
- * a page LMDB trusts) is not detected at open: LMDB may report it later as
- * #LAR_ECORRUPT, a damaged row is reported as #LAR_ECORRUPT by the read that
- * decodes it, and some such damage can still crash the process inside LMDB.
+ * 4 KiB to 32 KiB or they disagree on it, or when the root page they name for
+ * LMDB's main or free-page table lies outside the file. Damage inside the B-tree
+ * pages themselves (flipped bytes in a page LMDB trusts) is not detected at
+ * open: LMDB may report it later as #LAR_ECORRUPT, a damaged row is reported as
+ * #LAR_ECORRUPT by the read that decodes it, and some such damage still crashes
+ * the process inside LMDB (a node offset or page number pointing past the end
+ * of the file raises SIGBUS; a table record naming a header page as its root
+ * fails an LMDB assertion).
  *
  * Readers that died holding a snapshot (killed, crashed) are cleared when a file
  * opens, when the reader table is full, and by writers as the file grows, so they
@@ -302,8 +305,10 @@ int lar_env_options_init(lar_env_options *options);
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, bad options version);
  *         #LAR_ENOTLARDER (the file is not a Larder database);
  *         #LAR_ECORRUPT (truncated, or a damaged header page; see above);
- *         #LAR_EVERSION (newer format); #LAR_EIO (the file cannot be opened or
- *         created; the message gives errno's text); #LAR_ENOMEM.
+ *         #LAR_EREADONLY (a writable open of a file, or in a directory, this
+ *         process may not write); #LAR_EVERSION (newer format); #LAR_EIO (the
+ *         file cannot be opened or created; the message gives errno's text);
+ *         #LAR_ENOMEM.
  */
 int lar_env_open(const char *path, const lar_env_options *options, lar_env **out);
 

@@ -458,7 +458,7 @@ int lar_fail_mdb(int rc, const char *context)
     case MDB_CORRUPTED: case MDB_PAGE_NOTFOUND: case MDB_BAD_VALSIZE: code = LAR_ECORRUPT; break;
     case MDB_INVALID: code = LAR_ENOTLARDER; break;
     case MDB_VERSION_MISMATCH: code = LAR_EVERSION; break;
-    case EACCES: case EROFS: code = LAR_EREADONLY; break;
+    case EACCES: case EROFS: case EPERM: code = LAR_EREADONLY; break;
     default: code = LAR_EIO; break;
     }
     return lar_fail(code, "%s: %s", context, mdb_strerror(rc));

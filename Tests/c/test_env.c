@@ -655,7 +655,7 @@ static void read_only_directory_child(const char *path)
 {
     lar_env *env = NULL;
     /* Writable, the lock file cannot be made: refused. */
-    CHECK(lar_env_open(path, NULL, &env) != LAR_OK);
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EREADONLY);
     env = open_env_with(path, (size_t)1 << 20, LAR_ENV_READONLY);
     person_schema p = person_lookup(env);
     lar_txn *txn = begin_read(env);
