@@ -280,13 +280,13 @@ int lar_env_options_init(lar_env_options *options);
  * than the pages they name (a truncated file: the most common damage), shorter
  * than the two header pages, when their page size is not a power of two from
  * 4 KiB to 32 KiB or they disagree on it, or when the root page they name for
- * LMDB's main or free-page table lies outside the file. Damage inside the B-tree
- * pages themselves (flipped bytes in a page LMDB trusts) is not detected at
- * open: LMDB may report it later as #LAR_ECORRUPT, a damaged row is reported as
- * #LAR_ECORRUPT by the read that decodes it, and some such damage still crashes
- * the process inside LMDB (a node offset or page number pointing past the end
- * of the file raises SIGBUS; a table record naming a header page as its root
- * fails an LMDB assertion).
+ * LMDB's main or free-page table lies outside the file; then the root of each
+ * table (as recorded in the main table) is checked the same way. Other damage
+ * inside the B-tree pages (flipped bytes in a page LMDB trusts) is not detected
+ * at open: LMDB may report it later as #LAR_ECORRUPT, a damaged row is reported
+ * as #LAR_ECORRUPT by the read that decodes it, and some such damage still
+ * crashes the process inside LMDB (a node offset or child page number pointing
+ * past the end of the file raises SIGBUS).
  *
  * Readers that died holding a snapshot (killed, crashed) are cleared when a file
  * opens, when the reader table is full, and by writers as the file grows, so they

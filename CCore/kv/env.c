@@ -181,6 +181,11 @@ static int attach_file(lar_env *env)
     MDB_txn *txn;
     int rc = begin_private(env, MDB_RDONLY, &txn);
     if (rc) return lar_fail_mdb(rc, "cannot read the database");
+    int checked = kv_check_tables(txn, env->path);
+    if (checked) {
+        mdb_txn_abort(txn);
+        return checked;
+    }
     rc = mdb_dbi_open(txn, "larder", 0, &env->meta_dbi);
     if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
         mdb_txn_abort(txn);

@@ -120,6 +120,34 @@ static int check_metas(const char *path, int fd)
     return err;
 }
 
+/* Checks the record of each table in the main database (an lmdb_db) before LMDB follows
+ * its root: a root on a header page fails an LMDB assertion, one past the file's last
+ * page reads past its end. Other records (a foreign file's data) are left alone. */
+int kv_check_tables(MDB_txn *txn, const char *path)
+{
+    MDB_envinfo info;
+    MDB_dbi main_dbi;
+    MDB_cursor *cursor;
+    int rc = mdb_env_info(mdb_txn_env(txn), &info);
+    if (!rc) rc = mdb_dbi_open(txn, NULL, 0, &main_dbi);
+    if (!rc) rc = mdb_cursor_open(txn, main_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot read the database's tables");
+    MDB_val key, data;
+    int err = LAR_OK;
+    for (rc = mdb_cursor_get(cursor, &key, &data, MDB_FIRST); !rc && !err;
+         rc = mdb_cursor_get(cursor, &key, &data, MDB_NEXT)) {
+        lmdb_db table;
+        if (data.mv_size != sizeof table) continue;
+        memcpy(&table, data.mv_data, sizeof table);
+        if (!root_valid(table.root, info.me_last_pgno))
+            err = lar_fail(LAR_ECORRUPT, "'%s' is damaged: the table '%.*s' has its root outside the file's pages",
+                           path, (int)(key.mv_size > 64 ? 64 : key.mv_size), (const char *)key.mv_data);
+    }
+    mdb_cursor_close(cursor);
+    if (!err && rc != MDB_NOTFOUND) err = lar_fail_mdb(rc, "cannot read the database's tables");
+    return err;
+}
+
 /* A writer in another process rewrites the older meta in place at each commit, and a
  * read racing that write may see it half old, half new: a damage verdict is confirmed
  * by reading again before it stands. */

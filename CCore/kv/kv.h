@@ -33,6 +33,9 @@ int lar_fail_mdb(int rc, const char *context);
  * first write), which holds nothing. */
 int kv_check_file(const char *path, int fd);
 #define KV_NEW_HEADER_CUT_SHORT 2 /* internal, never returned by the API */
+/* Refuses with LAR_ECORRUPT a table record in the main database whose root page is a
+ * header page or lies past the file's last page. */
+int kv_check_tables(MDB_txn *txn, const char *path);
 
 /* ---- environments (env.c) ---- */
 

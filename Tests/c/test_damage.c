@@ -268,3 +268,38 @@ TEST(damage_check_never_refuses_a_file_another_process_is_writing)
     close(stop[0]);
     close(stop[1]);
 }
+
+/* White-box: LMDB keeps each table's record (48 bytes: flags, depth, page counts, entries,
+ * root) in its main database, a leaf node of an 8-byte header (data size, flags, key size)
+ * then the key and the record. Sets the root of every copy of table name's record. */
+static int set_table_roots(uint8_t *bytes, size_t size, const char *name, uint64_t root)
+{
+    size_t name_size = strlen(name);
+    uint8_t header[8] = {48, 0, 0, 0, 0x02 /* F_SUBDATA */, 0, (uint8_t)name_size, 0};
+    int found = 0;
+    for (size_t at = 0; at + sizeof header + name_size + 48 <= size; at++) {
+        if (memcmp(bytes + at, header, sizeof header) || memcmp(bytes + at + 8, name, name_size)) continue;
+        put_u64(bytes + at + 8 + name_size + 40, root);
+        found++;
+    }
+    return found;
+}
+
+/* A table whose root is a header page failed an LMDB assertion (abort); one past the
+ * file's pages read past its end (SIGBUS). */
+TEST(damage_table_root_outside_the_file_is_refused)
+{
+    file_bytes f = good_file();
+    const char *tables[] = {"larder", "pk", "c0"};
+    uint64_t bad[] = {0, 1, f.size / f.page_size + 5};
+    for (size_t t = 0; t < COUNT_OF(tables); t++) {
+        for (size_t i = 0; i < COUNT_OF(bad); i++) {
+            uint8_t *copy = malloc(f.size);
+            memcpy(copy, f.data, f.size);
+            CHECK(set_table_roots(copy, f.size, tables[t], bad[i]) > 0);
+            check_refused(copy, f.size, LAR_ECORRUPT, tables[t]);
+            free(copy);
+        }
+    }
+    free(f.data);
+}
