@@ -109,7 +109,7 @@ test-swift: | deps
 # fuzz_file opens garbage and damaged database files (Tests/fuzz/fuzz_file.c), and stays out of
 # `make test`: open refuses truncated files, damaged header pages and table roots outside the
 # file, but other damage inside B-tree pages (node offsets, child page numbers) still crashes
-# inside LMDB. New inputs go to build/fuzz/<name>-corpus, crashes to build/fuzz/<name>-crash-*;
+# or hangs inside LMDB. New inputs go to build/fuzz/<name>-corpus, crashes to build/fuzz/<name>-crash-*;
 # a crash fails the target. FUZZ_EXTRA=-DFUZZ_SMALL_MAP also fuzzes map growth (see fuzz_api.c).
 
 FUZZ_CC      ?= /opt/swift/usr/bin/clang
