@@ -137,7 +137,9 @@ const char *lar_version(int *major, int *minor, int *patch);
  *  (see @ref storage). Also returned when another process grew the file
  *  beyond this process's map while this process holds transactions. */
 #define LAR_EMAPFULL (-14)
-/** The file holds data this library cannot decode. */
+/** The file is damaged: data this library cannot decode, or, at open, a file
+ *  shorter than its header says (truncated) or a damaged LMDB header page
+ *  (see lar_env_open() for what is and is not detected). It was left untouched. */
 #define LAR_ECORRUPT (-15)
 /** A limit was reached: too many readers, too many classes. */
 #define LAR_EBUSY (-16)
@@ -266,17 +268,49 @@ int lar_env_options_init(lar_env_options *options);
  *
  * A missing file is created (unless #LAR_ENV_READONLY), together with its
  * lock file `<path>-lock`. An existing file must be a Larder database of this
- * format version or older; otherwise it is refused and not modified. If the
+ * format version or older; otherwise it is refused and not modified. A file
+ * whose first open never finished (the process died while or after LMDB wrote
+ * its header, before Larder's setup committed) holds no data and is set up as a
+ * new one; read-only, it is refused with #LAR_ENOTLARDER, as an empty file is.
+ * Opens of one file in several processes wait for a writable open that is
+ * creating or setting the file up, so none reads a half-written header. If the
  * same file is already open in this process, the open environment is returned
  * with its reference count raised, and options are ignored.
+ *
+ * Damage: before LMDB maps an existing file, both of its LMDB header pages are
+ * read and the file is refused with #LAR_ECORRUPT, untouched, when it is shorter
+ * than the pages they name (a truncated file: the most common damage), shorter
+ * than the two header pages, when their page size is not a power of two from
+ * 4 KiB to 32 KiB or they disagree on it, or when the root page they name for
+ * LMDB's main or free-page table lies outside the file; then the root of each
+ * table (as recorded in the main table) is checked the same way. Other damage
+ * inside the B-tree pages (flipped bytes in a page LMDB trusts) is not detected
+ * at open: LMDB may report it later as #LAR_ECORRUPT, a damaged row is reported
+ * as #LAR_ECORRUPT by the read that decodes it, and some such damage still
+ * crashes the process inside LMDB (a node offset or child page number pointing
+ * past the end of the file raises SIGBUS).
+ *
+ * Readers that died holding a snapshot (killed, crashed) are cleared when a file
+ * opens, when the reader table is full, and by writers as the file grows, so they
+ * neither fill the table nor keep old pages from reuse.
+ *
+ * Read-only files: #LAR_ENV_READONLY opens a file on a read-only file system, or
+ * in a directory where the lock file is missing and cannot be created (a bundled
+ * database), without a lock file. No process has the file open for writing then
+ * (it would have made the lock file), but one that starts writing it later does
+ * not see this process's snapshots and may overwrite pages they read: open files
+ * this way only where nothing writes them. Writable, such a file is refused.
  * Ownership: the caller owns *out and releases it with lar_env_close().
  * @param[in]  path     File path, UTF-8.
  * @param[in]  options  Options, or NULL for the defaults.
  * @param[out] out      Receives the environment.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, bad options version);
  *         #LAR_ENOTLARDER (the file is not a Larder database);
- *         #LAR_EVERSION (newer format); #LAR_EIO (the file cannot be opened or
- *         created; the message gives errno's text); #LAR_ENOMEM.
+ *         #LAR_ECORRUPT (truncated, or a damaged header page; see above);
+ *         #LAR_EREADONLY (a writable open of a file, or in a directory, this
+ *         process may not write); #LAR_EVERSION (newer format); #LAR_EIO (the
+ *         file cannot be opened or created; the message gives errno's text);
+ *         #LAR_ENOMEM.
  */
 int lar_env_open(const char *path, const lar_env_options *options, lar_env **out);
 

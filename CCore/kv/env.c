@@ -18,7 +18,9 @@
 /* Where the reservation stops halving when the address space is limited (RLIMIT_AS). */
 #define SMALLEST_DEFAULT_MAP ((size_t)64 << 20)
 #define MAX_READERS 256
-#define LMDB_MAGIC 0xBEEFC0DEu
+/* Pages the file may grow by before a writer looks for dead readers again: one that
+ * died holding a snapshot keeps every page freed since from reuse. */
+#define DEAD_READER_CHECK_PAGES 256
 
 /* LMDB forbids opening one file twice in a process: every open shares one lar_env. */
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -33,40 +35,49 @@ int lar_env_options_init(lar_env_options *options)
     return LAR_OK;
 }
 
-/* Refuses, without writing, a non-empty file whose first meta page is not LMDB's. */
-static int check_lmdb_magic(const char *path, off_t size)
+/* Finds the file's identity, if it exists; refuses what is not a regular file. */
+static int identify_file(const char *path, struct stat *st, bool *exists)
 {
-    if (size == 0) return LAR_OK;
-    uint8_t page[20];
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
-    ssize_t n = pread(fd, page, sizeof page, 0);
-    close(fd);
-    uint32_t magic = 0;
-    if (n == (ssize_t)sizeof page) memcpy(&magic, page + 16, sizeof magic);
-    if (magic != LMDB_MAGIC)
-        return lar_fail(LAR_ENOTLARDER, "'%s' is not a Larder database", path);
+    *exists = stat(path, st) == 0;
+    if (!*exists) return errno == ENOENT ? LAR_OK : lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st->st_mode)) return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
     return LAR_OK;
 }
 
-/* Finds the file's identity, creating an empty file when it is missing and writable. */
-static int identify_file(const char *path, bool readonly, struct stat *st, bool *created)
+/* Opens the file (creating it when missing and writable) and takes the open lock: a
+ * record lock on its first byte, exclusive for a writable open, which may write LMDB's
+ * header and Larder's setup, shared for a read-only one, so that no open reads a header
+ * another process is still writing. A process's record locks die with it and are not
+ * inherited by fork(): a child forked meanwhile cannot hold up later opens. The lock is
+ * best effort (where the file system has none, LMDB's own locks serialise most opens);
+ * closing any descriptor of the file releases it. */
+static int open_locked(const char *path, bool readonly, int *fd)
 {
-    *created = false;
-    if (stat(path, st) == 0) {
-        *created = st->st_size == 0;
-        if (!S_ISREG(st->st_mode))
-            return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
-        return check_lmdb_magic(path, st->st_size);
+    *fd = open(path, (readonly ? O_RDONLY : O_RDWR | O_CREAT) | O_NONBLOCK | O_CLOEXEC, 0644);
+    if (*fd < 0) {
+        int code = !readonly && (errno == EACCES || errno == EROFS || errno == EPERM) ? LAR_EREADONLY : LAR_EIO;
+        return lar_fail(code, "cannot open '%s'%s: %s", path, readonly ? "" : " for writing", strerror(errno));
     }
-    if (errno != ENOENT || readonly)
-        return lar_fail(LAR_EIO, "cannot open '%s': %s", path, strerror(errno));
-    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return lar_fail(LAR_EIO, "cannot create '%s': %s", path, strerror(errno));
-    int rc = fstat(fd, st);
-    close(fd);
-    *created = true;
-    if (rc != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
+    struct flock range = {.l_type = readonly ? F_RDLCK : F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    while (fcntl(*fd, F_SETLKW, &range) != 0 && errno == EINTR) continue;
+    return LAR_OK;
+}
+
+/* Checks the locked file before LMDB maps it. A file of no bytes is new: LMDB writes its
+ * header. So is one holding only the start of a new header (a kill cut LMDB's first
+ * write short): LMDB would refuse it, and no process can have it open, so a writable
+ * open empties it. */
+static int check_locked(const char *path, int fd, bool readonly, struct stat *st)
+{
+    if (fstat(fd, st) != 0) return lar_fail(LAR_EIO, "cannot stat '%s': %s", path, strerror(errno));
+    if (!S_ISREG(st->st_mode)) return lar_fail(LAR_EIO, "cannot open '%s': not a regular file", path);
+    int err = st->st_size == 0 ? KV_NEW_HEADER_CUT_SHORT : kv_check_file(path, fd);
+    if (err != KV_NEW_HEADER_CUT_SHORT) return err;
+    if (readonly)
+        return lar_fail(LAR_ENOTLARDER, "'%s' was never set up as a Larder database (it is empty, or its "
+                        "first open did not finish): open it once without LAR_ENV_READONLY", path);
+    if (st->st_size > 0 && ftruncate(fd, 0) != 0)
+        return lar_fail(LAR_EIO, "cannot empty '%s': %s", path, strerror(errno));
     return LAR_OK;
 }
 
@@ -76,12 +87,37 @@ static int put_meta_u64(MDB_txn *txn, MDB_dbi meta, const char *name, uint64_t v
     return mdb_put(txn, meta, &key, &data, 0);
 }
 
+void env_clear_dead_readers(lar_env *env)
+{
+    int dead;
+    (void)mdb_reader_check(env->mdb, &dead); /* best effort: on failure the slots stay as they were */
+}
+
+void env_clear_dead_readers_on_growth(lar_env *env)
+{
+    MDB_envinfo info;
+    if (mdb_env_info(env->mdb, &info) != 0) return;
+    if (info.me_last_pgno < env->readers_checked_at + DEAD_READER_CHECK_PAGES) return;
+    env_clear_dead_readers(env);
+    env->readers_checked_at = info.me_last_pgno;
+}
+
+int env_begin_mdb(lar_env *env, unsigned int flags, MDB_txn **out)
+{
+    int rc = mdb_txn_begin(env->mdb, NULL, flags, out);
+    if (rc == MDB_READERS_FULL) {
+        env_clear_dead_readers(env);
+        rc = mdb_txn_begin(env->mdb, NULL, flags, out);
+    }
+    return rc;
+}
+
 /* Begins a transaction of an environment not yet shared with other threads,
  * adopting the map when another process has grown it. */
 static int begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
 {
     int rc;
-    while ((rc = mdb_txn_begin(env->mdb, NULL, flags, txn)) == MDB_MAP_RESIZED) {
+    while ((rc = env_begin_mdb(env, flags, txn)) == MDB_MAP_RESIZED) {
         rc = mdb_env_set_mapsize(env->mdb, 0);
         if (rc) break;
     }
@@ -145,6 +181,11 @@ static int attach_file(lar_env *env)
     MDB_txn *txn;
     int rc = begin_private(env, MDB_RDONLY, &txn);
     if (rc) return lar_fail_mdb(rc, "cannot read the database");
+    int checked = kv_check_tables(txn, env->path);
+    if (checked) {
+        mdb_txn_abort(txn);
+        return checked;
+    }
     rc = mdb_dbi_open(txn, "larder", 0, &env->meta_dbi);
     if (rc == MDB_NOTFOUND || rc == MDB_INCOMPATIBLE) {
         mdb_txn_abort(txn);
@@ -228,8 +269,6 @@ static int env_create(const char *path, const lar_env_options *options, lar_env 
     return LAR_OK;
 }
 
-/* A file that was empty before LMDB opened it is new and gets Larder's metadata;
- * an existing LMDB file without it belongs to someone else. */
 static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
 {
     int rc = mdb_env_create(&env->mdb);
@@ -244,7 +283,41 @@ static int open_mdb(lar_env *env, unsigned int flags, size_t map_size)
     return rc;
 }
 
-static int env_start(lar_env *env, const lar_env_options *options, bool created)
+/* Whether the lock file is there, or may be (when that cannot be told). */
+static bool lock_file_exists(const lar_env *env)
+{
+    size_t size = strlen(env->path) + sizeof "-lock";
+    char *lock = malloc(size);
+    if (!lock) return true;
+    snprintf(lock, size, "%s-lock", env->path);
+    struct stat st;
+    bool exists = stat(lock, &st) == 0 || errno != ENOENT;
+    free(lock);
+    return exists;
+}
+
+/* A read-only open in a directory where the lock file can be neither found nor created
+ * (a bundled database) goes on without one, as LMDB itself does on a read-only file
+ * system. No process has the file open through LMDB then, since each would have made
+ * the lock file; one that starts writing later would not see this process's readers. */
+static bool may_open_without_lock(const lar_env *env, unsigned int flags, int rc)
+{
+    return (flags & MDB_RDONLY) && !(flags & MDB_NOLOCK) && (rc == EACCES || rc == EPERM) &&
+           !lock_file_exists(env);
+}
+
+/* An LMDB file whose main database is empty is new, whatever its size: a process
+ * killed during a first open leaves LMDB's header without Larder's metadata. */
+static int set_up_if_new(lar_env *env, bool readonly)
+{
+    if (!file_is_empty_lmdb(env)) return LAR_OK;
+    if (readonly)
+        return lar_fail(LAR_ENOTLARDER, "'%s' was never set up as a Larder database (its first open did "
+                        "not finish): open it once without LAR_ENV_READONLY", env->path);
+    return initialize_file(env);
+}
+
+static int env_start(lar_env *env, const lar_env_options *options)
 {
     bool readonly = options->flags & LAR_ENV_READONLY;
     unsigned int flags = MDB_NOSUBDIR | MDB_NOTLS | (readonly ? MDB_RDONLY : 0) |
@@ -257,16 +330,70 @@ static int env_start(lar_env *env, const lar_env_options *options, bool created)
         map_size /= 2;
         rc = open_mdb(env, flags, map_size);
     }
-    if (rc) return lar_fail_mdb(rc, env->path);
-    if (!readonly && created && file_is_empty_lmdb(env)) {
-        int err = initialize_file(env);
-        if (err) return err;
+    if (rc && may_open_without_lock(env, flags, rc)) {
+        flags |= MDB_NOLOCK;
+        rc = open_mdb(env, flags, map_size);
     }
-    int err = attach_file(env);
+    if (rc) return lar_fail_mdb(rc, env->path);
+    env_clear_dead_readers(env);
+    MDB_envinfo info;
+    if (mdb_env_info(env->mdb, &info) == 0) env->readers_checked_at = info.me_last_pgno;
+    int err = set_up_if_new(env, readonly);
+    if (!err) err = attach_file(env);
     if (err) return err;
     env->lock_fd = open(env->path, O_RDONLY | O_CLOEXEC);
     if (env->lock_fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", env->path, strerror(errno));
     return LAR_OK;
+}
+
+/* The environment already open on path in this process, or NULL. The caller holds the registry lock. */
+static lar_env *registered(const struct stat *st)
+{
+    for (lar_env *env = registry; env; env = env->next)
+        if (env->device == st->st_dev && env->inode == st->st_ino) return env;
+    return NULL;
+}
+
+/* Opens a new environment on the locked file. The caller holds the registry lock. */
+static int env_open_new(const char *path, const lar_env_options *options, lar_env **out)
+{
+    bool readonly = options->flags & LAR_ENV_READONLY;
+    int fd;
+    struct stat st;
+    int err = open_locked(path, readonly, &fd);
+    if (err) return err;
+    err = check_locked(path, fd, readonly, &st);
+    lar_env *env = NULL;
+    if (!err) err = env_create(path, options, &env);
+    if (!err) {
+        env->device = st.st_dev;
+        env->inode = st.st_ino;
+        err = env_start(env, options);
+        if (err) env_destroy(env);
+    }
+    close(fd); /* after the setup: releases the open lock */
+    if (!err) {
+        env->next = registry;
+        registry = env;
+        *out = env;
+    }
+    return err;
+}
+
+/* Shares the environment this process has open on path, or opens one. The caller holds the registry lock. */
+static int env_open_locked(const char *path, const lar_env_options *options, lar_env **out)
+{
+    struct stat st;
+    bool exists;
+    int err = identify_file(path, &st, &exists);
+    if (err) return err;
+    lar_env *env = exists ? registered(&st) : NULL;
+    if (env) {
+        env->refcount++;
+        *out = env;
+        return LAR_OK;
+    }
+    return env_open_new(path, options, out);
 }
 
 int lar_env_open(const char *path, const lar_env_options *options, lar_env **out)
@@ -281,32 +408,10 @@ int lar_env_open(const char *path, const lar_env_options *options, lar_env **out
         return lar_fail(LAR_EINVAL, "lar_env_open: unknown flags 0x%x", options->flags);
 
     pthread_mutex_lock(&registry_lock);
-    struct stat st;
-    bool created = false;
-    int err = identify_file(path, options->flags & LAR_ENV_READONLY, &st, &created);
-    for (lar_env *env = registry; !err && env; env = env->next) {
-        if (env->device == st.st_dev && env->inode == st.st_ino) {
-            env->refcount++;
-            pthread_mutex_unlock(&registry_lock);
-            *out = env;
-            return LAR_OK;
-        }
-    }
     lar_env *env = NULL;
-    if (!err) err = env_create(path, options, &env);
-    if (!err) {
-        env->device = st.st_dev;
-        env->inode = st.st_ino;
-        err = env_start(env, options, created);
-        if (err) {
-            env_destroy(env);
-        } else {
-            env->next = registry;
-            registry = env;
-            *out = env;
-        }
-    }
+    int err = env_open_locked(path, options, &env);
     pthread_mutex_unlock(&registry_lock);
+    if (!err) *out = env;
     return err;
 }
 
@@ -437,7 +542,7 @@ int env_schema_for(lar_env *env, MDB_txn *txn, lar_schema **out)
          * class tables' handles it opens stay valid for the whole environment. */
         MDB_txn *loader = NULL;
         lar_schema *fresh = NULL;
-        int rc = mdb_txn_begin(env->mdb, NULL, MDB_RDONLY, &loader);
+        int rc = env_begin_mdb(env, MDB_RDONLY, &loader);
         if (rc == MDB_MAP_RESIZED) {
             pthread_mutex_unlock(&env->mutex);
             return ENV_MAP_MOVED;

@@ -24,6 +24,19 @@ typedef enum kv_step {
 /* Maps an LMDB or errno code to a LAR_E* code and records it with context. */
 int lar_fail_mdb(int rc, const char *context);
 
+/* ---- checking a file before LMDB maps it (file_check.c) ---- */
+
+/* Refuses, without writing, a non-empty file (open as fd) that LMDB would crash on or
+ * that is not LMDB's: LAR_ENOTLARDER (no LMDB header), LAR_ECORRUPT (truncated, or a
+ * damaged header page), LAR_EIO. Returns KV_NEW_HEADER_CUT_SHORT, recording nothing,
+ * for the first page of a new file's header without the second (a kill during LMDB's
+ * first write), which holds nothing. */
+int kv_check_file(const char *path, int fd);
+#define KV_NEW_HEADER_CUT_SHORT 2 /* internal, never returned by the API */
+/* Refuses with LAR_ECORRUPT a table record in the main database whose root page is a
+ * header page or lies past the file's last page. */
+int kv_check_tables(MDB_txn *txn, const char *path);
+
 /* ---- environments (env.c) ---- */
 
 struct lar_env {
@@ -47,13 +60,22 @@ struct lar_env {
 
     lar_schema *retired;      /* schemas of aborted writes: callers may still hold their names */
     bool grow_wanted;         /* a write filled the map: grow it once no transaction is live */
+    size_t readers_checked_at;   /* the file's last page when a writer last cleared dead readers */
 
     pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
     struct lar_env *next;        /* registry list */
 };
 
 size_t env_map_size(lar_env *env);
-size_t env_map_size(lar_env *env);
+/* Frees the reader slots of processes that died holding a snapshot (kill -9, a crash):
+ * they would keep old pages from reuse forever and, once they fill the table, make
+ * every new transaction fail. */
+void env_clear_dead_readers(lar_env *env);
+/* The same, for a writer, once the file has grown by DEAD_READER_CHECK_PAGES since the
+ * last time: cheap enough to ask at every write. The caller holds the writer lock. */
+void env_clear_dead_readers_on_growth(lar_env *env);
+/* mdb_txn_begin(); when the reader table is full, clears dead readers and tries once more. */
+int env_begin_mdb(lar_env *env, unsigned int flags, MDB_txn **out);
 /* A write filled the map: asks for it to grow, which env_try_grow() does as soon
  * as no transaction of this process is live. Returns the current map size. */
 size_t env_request_growth(lar_env *env);

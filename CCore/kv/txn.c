@@ -53,8 +53,9 @@ static void detach_dependents(lar_txn *txn)
 static int begin_mdb(lar_txn *txn)
 {
     lar_env *env = txn->env;
+    if (txn->write) env_clear_dead_readers_on_growth(env);
     for (;;) {
-        int rc = mdb_txn_begin(env->mdb, NULL, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
+        int rc = env_begin_mdb(env, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
         if (rc != MDB_MAP_RESIZED) return rc ? lar_fail_mdb(rc, "cannot begin a transaction") : LAR_OK;
         /* Another process grew the file past this process's map. */
         pthread_rwlock_unlock(&env->map_lock);
@@ -490,7 +491,7 @@ int lar_fail_mdb(int rc, const char *context)
     case MDB_CORRUPTED: case MDB_PAGE_NOTFOUND: case MDB_BAD_VALSIZE: code = LAR_ECORRUPT; break;
     case MDB_INVALID: code = LAR_ENOTLARDER; break;
     case MDB_VERSION_MISMATCH: code = LAR_EVERSION; break;
-    case EACCES: case EROFS: code = LAR_EREADONLY; break;
+    case EACCES: case EROFS: case EPERM: code = LAR_EREADONLY; break;
     default: code = LAR_EIO; break;
     }
     return lar_fail(code, "%s: %s", context, mdb_strerror(rc));

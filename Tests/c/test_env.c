@@ -1,9 +1,15 @@
-/* Environments: opening, sharing, refusing foreign files, read-only mode, info, closing. */
+/* Environments: opening, sharing, refusing foreign files, files whose first open was cut
+ * short, read-only mode (also without a lock file), info, closing. */
 #include "test.h"
 
+#include <fcntl.h>
+#include <linux/fs.h>
 #include <lmdb.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 TEST(env_options_init_fills_defaults)
@@ -244,13 +250,163 @@ TEST(env_refuses_lmdb_file_without_larder_metadata)
     mdb_env_close(mdb);
 }
 
-/* "An existing file must be a Larder database ...; otherwise it is refused and not modified."
- * An LMDB file another program created and left empty is not a Larder database either. */
-TEST(env_refuses_empty_lmdb_file_without_larder_metadata)
+/* LMDB's header without Larder's metadata: what a process killed during a file's first
+ * open leaves (LMDB writes its header before Larder's setup commits). */
+static void write_lmdb_header_only(const char *path)
+{
+    MDB_env *mdb;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    mdb_env_close(mdb);
+}
+
+static void check_usable_larder_file(const char *path, size_t initial_map_size)
+{
+    lar_env *env = open_env_with(path, initial_map_size, 0);
+    person_schema p = person_setup(env);
+    write_retrying(env, create_one_person, &p);
+    close_env(env);
+    env = open_env(path);
+    p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("one"));
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* "An LMDB file whose main database is empty is new, whatever its size." */
+TEST(env_open_sets_up_a_file_whose_first_open_was_cut_short)
 {
     const char *path = test_db_path(NULL);
-    write_plain_lmdb(path, false);
-    check_refused_untouched(path, LAR_ENOTLARDER);
+    write_lmdb_header_only(path);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && st.st_size > 0);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* The same with a map smaller than the setup: it grows as every write's does. */
+TEST(env_open_sets_up_a_cut_short_file_with_a_tiny_map)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    check_usable_larder_file(path, 4096);
+}
+
+/* A setup killed after LMDB wrote its header, by a real kill -9. */
+TEST(env_open_sets_up_a_file_whose_creator_was_killed)
+{
+    const char *path = test_db_path(NULL);
+    int ready[2];
+    CHECK(pipe(ready) == 0);
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        MDB_env *mdb;
+        CHECK(mdb_env_create(&mdb) == 0);
+        CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+        pipe_send(ready[1], 'H');
+        for (;;) pause();
+    }
+    pipe_expect(ready[0], 'H', 20000);
+    CHECK(kill(pid, SIGKILL) == 0);
+    CHECK(waitpid(pid, NULL, 0) == pid);
+    close(ready[0]);
+    close(ready[1]);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* A kill can cut LMDB's first write short after the first of its two header pages. */
+TEST(env_open_sets_up_a_file_whose_header_write_was_cut_short)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    CHECK(truncate(path, sysconf(_SC_PAGESIZE)) == 0);
+    size_t size;
+    uint8_t *before = file_read(path, &size);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("never set up");
+    size_t after_size;
+    uint8_t *after = file_read(path, &after_size);
+    CHECK_EQ(after_size, size);
+    CHECK_MEM(after, before, size);
+    free(before);
+    free(after);
+    check_usable_larder_file(path, (size_t)1 << 20);
+}
+
+/* White-box: a writable open holds a record lock on the file's first byte while it
+ * creates and sets the file up. This test takes it, writes the first page of a
+ * Larder file, and checks that a read-only open in another process waits for the rest. */
+TEST(env_open_waits_for_another_process_creating_the_file)
+{
+    const char *model_path = test_db_path("model");
+    lar_env *env = open_env(model_path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+    size_t size;
+    uint8_t *bytes = file_read(model_path, &size);
+
+    const char *path = test_db_path(NULL);
+    int fd = open(path, O_RDWR | O_CREAT, 0644);
+    CHECK(fd >= 0);
+    struct flock range = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1};
+    CHECK(fcntl(fd, F_SETLK, &range) == 0);
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    CHECK(pwrite(fd, bytes, page, 0) == (ssize_t)page);
+
+    int opened[2];
+    CHECK(pipe(opened) == 0);
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        lar_env *reader = open_env_with(path, (size_t)1 << 20, LAR_ENV_READONLY);
+        pipe_send(opened[1], 'O');
+        person_schema rp = person_lookup(reader);
+        lar_txn *read = begin_read(reader);
+        CHECK_VALUE(get_value(read, person_find(read, &rp, 1), rp.name), val_str("Ada"));
+        commit_txn(read);
+        close_env(reader);
+        child_exit_ok();
+    }
+    CHECK(!pipe_readable(opened[0], 300)); /* waiting for the lock */
+    CHECK(pwrite(fd, bytes + page, size - page, (off_t)page) == (ssize_t)(size - page));
+    close(fd); /* releases the lock */
+    pipe_expect(opened[0], 'O', 20000);
+    wait_child_ok(pid, 20000);
+    close(opened[0]);
+    close(opened[1]);
+    free(bytes);
+}
+
+/* Read-only, a file never set up cannot be: a clear refusal, and the file left as it was. */
+TEST(env_readonly_open_of_a_file_never_set_up_is_refused)
+{
+    const char *path = test_db_path(NULL);
+    write_lmdb_header_only(path);
+    size_t before_size, after_size;
+    uint8_t *before = file_read(path, &before_size);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("never set up");
+    CHECK(env == NULL);
+    uint8_t *after = file_read(path, &after_size);
+    CHECK_EQ(after_size, before_size);
+    CHECK_MEM(after, before, before_size);
+    free(before);
+    free(after);
+
+    /* An empty file too. */
+    const char *empty = test_db_path("empty");
+    file_write(empty, "", 0);
+    CHECK_RC(lar_env_open(empty, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_ENOTLARDER);
+    CHECK_MSG_HAS("empty");
+    struct stat st;
+    CHECK(stat(empty, &st) == 0 && st.st_size == 0);
 }
 
 /* White-box: this test writes a newer format number where the library keeps it (the "format"
@@ -466,4 +622,77 @@ TEST(env_two_files_are_independent)
     commit_txn(rb);
     close_env(a);
     close_env(b);
+}
+
+TEST(env_open_of_a_fifo_is_an_io_error)
+{
+    const char *path = test_db_path(NULL);
+    CHECK(mkfifo(path, 0644) == 0);
+    lar_env *env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EIO); /* at once: a FIFO is never opened */
+    CHECK_MSG_HAS("not a regular file");
+    CHECK_RC(lar_env_open(path, &(lar_env_options){LAR_ENV_OPTIONS_VERSION, 1 << 20, LAR_ENV_READONLY}, &env),
+             LAR_EIO);
+    CHECK(env == NULL);
+}
+
+/* Makes dir refuse new entries: read-only permissions, or for root (whom permissions do not
+ * stop) the immutable attribute. Returns false where neither can be set. */
+static bool make_directory_unwritable(const char *dir, bool unwritable)
+{
+    if (geteuid() != 0) return chmod(dir, unwritable ? 0555 : 0755) == 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0) return false;
+    int attributes = 0;
+    bool ok = ioctl(fd, FS_IOC_GETFLAGS, &attributes) == 0;
+    attributes = unwritable ? attributes | FS_IMMUTABLE_FL : attributes & ~FS_IMMUTABLE_FL;
+    ok = ok && ioctl(fd, FS_IOC_SETFLAGS, &attributes) == 0;
+    close(fd);
+    return ok;
+}
+
+static void read_only_directory_child(const char *path)
+{
+    lar_env *env = NULL;
+    /* Writable, the lock file cannot be made: refused. */
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EREADONLY);
+    env = open_env_with(path, (size_t)1 << 20, LAR_ENV_READONLY);
+    person_schema p = person_lookup(env);
+    lar_txn *txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, person_find(txn, &p, 1), p.name), val_str("Ada"));
+    commit_txn(txn);
+    close_env(env);
+    child_exit_ok();
+}
+
+/* "A bundled database": a file in a directory nobody may write, with no lock file. */
+TEST(env_readonly_open_in_a_read_only_directory)
+{
+    char dir[4200], path[4300], lock[4310];
+    snprintf(dir, sizeof dir, "%s/%s-dir", test_data_dir(), test_current_name);
+    snprintf(path, sizeof path, "%s/bundled.larder", dir);
+    snprintf(lock, sizeof lock, "%s-lock", path);
+    CHECK(mkdir(dir, 0755) == 0);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    commit_txn(txn);
+    close_env(env);
+    CHECK(unlink(lock) == 0);
+    if (!make_directory_unwritable(dir, true)) {
+        printf("# skipped: cannot make %s unwritable here\n", dir);
+        return;
+    }
+    int probe = open(lock, O_RDWR | O_CREAT, 0644); /* the premise: no lock file can be made */
+    pid_t pid = probe < 0 ? test_fork() : -1;
+    if (pid == 0) read_only_directory_child(path);
+    int status = -1;
+    if (pid > 0) waitpid(pid, &status, 0); /* the child never waits for anything */
+    if (probe >= 0) close(probe);
+    bool restored = make_directory_unwritable(dir, false); /* before any check can end the test */
+    CHECK(restored);
+    CHECK(probe < 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(!file_exists(lock));
 }
