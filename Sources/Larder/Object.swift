@@ -11,10 +11,12 @@ import Foundation
 /// An object is unmanaged until it is added to a Realm; from then on its
 /// properties read and write the database, inside write transactions.
 open class Object: CustomStringConvertible, Equatable, Hashable {
-    let core: ObjectCore
+    /// Its Realm and row once managed; the object owns it.
+    @usableFromInline let core: ObjectCore
 
     public required init() {
-        core = Construction.take()
+        core = ObjectCore()
+        if _slowPath(AccessorConstruction.isActive) { AccessorConstruction.objectDidInitialize(self) }
     }
 
     /// Creates an unmanaged object from a dictionary of property names to values,
@@ -22,8 +24,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     /// at their defaults), or from another object with the same properties.
     public convenience init(value: Any) {
         self.init()
-        let schema = Self.schema
-        for (slot, stored) in ValueReader.read(value, schema: schema) { core.values[slot] = stored }
+        for (slot, stored) in ValueReader.read(value, schema: Self.schema) { setUnmanagedValue(stored, slot: slot) }
     }
 
     // MARK: Class hooks
@@ -75,7 +76,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
             fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
                        "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
-        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { core.values[slot] = stored }
+        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
     }
 
     public subscript(key: String) -> Any? {
@@ -92,7 +93,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     func stored(slot: Int) -> _StoredValue {
         if let realm = core.realm { return realm.readStored(core, slot: slot) }
-        return core.values[slot]
+        return unmanagedValue(slot: slot)
     }
 
     /// Every property value in slot order.

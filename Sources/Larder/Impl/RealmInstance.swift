@@ -254,8 +254,8 @@ final class RealmInstance {
 
     /// A managed object of table's class for key.
     func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
-        let object = table.schema.type.init()
-        object.core.bind(to: self, table: table, key: key)
+        let object = AccessorConstruction.make(table.schema.type)
+        object.bind(to: self, table: table, key: key)
         return object
     }
 
@@ -341,9 +341,8 @@ final class RealmInstance {
             return
         }
         let table = table(for: type(of: object))
-        checkLayout(core, table.schema)
-        guard let key = upsert(table, named: nil, defaults: core.values, update: update) else { return }
-        core.bind(to: self, table: table, key: key)
+        guard let key = upsert(table, named: nil, defaults: object.unmanagedValues(table.schema), update: update) else { return }
+        object.bind(to: self, table: table, key: key)
         core.addedInWrite = writeSerial
     }
 
@@ -352,11 +351,11 @@ final class RealmInstance {
         let table = table(for: type)
         let prototype = T()
         let named = ValueReader.read(value, schema: table.schema)
-        var values = prototype.core.values
+        var values = prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
         guard pendingError == nil,
               let key = upsert(table, named: named, defaults: values, update: update) else {
-            prototype.core.values = values
+            prototype.setUnmanagedValues(values, table.schema)
             return prototype
         }
         return unsafeDowncast(accessor(table, key: key), to: T.self)
@@ -405,15 +404,6 @@ final class RealmInstance {
         for (slot, value) in named where slot != table.schema.primaryKeySlot {
             if update == .modified && readStored(core, slot: slot) == value { continue }
             write(core, slot: slot, value)
-        }
-    }
-
-    /// A default value that builds another Larder object shifts the slots of the
-    /// object being built: refuse it rather than store values in the wrong places.
-    private func checkLayout(_ core: ObjectCore, _ schema: ClassSchema) {
-        if core.values.count != schema.properties.count {
-            fatalError("Larder: an object of '\(schema.name)' has \(core.values.count) property values, its class " +
-                       "\(schema.properties.count); a @Persisted default value probably creates another Larder object")
         }
     }
 

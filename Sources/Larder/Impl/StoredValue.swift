@@ -17,6 +17,15 @@ public enum _StoredValue: Hashable {
     case uuid(UUID)
     case decimal128(Decimal128)
 
+    /// Whether the value holds no reference, so that overwriting it releases nothing.
+    @inlinable
+    var holdsNoReference: Bool {
+        switch self {
+        case .string, .data: return false
+        default: return true
+        }
+    }
+
     /// Reads a C value; strings and bytes are copied out of the transaction's memory.
     @usableFromInline
     init(_ value: lar_value) {
