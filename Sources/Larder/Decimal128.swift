@@ -527,7 +527,7 @@ extension Decimal128: ExpressibleByFloatLiteral {
 extension Decimal128: ExpressibleByStringLiteral {
     /// Stops the program if the literal is not a decimal number.
     public init(stringLiteral value: String) {
-        guard let parsed = Decimal128.parse(value) else { preconditionFailure(ParseError(string: value).description) }
+        guard let parsed = Decimal128.parse(value) else { fatalError(ParseError(string: value).description) }
         self = parsed
     }
 }

@@ -46,6 +46,20 @@ final class ChildScenarios: XCTestCase {
             let person = Person()
             try realm.write { realm.add(person) }
             try realm.write { person.id = 42 }
+        case "equal-primary-key-property", "equal-primary-key-subscript", "equal-primary-key-kvc":
+            let realm = try Realm(configuration: configuration(path))
+            let person = Person(value: ["id": 7])
+            try realm.write {
+                realm.deleteAll() // the parent runs each scenario on one file
+                realm.add(person)
+            }
+            realm.beginWrite()
+            switch scenario {
+            case "equal-primary-key-property": person.id = 7
+            case "equal-primary-key-subscript": person["id"] = 7
+            default: person.setValue(7, forKey: "id")
+            }
+            print("ASSIGNED")
         case "wrong-thread":
             let realm = try Realm(configuration: configuration(path))
             let dog = Dog()

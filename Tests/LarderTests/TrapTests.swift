@@ -28,6 +28,12 @@ final class TrapTests: RealmTestCase {
         try assertTraps("change-primary-key", message: "Primary key can't be changed after an object is inserted.")
     }
 
+    func testAssigningAnEqualPrimaryKeyTraps() throws {
+        for scenario in ["equal-primary-key-property", "equal-primary-key-subscript", "equal-primary-key-kvc"] {
+            try assertTraps(scenario, message: "Primary key can't be changed after an object is inserted.")
+        }
+    }
+
     func testUsingAnObjectOnAnotherThreadTraps() throws {
         try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
     }

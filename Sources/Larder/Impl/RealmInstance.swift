@@ -315,14 +315,14 @@ final class RealmInstance {
         }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
+        // Even to an equal value, as Realm.
+        if slot == table.schema.primaryKeySlot { fatalError("Primary key can't be changed after an object is inserted.") }
         let obj = lar_obj(cls: table.id, key: core.key)
         let rc = value.withCValue { lar_obj_set(txn, obj, UInt32(table.propertyIndex[slot]), $0) }
         version &+= 1
         switch rc {
         case LAR_OK: return
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
-        case LAR_EINVAL where slot == table.schema.primaryKeySlot:
-            fatalError("Primary key can't be changed after an object is inserted.")
         default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
         }
     }

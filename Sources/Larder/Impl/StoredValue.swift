@@ -70,7 +70,7 @@ public enum _StoredValue: Hashable {
     private func composite(arena: inout UnsafeMutableRawPointer) -> lar_value {
         var value = lar_value()
         switch self {
-        case .int, .double, .float, .bool: preconditionFailure("numbers are written by write(to:arena:)")
+        case .int, .double, .float, .bool: fatalError("numbers are written by write(to:arena:)")
         case .null: value.type = LAR_TYPE_NULL
         case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
         case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue
