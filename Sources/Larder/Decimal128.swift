@@ -184,6 +184,16 @@ extension Decimal128 {
         self = Decimal128.parse("\(value)") ?? .nan
     }
 
+    /// The value of a number, as Realm's `Decimal128(number:)`: integers exactly,
+    /// floating-point numbers as `init(_: Double)` reads them.
+    public init(number: NSNumber) {
+        switch String(cString: number.objCType) {
+        case "f", "d": self.init(number.doubleValue)
+        case "L", "Q": self.init(number.uint64Value)
+        default: self.init(number.int64Value)
+        }
+    }
+
     private init<T: BinaryInteger>(exactInteger value: T) {
         if let magnitude = UInt128(exactly: value.magnitude) {
             self = Decimal128.rounded(negative: value < 0, coefficient: magnitude, exponent: 0)

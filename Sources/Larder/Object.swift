@@ -53,12 +53,14 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         return core.invalidated || !realm.exists(core)
     }
 
-    /// True when both are the same object in the same Realm instance (or the same instance).
+    /// True when both are the same instance, or accessors of the same live object
+    /// in the same Realm instance: a deleted object is the same only as itself.
     public func isSameObject(as object: Object?) -> Bool {
         guard let object else { return false }
         if object === self { return true }
-        guard let realm = core.realm, realm === object.core.realm else { return false }
-        return core.table === object.core.table && core.key == object.core.key
+        guard let realm = core.realm, realm === object.core.realm,
+              core.table === object.core.table, core.key == object.core.key else { return false }
+        return !isInvalidated && !object.isInvalidated
     }
 
     // MARK: Key-value coding
@@ -104,19 +106,32 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     // MARK: Equality and description
 
     /// Realm's rule: managed objects of a class with a primary key are equal when
-    /// they are the same object; otherwise only an instance equals itself.
+    /// they are the same live object; otherwise only an instance equals itself.
     public static func == (lhs: Object, rhs: Object) -> Bool {
         if lhs === rhs { return true }
         guard type(of: lhs).schema.primaryKeySlot != nil else { return false }
         return lhs.isSameObject(as: rhs)
     }
 
+    /// Realm's rule: the primary key when the class has one, so that the hash is
+    /// the same before and after the object is added; otherwise the instance.
     public func hash(into hasher: inout Hasher) {
-        if let slot = Self.schema.primaryKeySlot, core.realm != nil, !isInvalidated {
-            hasher.combine(stored(slot: slot))
+        if let slot = Self.schema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
+            hasher.combine(key)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }
+    }
+
+    /// The primary key; for a managed object, the one it had when first hashed or
+    /// added, so that a deleted object still hashes as it did (the key can't change).
+    private func primaryKeyForHashing(slot: Int) -> _StoredValue? {
+        guard let realm = core.realm else { return unmanagedValue(slot: slot) }
+        if let known = core.knownPrimaryKey, known.key == core.key { return known.value }
+        if isInvalidated { return nil }
+        let value = realm.readStored(core, slot: slot)
+        core.knownPrimaryKey = (core.key, value)
+        return value
     }
 
     open var description: String {

@@ -40,8 +40,10 @@ public protocol _PersistableInteger: _Persistable, FixedWidthInteger {}
 extension _PersistableInteger {
     @inlinable public static var _larderType: lar_type { LAR_TYPE_INT }
     @inlinable public static func _larderDefault() -> Self { 0 }
+    /// Nil for a value out of the type's range: a value given to an `Int8`
+    /// property is never silently wrapped.
     @inlinable public static func _larderFrom(_ value: _StoredValue) -> Self? {
-        if case .int(let v) = value { return Self(truncatingIfNeeded: v) }
+        if case .int(let v) = value { return Self(exactly: v) }
         return nil
     }
     @inlinable public static func _larderRead(_ value: lar_value) -> Self { Self(truncatingIfNeeded: value.as.integer) }

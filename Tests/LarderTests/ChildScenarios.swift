@@ -60,6 +60,20 @@ final class ChildScenarios: XCTestCase {
             default: person.setValue(7, forKey: "id")
             }
             print("ASSIGNED")
+        case "int8-out-of-range-init":
+            _ = AllTypes(value: ["int8": 300])
+            print("ACCEPTED")
+        case "int8-out-of-range-setvalue":
+            AllTypes().setValue(300, forKey: "int8")
+            print("ACCEPTED")
+        case "int8-out-of-range-create":
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                                     objectTypes: [AllTypes.self]))
+            try realm.write { _ = realm.create(AllTypes.self, value: ["int8": NSNumber(value: 300)]) }
+            print("ACCEPTED")
+        case "unknown-enum-raw-value":
+            _ = AllTypes(value: ["mood": "furious"])
+            print("ACCEPTED")
         case "wrong-thread":
             let realm = try Realm(configuration: configuration(path))
             let dog = Dog()

@@ -34,6 +34,17 @@ final class TrapTests: RealmTestCase {
         }
     }
 
+    func testAnIntegerOutOfItsPropertysRangeTraps() throws {
+        for scenario in ["int8-out-of-range-init", "int8-out-of-range-setvalue", "int8-out-of-range-create"] {
+            try assertTraps(scenario, message: "Invalid value '300' of type")
+            try assertTraps(scenario, message: "for 'int8' property")
+        }
+    }
+
+    func testAnUnknownEnumRawValueTraps() throws {
+        try assertTraps("unknown-enum-raw-value", message: "Invalid value 'furious' of type 'String' for 'mood' property")
+    }
+
     func testUsingAnObjectOnAnotherThreadTraps() throws {
         try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
     }

@@ -24,6 +24,8 @@ final class ObjectCore {
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
     /// The write transaction that added this object, if it was added: cancelling it invalidates the object.
     @exclusivity(unchecked) var addedInWrite: UInt64 = 0
+    /// The primary key of the row `key`, once known: it hashes the object after it is deleted.
+    @exclusivity(unchecked) var knownPrimaryKey: (key: lar_objkey, value: _StoredValue)?
 
     @usableFromInline init() {}
 

@@ -45,8 +45,12 @@ extension Object {
     }
 
     /// Makes the object an accessor of a row: its wrappers learn their slots,
-    /// and release the values they held while unmanaged.
-    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
+    /// and release the values they held while unmanaged. An object that was
+    /// added keeps its primary key for hashing.
+    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey, added: Bool = false) {
+        if added, let slot = table.schema.primaryKeySlot {
+            core.knownPrimaryKey = (key, withBase { valuePointer($0, table.schema.fields[slot]).pointee })
+        }
         withBase { base in
             for (slot, field) in table.schema.fields.enumerated() {
                 base.storeBytes(of: Int32(slot), toByteOffset: field.slot, as: Int32.self)

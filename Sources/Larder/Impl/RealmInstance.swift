@@ -342,7 +342,7 @@ final class RealmInstance {
         }
         let table = table(for: type(of: object))
         guard let key = upsert(table, named: nil, defaults: object.unmanagedValues(table.schema), update: update) else { return }
-        object.bind(to: self, table: table, key: key)
+        object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
 
