@@ -55,6 +55,16 @@ final class Holder: Object {
     let companion = Tag()
 }
 
+/// A model class and a subclass of it: the subclass's wrappers come after its superclass's in the object.
+class Animal: Object {
+    @Persisted var name = "animal"
+    @Persisted var legs = 4
+}
+
+final class Cat: Animal {
+    @Persisted var lives = 9
+}
+
 /// Counts how often a default value is evaluated.
 enum DefaultCounter {
     nonisolated(unsafe) static var evaluations = 0
@@ -117,6 +127,20 @@ final class ConstructionTests: RealmTestCase {
         XCTAssertEqual(holder.companion.label, "tag")
         XCTAssertEqual(holder.companion.weight, 5)
         XCTAssertNil(holder.companion.realm)
+    }
+
+    func testASubclassModelKeepsEveryPropertysValue() throws {
+        XCTAssertEqual(Cat.schema.properties.map(\.name), ["lives", "name", "legs"], "a subclass's own properties first")
+        let cat = Cat(value: [7, "Tom"])
+        XCTAssertEqual([cat.lives, cat.legs], [7, 4])
+        XCTAssertEqual(cat.name, "Tom")
+        let realm = try openRealm([Cat.self])
+        try realm.write { realm.add(cat) }
+        let read = try XCTUnwrap(realm.objects(Cat.self).first)
+        XCTAssertEqual([read.lives, read.legs], [7, 4])
+        XCTAssertEqual(read.name, "Tom")
+        try realm.write { read.legs = 3 }
+        XCTAssertEqual(cat.legs, 3)
     }
 
     func testReadingManagedObjectsEvaluatesNoDefaultValue() throws {
