@@ -99,7 +99,11 @@ public struct Persisted<Value: _Persistable> {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
                 return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }
             }
-            object[keyPath: storageKeyPath].value = newValue._larderStored
+            // Swapped, so that the previous value is released after the access to
+            // the object: releasing it inside the access makes Swift retain and
+            // release the object around every store.
+            var previous = newValue._larderStored
+            swap(&object[keyPath: storageKeyPath].value, &previous)
         }
     }
 }
