@@ -23,7 +23,8 @@ public struct Persisted<Value: _Persistable> {
     /// The property's position in its class schema; -1 until the object is managed.
     @usableFromInline var slot: Int32
     @usableFromInline let options: PropertyOptions
-    /// The value while the object is unmanaged; null in a managed accessor.
+    /// The value while the object is unmanaged. Unused once it is managed: null
+    /// in an accessor, and released when it holds references and the object is added.
     @usableFromInline var value: _StoredValue
 
     /// The initial value is evaluated when the object is built, except for a

@@ -45,8 +45,8 @@ enum ValueReader {
         if let persistable = (item as? any _Persistable) ?? unwrap(item) {
             return coerce(persistable._larderStored, to: property)
         }
-        if let number = item as? NSNumber { return NumberReader.stored(number, for: property.type).flatMap { coerce($0, to: property) } }
-        return nil
+        guard let number = item as? NSNumber, let stored = NumberReader.stored(number, for: property.type) else { return nil }
+        return coerce(stored, to: property)
     }
 
     /// stored, converted to the property's type where Realm converts (int to
