@@ -74,6 +74,11 @@ final class ChildScenarios: XCTestCase {
         case "unknown-enum-raw-value":
             _ = AllTypes(value: ["mood": "furious"])
             print("ACCEPTED")
+        case "unknown-stored-enum-raw-value":
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                                     objectTypes: [FeelingText.self]))
+            try realm.write { realm.add(FeelingText(value: ["mood": "furious"])) }
+            print("READ \(realm.objects(Feeling.self).first!.mood)")
         case "wrong-thread":
             let realm = try Realm(configuration: configuration(path))
             let dog = Dog()

@@ -45,6 +45,10 @@ final class TrapTests: RealmTestCase {
         try assertTraps("unknown-enum-raw-value", message: "Invalid value 'furious' of type 'String' for 'mood' property")
     }
 
+    func testReadingAnUnknownStoredRawValueOfAnEnumTraps() throws {
+        try assertTraps("unknown-stored-enum-raw-value", message: "Could not convert value 'furious' to type 'Mood'.")
+    }
+
     func testUsingAnObjectOnAnotherThreadTraps() throws {
         try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
     }

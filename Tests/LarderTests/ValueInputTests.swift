@@ -79,3 +79,25 @@ final class ValueInputTests: RealmTestCase {
         XCTAssertTrue(other.isSameObject(as: other))
     }
 }
+
+/// The class `Feeling` seen with its moods as plain strings, to store raw values no case has.
+final class FeelingText: Object {
+    @Persisted var mood = "calm"
+    @Persisted var optMood: String?
+    override class func className() -> String { "Feeling" }
+}
+
+final class Feeling: Object {
+    @Persisted var mood = Mood.calm
+    @Persisted var optMood: Mood?
+}
+
+final class StoredEnumTests: RealmTestCase {
+    func testAnUnknownStoredRawValueReadsNilForAnOptionalEnum() throws {
+        let realm = try openRealm([FeelingText.self])
+        try realm.write { realm.add(FeelingText(value: ["mood": "excited", "optMood": "furious"])) }
+        let feeling = try XCTUnwrap(realm.objects(Feeling.self).first)
+        XCTAssertEqual(feeling.mood, .excited)
+        XCTAssertNil(feeling.optMood)
+    }
+}
