@@ -23,7 +23,8 @@ enum AccessorConstruction {
     /// another class was built on the way, by the accessor's initializer (a
     /// property that is not persisted, say): it is unmanaged and needs its
     /// initial values, which its wrappers skipped. A twin built normally
-    /// evaluates them.
+    /// evaluates them. (One of the accessor's own class cannot be told from the
+    /// accessor: it keeps Realm's defaults for its type, 0, "" or nil.)
     static func objectDidInitialize(_ object: Object) {
         let type = Swift.type(of: object)
         if larder_swift_accessor_class_get() == unsafeBitCast(type, to: UnsafeRawPointer.self) { return }
