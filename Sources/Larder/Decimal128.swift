@@ -179,9 +179,34 @@ extension Decimal128 {
     }
 
     /// The shortest decimal form of `value` that reads back as the same `Double`, so 0.1 is exactly 0.1.
+    /// As Realm converts a `Double`: rounded to 15 significant digits, trailing
+    /// zeros dropped (so `-1.0` is `-1` and `0.1 + 0.2` is `0.3`).
     public init(_ value: Double) {
-        // Swift prints the shortest round-tripping form ("0.1", "1e-05", "inf", "nan"), all of which parse.
-        self = Decimal128.parse("\(value)") ?? .nan
+        guard value.isFinite else {
+            self = value.isNaN ? .nan : Decimal128.infinity(negative: value < 0)
+            return
+        }
+        // "%.14e" prints 15 significant digits: "-1.00000000000000e+00".
+        guard case .finite(var parts)? = Decimal128.parse(String(format: "%.14e", value))?.parts else {
+            self = .nan
+            return
+        }
+        while parts.coefficient != 0 && parts.coefficient % 10 == 0 {
+            parts.coefficient /= 10
+            parts.exponent += 1
+        }
+        if parts.coefficient == 0 { parts.exponent = 0 }
+        self = Decimal128.encode(negative: parts.negative, coefficient: parts.coefficient, exponent: parts.exponent)
+    }
+
+    /// The value of a number, as Realm's `Decimal128(number:)`: integers exactly,
+    /// floating-point numbers as `init(_: Double)` reads them.
+    public init(number: NSNumber) {
+        switch String(cString: number.objCType) {
+        case "f", "d": self.init(number.doubleValue)
+        case "L", "Q": self.init(number.uint64Value)
+        default: self.init(number.int64Value)
+        }
     }
 
     private init<T: BinaryInteger>(exactInteger value: T) {
@@ -283,16 +308,47 @@ extension Decimal128 {
         switch parts {
         case .nan: return .nan
         case .infinity(let negative): return negative ? -.infinity : .infinity
-        case .finite: return Double(stringValue) ?? .nan
+        case .finite: return Double(scientificString) ?? .nan
         }
     }
 
-    /// The value in the IEEE 754 / MongoDB canonical form. Values with no positive exponent and at
-    /// most five zeros after the point before their first digit print plainly ("12.345", "-0.5",
-    /// "0.000001", "1.00"); others in scientific notation with a signed exponent ("1E+10", "1.23E-7"),
-    /// which keeps every exponent exact. Trailing zeros are kept, so the string parses back to the
-    /// same encoding. Special values print as "NaN", "Infinity" and "-Infinity".
+    /// The value as Realm prints it (realm-core's `Decimal128::to_string`): the
+    /// coefficient's digits, the point moved left one digit at a time while an
+    /// exponent remains, then what is left of the exponent: "11.11111", "-1",
+    /// "1.234567890E132", "1E-5", "1.0", "0", "NaN", "Inf", "-Inf". A coefficient
+    /// wider than 64 bits prints as the Intel decimal library does ("+1234…E-2").
+    /// Digits and exponent are kept, so the string parses back to the same encoding.
     public var stringValue: String {
+        switch parts {
+        case .nan: return (isNegative ? "-" : "") + "NaN"
+        case .infinity(let negative): return negative ? "-Inf" : "Inf"
+        case .finite(let value): return Decimal128.realmFormat(value)
+        }
+    }
+
+    private static func realmFormat(_ value: Finite) -> String {
+        let digits = String(value.coefficient)
+        guard value.coefficient <= UInt128(UInt64.max) else {
+            return (value.negative ? "-" : "+") + digits + "E" + (value.exponent < 0 ? "" : "+") + String(value.exponent)
+        }
+        var digitsBefore = digits.count
+        var exponent = value.exponent
+        while digitsBefore > 1 && exponent != 0 {
+            digitsBefore -= 1
+            exponent += 1
+        }
+        var text = value.negative ? "-" : ""
+        text += digits.prefix(digitsBefore)
+        if digitsBefore < digits.count { text += "." + digits.dropFirst(digitsBefore) }
+        if exponent != 0 { text += "E" + String(exponent) }
+        return text
+    }
+
+    /// The value in the IEEE 754 / MongoDB canonical form ("to-scientific-string"). Values with no
+    /// positive exponent and at most five zeros after the point before their first digit print
+    /// plainly ("12.345", "-0.5", "0.000001", "1.00"); others in scientific notation with a signed
+    /// exponent ("1E+10", "1.23E-7"). Special values print as "NaN", "Infinity" and "-Infinity".
+    var scientificString: String {
         switch parts {
         case .nan: return "NaN"
         case .infinity(let negative): return negative ? "-Infinity" : "Infinity"
@@ -527,7 +583,7 @@ extension Decimal128: ExpressibleByFloatLiteral {
 extension Decimal128: ExpressibleByStringLiteral {
     /// Stops the program if the literal is not a decimal number.
     public init(stringLiteral value: String) {
-        guard let parsed = Decimal128.parse(value) else { preconditionFailure(ParseError(string: value).description) }
+        guard let parsed = Decimal128.parse(value) else { fatalError(ParseError(string: value).description) }
         self = parsed
     }
 }

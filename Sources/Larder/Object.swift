@@ -11,10 +11,12 @@ import Foundation
 /// An object is unmanaged until it is added to a Realm; from then on its
 /// properties read and write the database, inside write transactions.
 open class Object: CustomStringConvertible, Equatable, Hashable {
-    let core: ObjectCore
+    /// Its Realm and row once managed; the object owns it.
+    @usableFromInline let core: ObjectCore
 
     public required init() {
-        core = Construction.take()
+        core = ObjectCore()
+        if _slowPath(AccessorConstruction.isActive) { AccessorConstruction.objectDidInitialize(self) }
     }
 
     /// Creates an unmanaged object from a dictionary of property names to values,
@@ -22,8 +24,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     /// at their defaults), or from another object with the same properties.
     public convenience init(value: Any) {
         self.init()
-        let schema = Self.schema
-        for (slot, stored) in ValueReader.read(value, schema: schema) { core.values[slot] = stored }
+        for (slot, stored) in ValueReader.read(value, schema: Self.schema) { setUnmanagedValue(stored, slot: slot) }
     }
 
     // MARK: Class hooks
@@ -52,12 +53,14 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         return core.invalidated || !realm.exists(core)
     }
 
-    /// True when both are the same object in the same Realm instance (or the same instance).
+    /// True when both are the same instance, or accessors of the same live object
+    /// in the same Realm instance: a deleted object is the same only as itself.
     public func isSameObject(as object: Object?) -> Bool {
         guard let object else { return false }
         if object === self { return true }
-        guard let realm = core.realm, realm === object.core.realm else { return false }
-        return core.table === object.core.table && core.key == object.core.key
+        guard let realm = core.realm, realm === object.core.realm,
+              core.table === object.core.table, core.key == object.core.key else { return false }
+        return !isInvalidated && !object.isInvalidated
     }
 
     // MARK: Key-value coding
@@ -75,7 +78,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
             fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
                        "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
-        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { core.values[slot] = stored }
+        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
     }
 
     public subscript(key: String) -> Any? {
@@ -92,7 +95,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     func stored(slot: Int) -> _StoredValue {
         if let realm = core.realm { return realm.readStored(core, slot: slot) }
-        return core.values[slot]
+        return unmanagedValue(slot: slot)
     }
 
     /// Every property value in slot order.
@@ -103,19 +106,32 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     // MARK: Equality and description
 
     /// Realm's rule: managed objects of a class with a primary key are equal when
-    /// they are the same object; otherwise only an instance equals itself.
+    /// they are the same live object; otherwise only an instance equals itself.
     public static func == (lhs: Object, rhs: Object) -> Bool {
         if lhs === rhs { return true }
         guard type(of: lhs).schema.primaryKeySlot != nil else { return false }
         return lhs.isSameObject(as: rhs)
     }
 
+    /// Realm's rule: the primary key when the class has one, so that the hash is
+    /// the same before and after the object is added; otherwise the instance.
     public func hash(into hasher: inout Hasher) {
-        if let slot = Self.schema.primaryKeySlot, core.realm != nil, !isInvalidated {
-            hasher.combine(stored(slot: slot))
+        if let slot = Self.schema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
+            hasher.combine(key)
         } else {
             hasher.combine(ObjectIdentifier(self))
         }
+    }
+
+    /// The primary key; for a managed object, the one it had when first hashed or
+    /// added, so that a deleted object still hashes as it did (the key can't change).
+    private func primaryKeyForHashing(slot: Int) -> _StoredValue? {
+        guard let realm = core.realm else { return unmanagedValue(slot: slot) }
+        if let known = core.knownPrimaryKey, known.key == core.key { return known.value }
+        if isInvalidated { return nil }
+        let value = realm.readStored(core, slot: slot)
+        core.knownPrimaryKey = (core.key, value)
+        return value
     }
 
     open var description: String {

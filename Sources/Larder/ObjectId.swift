@@ -46,7 +46,7 @@ public struct ObjectId: Sendable {
     /// An id from 24 hexadecimal digits known at compile time; stops the program if they are invalid.
     public init(_ string: StaticString) {
         let text = string.withUTF8Buffer { String(decoding: $0, as: UTF8.self) }
-        guard let parsed = ObjectId.parse(text) else { preconditionFailure(ParseError(string: text).description) }
+        guard let parsed = ObjectId.parse(text) else { fatalError(ParseError(string: text).description) }
         self = parsed
     }
 
@@ -63,7 +63,7 @@ public struct ObjectId: Sendable {
 
     /// An id from exactly 12 bytes.
     public init<C: Collection>(bytes: C) where C.Element == UInt8 {
-        precondition(bytes.count == 12, "An ObjectId is made of 12 bytes, not \(bytes.count)")
+        if bytes.count != 12 { fatalError("An ObjectId is made of 12 bytes, not \(bytes.count)") }
         var head: UInt64 = 0
         var tail: UInt32 = 0
         for (index, byte) in bytes.enumerated() {

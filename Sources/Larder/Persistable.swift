@@ -14,6 +14,9 @@ public protocol _Persistable {
     static func _larderFrom(_ value: _StoredValue) -> Self?
     /// Reads straight from the C core's value: the hot path of managed reads.
     static func _larderRead(_ value: lar_value) -> Self
+    /// The same, or nil when the stored value is not one of the type's values
+    /// (an enum's unknown raw value): an optional property then reads nil.
+    static func _larderReadIfValid(_ value: lar_value) -> Self?
     var _larderStored: _StoredValue { get }
 }
 
@@ -22,6 +25,7 @@ extension _Persistable {
     @inlinable public static func _larderRead(_ value: lar_value) -> Self {
         _larderFrom(_StoredValue(value)) ?? _larderDefault()
     }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value) -> Self? { _larderRead(value) }
 }
 
 extension Int: _Persistable {
@@ -40,8 +44,10 @@ public protocol _PersistableInteger: _Persistable, FixedWidthInteger {}
 extension _PersistableInteger {
     @inlinable public static var _larderType: lar_type { LAR_TYPE_INT }
     @inlinable public static func _larderDefault() -> Self { 0 }
+    /// Nil for a value out of the type's range: a value given to an `Int8`
+    /// property is never silently wrapped.
     @inlinable public static func _larderFrom(_ value: _StoredValue) -> Self? {
-        if case .int(let v) = value { return Self(truncatingIfNeeded: v) }
+        if case .int(let v) = value { return Self(exactly: v) }
         return nil
     }
     @inlinable public static func _larderRead(_ value: lar_value) -> Self { Self(truncatingIfNeeded: value.as.integer) }
@@ -158,7 +164,7 @@ extension Optional: _Persistable where Wrapped: _Persistable {
         return Wrapped._larderFrom(value).map { .some($0) }
     }
     @inlinable public static func _larderRead(_ value: lar_value) -> Wrapped? {
-        value.type == LAR_TYPE_NULL ? nil : Wrapped._larderRead(value)
+        value.type == LAR_TYPE_NULL ? nil : Wrapped._larderReadIfValid(value)
     }
     @inlinable public var _larderStored: _StoredValue { self?._larderStored ?? .null }
 }
@@ -174,8 +180,14 @@ extension PersistableEnum {
     @inlinable public static func _larderFrom(_ value: _StoredValue) -> Self? {
         RawValue._larderFrom(value).flatMap { Self(rawValue: $0) }
     }
+    /// As Realm: a stored raw value that is none of the cases stops the program
+    /// (an optional property reads nil instead).
     @inlinable public static func _larderRead(_ value: lar_value) -> Self {
-        Self(rawValue: RawValue._larderRead(value)) ?? _larderDefault()
+        if let read = _larderReadIfValid(value) { return read }
+        fatalError("Could not convert value '\(RawValue._larderRead(value))' to type '\(Self.self)'.")
+    }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value) -> Self? {
+        Self(rawValue: RawValue._larderRead(value))
     }
     @inlinable public var _larderStored: _StoredValue { rawValue._larderStored }
 }

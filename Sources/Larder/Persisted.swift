@@ -8,66 +8,104 @@ import CLarder
 ///         @Persisted(indexed: true) var breed: String?
 ///     }
 ///
-/// While the object is unmanaged the value lives in the object; once it is
-/// added to a Realm every read and write goes to the database.
+/// While the object is unmanaged the value lives in the wrapper, inside the
+/// object; once it is added to a Realm every read and write goes to the database.
+///
+/// The wrapper reaches its object through the enclosing-instance subscript, as
+/// realm-swift's does: each object owns its state, however objects nest while
+/// they are built. A managed read needs the property's slot in the class
+/// schema, which the object writes into its wrappers when it becomes managed.
+///
+/// No field depends on `Value`, so adding an object reads its values without
+/// generic code, and copying a wrapper costs no generic value witness.
 @propertyWrapper
 public struct Persisted<Value: _Persistable> {
-    /// Unretained: the object owns its core, and touching a reference count on
-    /// every property access would cost more than the access.
-    @usableFromInline let core: Unmanaged<ObjectCore>
-    @usableFromInline let slot: Int32
+    /// The property's position in its class schema; -1 until the object is managed.
+    @usableFromInline var slot: Int32
     @usableFromInline let options: PropertyOptions
+    /// The value while the object is unmanaged. Unused once it is managed: null
+    /// in an accessor, and released when it holds references and the object is added.
+    @usableFromInline var value: _StoredValue
 
+    /// The initial value is evaluated when the object is built, except for a
+    /// managed accessor, which reads the database instead.
     @inlinable
-    public init(wrappedValue: Value) {
-        self.init(value: wrappedValue, options: [])
+    public init(wrappedValue: @autoclosure () -> Value) {
+        self.init(value: AccessorConstruction.isActive ? .null : wrappedValue()._larderStored, options: [])
     }
 
     /// A property declared without an initial value starts at Realm's default:
     /// 0, false, "", empty data, nil, or a newly generated ObjectId or UUID.
     @inlinable
     public init() {
-        self.init(value: Value._larderDefault(), options: [])
+        self.init(wrappedValue: Value._larderDefault())
     }
 
     @inlinable
     public init(primaryKey: Bool) {
-        self.init(value: Value._larderDefault(), options: primaryKey ? .primaryKey : [])
+        self.init(wrappedValue: Value._larderDefault(), primaryKey: primaryKey)
     }
 
     @inlinable
-    public init(wrappedValue: Value, primaryKey: Bool) {
-        self.init(value: wrappedValue, options: primaryKey ? .primaryKey : [])
+    public init(wrappedValue: @autoclosure () -> Value, primaryKey: Bool) {
+        self.init(value: AccessorConstruction.isActive ? .null : wrappedValue()._larderStored,
+                  options: primaryKey ? .primaryKey : [])
     }
 
     @inlinable
     public init(indexed: Bool) {
-        self.init(value: Value._larderDefault(), options: indexed ? .indexed : [])
+        self.init(wrappedValue: Value._larderDefault(), indexed: indexed)
     }
 
     @inlinable
-    public init(wrappedValue: Value, indexed: Bool) {
-        self.init(value: wrappedValue, options: indexed ? .indexed : [])
+    public init(wrappedValue: @autoclosure () -> Value, indexed: Bool) {
+        self.init(value: AccessorConstruction.isActive ? .null : wrappedValue()._larderStored,
+                  options: indexed ? .indexed : [])
     }
 
     @inlinable
-    init(value: Value, options: PropertyOptions) {
-        // Unmanaged throughout: the construction slot keeps the core alive, and a
-        // retain and release per property cost more than the append.
-        core = Construction.current()
-        slot = core._withUnsafeGuaranteedRef { core in
-            core.values.append(value._larderStored)
-            return Int32(core.values.count - 1)
-        }
+    init(value: _StoredValue, options: PropertyOptions) {
+        slot = -1
         self.options = options
+        self.value = value
     }
 
-    // Inlinable, with the paths below it, so that reads specialize in the app's module:
-    // an unspecialized generic read costs ten times more.
-    @inlinable
+    @available(*, unavailable, message: "@Persisted can only be used as a property on an Object")
     public var wrappedValue: Value {
-        get { core._withUnsafeGuaranteedRef { $0.get(Int(slot), as: Value.self) } }
-        nonmutating set { core._withUnsafeGuaranteedRef { $0.set(Int(slot), newValue) } }
+        get { fatalError("@Persisted can only be used as a property on an Object") }
+        set { fatalError("@Persisted can only be used as a property on an Object") }
+    }
+
+    // Inlined, with the paths below it, into the app's property accessors, where
+    // the constant key paths fold into plain field accesses. Left out of line,
+    // the optimizer merges a class's accessors into one that takes the key path
+    // as an argument and instantiates it on every read, ten times slower.
+    @inlinable
+    public static subscript<EnclosingSelf: Object>(
+        _enclosingInstance object: EnclosingSelf,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Value>,
+        storage storageKeyPath: ReferenceWritableKeyPath<EnclosingSelf, Self>
+    ) -> Value {
+        @inline(__always) get {
+            let core = object.core
+            if let instanceRef = core.instanceRef {
+                let slot = Int(object[keyPath: storageKeyPath].slot)
+                return instanceRef._withUnsafeGuaranteedRef { $0.read(core, slot: slot) }
+            }
+            return Value._larderFrom(object[keyPath: storageKeyPath].value) ?? Value._larderDefault()
+        }
+        @inline(__always) set {
+            let core = object.core
+            if let instanceRef = core.instanceRef {
+                let slot = Int(object[keyPath: storageKeyPath].slot)
+                return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }
+            }
+            // Swapped, so that the previous value is released after the access to
+            // the object: releasing it inside the access makes Swift retain and
+            // release the object around every store.
+            var previous = newValue._larderStored
+            swap(&object[keyPath: storageKeyPath].value, &previous)
+        }
     }
 }
 
@@ -77,15 +115,4 @@ struct PropertyOptions: OptionSet {
     @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
     @usableFromInline static let primaryKey = PropertyOptions(rawValue: 1)
     @usableFromInline static let indexed = PropertyOptions(rawValue: 2)
-}
-
-/// What schema discovery reads from a `Persisted` found by reflection.
-protocol PersistedProperty {
-    var slot: Int32 { get }
-    var options: PropertyOptions { get }
-    var valueType: any _Persistable.Type { get }
-}
-
-extension Persisted: PersistedProperty {
-    var valueType: any _Persistable.Type { Value.self }
 }

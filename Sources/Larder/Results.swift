@@ -37,8 +37,9 @@ public final class Results<Element: Object>: RealmCollection {
 
     public subscript(position: Int) -> Element {
         let keys = keys()
-        precondition(position >= 0 && position < keys.count,
-                     "Index \(position) is out of bounds (must be less than \(keys.count)).")
+        if position < 0 || position >= keys.count {
+            fatalError("Index \(position) is out of bounds (must be less than \(keys.count)).")
+        }
         return unsafeDowncast(instance.accessor(table, key: keys[position]), to: Element.self)
     }
 

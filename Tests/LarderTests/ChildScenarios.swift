@@ -50,6 +50,39 @@ final class ChildScenarios: XCTestCase {
             let person = Person()
             try realm.write { realm.add(person) }
             try realm.write { person.id = 42 }
+        case "equal-primary-key-property", "equal-primary-key-subscript", "equal-primary-key-kvc":
+            let realm = try Realm(configuration: configuration(path))
+            let person = Person(value: ["id": 7])
+            try realm.write {
+                realm.deleteAll() // the parent runs each scenario on one file
+                realm.add(person)
+            }
+            realm.beginWrite()
+            switch scenario {
+            case "equal-primary-key-property": person.id = 7
+            case "equal-primary-key-subscript": person["id"] = 7
+            default: person.setValue(7, forKey: "id")
+            }
+            print("ASSIGNED")
+        case "int8-out-of-range-init":
+            _ = AllTypes(value: ["int8": 300])
+            print("ACCEPTED")
+        case "int8-out-of-range-setvalue":
+            AllTypes().setValue(300, forKey: "int8")
+            print("ACCEPTED")
+        case "int8-out-of-range-create":
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                                     objectTypes: [AllTypes.self]))
+            try realm.write { _ = realm.create(AllTypes.self, value: ["int8": NSNumber(value: 300)]) }
+            print("ACCEPTED")
+        case "unknown-enum-raw-value":
+            _ = AllTypes(value: ["mood": "furious"])
+            print("ACCEPTED")
+        case "unknown-stored-enum-raw-value":
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                                     objectTypes: [FeelingText.self]))
+            try realm.write { realm.add(FeelingText(value: ["mood": "furious"])) }
+            print("READ \(realm.objects(Feeling.self).first!.mood)")
         case "wrong-thread":
             let realm = try Realm(configuration: configuration(path))
             let dog = Dog()

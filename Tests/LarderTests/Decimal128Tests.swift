@@ -40,7 +40,7 @@ final class Decimal128Tests: XCTestCase {
         assertBits(decimal("Infinity"), high: 0x7800_0000_0000_0000, low: 0)
         assertBits(decimal("-Inf"), high: 0xF800_0000_0000_0000, low: 0)
         assertBits(.max, high: 0x5FFF_ED09_BEAD_87C0, low: 0x378D_8E63_FFFF_FFFF)
-        XCTAssertEqual(Decimal128.min.stringValue, "-9.999999999999999999999999999999999E+6144")
+        XCTAssertEqual(Decimal128.min.scientificString, "-9.999999999999999999999999999999999E+6144")
     }
 
     /// From MongoDB's BSON corpus (specifications/source/bson-corpus/tests/decimal128-1.json):
@@ -84,7 +84,7 @@ final class Decimal128Tests: XCTestCase {
         ]
         for vector in vectors {
             let value = fromBSON(vector.bson)
-            XCTAssertEqual(value.stringValue, vector.string, vector.bson)
+            XCTAssertEqual(value.scientificString, vector.string, vector.bson)
             if !vector.lossy {
                 let parsed = decimal(vector.string)
                 XCTAssertEqual([parsed.low, parsed.high], [value.low, value.high], vector.string)
@@ -140,8 +140,25 @@ final class Decimal128Tests: XCTestCase {
             ("1E6145", "Infinity"), ("-1E6145", "-Infinity"), ("1E-6177", "0E-6176"), ("6E-6177", "1E-6176"),
         ]
         for (input, output) in cases {
-            XCTAssertEqual(decimal(input).stringValue, output, input)
-            XCTAssertEqual(decimal(input).description, output, input)
+            XCTAssertEqual(decimal(input).scientificString, output, input)
+        }
+    }
+
+    /// realm-core's Decimal128::to_string, which Realm's `description` and `stringValue` return.
+    func testDescriptionIsRealms() {
+        let cases: [(Decimal128, String)] = [
+            (decimal("11.11111"), "11.11111"), (Decimal128(11.11111), "11.11111"), (decimal("-1"), "-1"),
+            (Decimal128(-1.0), "-1"), (decimal("1234567890e123"), "1.234567890E132"), (decimal("0"), "0"),
+            (Decimal128(0.0), "0"), (decimal("1E-5"), "1E-5"), (Decimal128(1e-5), "1E-5"),
+            (decimal("3.1416e-4"), "3.1416E-4"), (decimal("10.100e2"), "1010.0"), (decimal("0.000"), "0E-3"),
+            (decimal(".00000001000000000"), "1.000000000E-8"), (decimal("-10.5"), "-10.5"),
+            (Decimal128(10) / 4, "2.5"), (Decimal128(0.1) + Decimal128(0.2), "3E-1"),
+            (.nan, "NaN"), (decimal("Inf"), "Inf"), (decimal("-Infinity"), "-Inf"),
+            (decimal("1234567890123456789012345678901234"), "+1234567890123456789012345678901234E+0"),
+        ]
+        for (value, text) in cases {
+            XCTAssertEqual(value.description, text)
+            XCTAssertEqual(value.stringValue, text)
         }
     }
 
@@ -186,7 +203,7 @@ final class Decimal128Tests: XCTestCase {
         ]
         for (result, value, string, label) in cases {
             XCTAssertEqual(result, value, label)
-            XCTAssertEqual(result.stringValue, string, label)
+            XCTAssertEqual(result.scientificString, string, label)
         }
     }
 
@@ -216,7 +233,7 @@ final class Decimal128Tests: XCTestCase {
             (decimal("1.5E-6176") / 10, "0E-6176"),
         ]
         for (index, (result, string)) in cases.enumerated() {
-            XCTAssertEqual(result.stringValue, string, "case \(index)")
+            XCTAssertEqual(result.scientificString, string, "case \(index)")
         }
     }
 
@@ -227,24 +244,24 @@ final class Decimal128Tests: XCTestCase {
         value -= 20
         XCTAssertEqual(value, -5)
         value *= decimal("1.5")
-        XCTAssertEqual(value.stringValue, "-7.5")
+        XCTAssertEqual(value.scientificString, "-7.5")
         value /= 2
-        XCTAssertEqual(value.stringValue, "-3.75")
-        XCTAssertEqual((-value).stringValue, "3.75")
+        XCTAssertEqual(value.scientificString, "-3.75")
+        XCTAssertEqual((-value).scientificString, "3.75")
         value.negate()
         XCTAssertEqual(value, 3.75)
         XCTAssertEqual(Decimal128(-2.5).magnitude, 2.5)
-        XCTAssertEqual((-Decimal128(0)).stringValue, "-0")
+        XCTAssertEqual((-Decimal128(0)).scientificString, "-0")
         XCTAssertEqual([Decimal128(1), 2.5, "3.25"].reduce(.zero, +), 6.75)
         XCTAssertEqual(Decimal128(2).distance(to: decimal("3.5")), 1.5)
         XCTAssertEqual(Array(stride(from: Decimal128(0), to: 1, by: 0.25)), [0, 0.25, 0.5, 0.75])
     }
 
     func testSignedZeros() {
-        XCTAssertEqual((decimal("-0") + decimal("-0")).stringValue, "-0")
-        XCTAssertEqual((decimal("-0") + 0).stringValue, "0")
-        XCTAssertEqual((Decimal128(-1) + 1).stringValue, "0")
-        XCTAssertEqual((Decimal128(-3) * 0).stringValue, "-0")
+        XCTAssertEqual((decimal("-0") + decimal("-0")).scientificString, "-0")
+        XCTAssertEqual((decimal("-0") + 0).scientificString, "0")
+        XCTAssertEqual((Decimal128(-1) + 1).scientificString, "0")
+        XCTAssertEqual((Decimal128(-3) * 0).scientificString, "-0")
         XCTAssertEqual(decimal("-0"), 0)
     }
 
@@ -261,7 +278,7 @@ final class Decimal128Tests: XCTestCase {
         XCTAssertTrue(Decimal128(low: 0, high: 0x7E00_0000_0000_0000).isNaN)
         XCTAssertTrue(Decimal128.nan.isNaN)
         // A coefficient of 10^34 is out of range, so the spec reads it as zero.
-        XCTAssertEqual(Decimal128(low: 0x378D_8E64_0000_0000, high: 0x3041_ED09_BEAD_87C0).stringValue, "0")
+        XCTAssertEqual(Decimal128(low: 0x378D_8E64_0000_0000, high: 0x3041_ED09_BEAD_87C0).scientificString, "0")
         XCTAssertEqual(Decimal128.infinity, infinity)
 
         XCTAssertTrue((infinity - infinity).isNaN)
@@ -269,13 +286,13 @@ final class Decimal128Tests: XCTestCase {
         XCTAssertTrue((infinity / infinity).isNaN)
         XCTAssertTrue((Decimal128(0) / 0).isNaN)
         XCTAssertTrue((nan + 1).isNaN)
-        XCTAssertEqual((infinity + infinity).stringValue, "Infinity")
-        XCTAssertEqual((infinity * -2).stringValue, "-Infinity")
-        XCTAssertEqual((Decimal128(1) / 0).stringValue, "Infinity")
-        XCTAssertEqual((Decimal128(-1) / 0).stringValue, "-Infinity")
-        XCTAssertEqual((Decimal128(5) / infinity).stringValue, "0E-6176")
-        XCTAssertEqual((Decimal128.max * 10).stringValue, "Infinity")
-        XCTAssertEqual((Decimal128.min + .min).stringValue, "-Infinity")
+        XCTAssertEqual((infinity + infinity).scientificString, "Infinity")
+        XCTAssertEqual((infinity * -2).scientificString, "-Infinity")
+        XCTAssertEqual((Decimal128(1) / 0).scientificString, "Infinity")
+        XCTAssertEqual((Decimal128(-1) / 0).scientificString, "-Infinity")
+        XCTAssertEqual((Decimal128(5) / infinity).scientificString, "0E-6176")
+        XCTAssertEqual((Decimal128.max * 10).scientificString, "Infinity")
+        XCTAssertEqual((Decimal128.min + .min).scientificString, "-Infinity")
     }
 
     // MARK: Comparison and hashing
@@ -332,24 +349,24 @@ final class Decimal128Tests: XCTestCase {
         assertBits(float, high: 0x303E_0000_0000_0000, low: 25)
         assertBits(string, high: 0x303C_0000_0000_0000, low: 314)
         let tenth: Decimal128 = 0.1
-        XCTAssertEqual(tenth.stringValue, "0.1")
+        XCTAssertEqual(tenth.scientificString, "0.1")
     }
 
     func testIntegerAndDoubleInit() {
-        XCTAssertEqual(Decimal128(value: 42).stringValue, "42")
-        XCTAssertEqual(Decimal128(Int.min).stringValue, "-9223372036854775808")
-        XCTAssertEqual(Decimal128(UInt64.max).stringValue, "18446744073709551615")
-        XCTAssertEqual(Decimal128(UInt128.max).stringValue, "3.402823669209384634633746074317682E+38")
+        XCTAssertEqual(Decimal128(value: 42).scientificString, "42")
+        XCTAssertEqual(Decimal128(Int.min).scientificString, "-9223372036854775808")
+        XCTAssertEqual(Decimal128(UInt64.max).scientificString, "18446744073709551615")
+        XCTAssertEqual(Decimal128(UInt128.max).scientificString, "3.402823669209384634633746074317682E+38")
         XCTAssertNil(Decimal128(exactly: UInt128.max))
         XCTAssertEqual(Decimal128(exactly: UInt128(10_000_000_000_000_000_000) * 10_000_000_000_000_000_000),
                        decimal("1E+38"))
         XCTAssertEqual(Decimal128(exactly: -12), -12)
 
-        XCTAssertEqual(Decimal128(value: 0.1).stringValue, "0.1")
-        XCTAssertEqual(Decimal128(-2.5).stringValue, "-2.5")
-        XCTAssertEqual(Decimal128(1e-5).stringValue, "0.00001")
+        XCTAssertEqual(Decimal128(value: 0.1).scientificString, "0.1")
+        XCTAssertEqual(Decimal128(-2.5).scientificString, "-2.5")
+        XCTAssertEqual(Decimal128(1e-5).scientificString, "0.00001")
         XCTAssertEqual(Decimal128(1e20), decimal("1E+20"))
-        XCTAssertEqual(Decimal128(Double.pi).stringValue, "3.141592653589793")
+        XCTAssertEqual(Decimal128(Double.pi).scientificString, "3.14159265358979", "15 digits, as Realm")
         XCTAssertTrue(Decimal128(Double.infinity).isInfinite)
         XCTAssertTrue(Decimal128(Double.nan).isNaN)
     }
@@ -366,7 +383,7 @@ final class Decimal128Tests: XCTestCase {
     func testCodableAsString() throws {
         let values: [Decimal128] = [1.5, -0.25, "1E+10", "NaN"]
         let json = try JSONEncoder().encode(values)
-        XCTAssertEqual(String(decoding: json, as: UTF8.self), #"["1.5","-0.25","1E+10","NaN"]"#)
+        XCTAssertEqual(String(decoding: json, as: UTF8.self), #"["1.5","-2.5E-1","1E10","NaN"]"#)
         let decoded = try JSONDecoder().decode([Decimal128].self, from: json)
         XCTAssertEqual(decoded.map(\.stringValue), values.map(\.stringValue))
 

@@ -28,6 +28,27 @@ final class TrapTests: RealmTestCase {
         try assertTraps("change-primary-key", message: "Primary key can't be changed after an object is inserted.")
     }
 
+    func testAssigningAnEqualPrimaryKeyTraps() throws {
+        for scenario in ["equal-primary-key-property", "equal-primary-key-subscript", "equal-primary-key-kvc"] {
+            try assertTraps(scenario, message: "Primary key can't be changed after an object is inserted.")
+        }
+    }
+
+    func testAnIntegerOutOfItsPropertysRangeTraps() throws {
+        for scenario in ["int8-out-of-range-init", "int8-out-of-range-setvalue", "int8-out-of-range-create"] {
+            try assertTraps(scenario, message: "Invalid value '300' of type")
+            try assertTraps(scenario, message: "for 'int8' property")
+        }
+    }
+
+    func testAnUnknownEnumRawValueTraps() throws {
+        try assertTraps("unknown-enum-raw-value", message: "Invalid value 'furious' of type 'String' for 'mood' property")
+    }
+
+    func testReadingAnUnknownStoredRawValueOfAnEnumTraps() throws {
+        try assertTraps("unknown-stored-enum-raw-value", message: "Could not convert value 'furious' to type 'Mood'.")
+    }
+
     func testUsingAnObjectOnAnotherThreadTraps() throws {
         try assertTraps("wrong-thread", message: "Realm accessed from incorrect thread.")
     }

@@ -4,17 +4,18 @@
 
 #include "larder.h"
 
-/* The core of the object whose @Persisted properties this thread is initializing.
- * A C thread-local: Swift has none, and pthread keys cost a call per property. */
-extern _Thread_local void *larder_swift_construction;
+/* The class of the managed accessor this thread is building (NULL when none):
+ * its @Persisted properties must not evaluate their initial values. A C
+ * thread-local: Swift has none, and pthread keys cost a call per property. */
+extern _Thread_local const void *larder_swift_accessor_class;
 
-static inline void *larder_swift_construction_get(void) { return larder_swift_construction; }
-static inline void larder_swift_construction_set(void *core) { larder_swift_construction = core; }
+static inline const void *larder_swift_accessor_class_get(void) { return larder_swift_accessor_class; }
+static inline void larder_swift_accessor_class_set(const void *cls) { larder_swift_accessor_class = cls; }
 
-/* A token for the calling thread: the address of its construction slot, which
+/* A token for the calling thread: the address of one of its thread-locals, which
  * differs between live threads and costs one add to the thread pointer, where
  * pthread_self() is a call. Realm instances compare it to stay on their thread. */
-static inline const void *larder_swift_thread_token(void) { return &larder_swift_construction; }
+static inline const void *larder_swift_thread_token(void) { return &larder_swift_accessor_class; }
 
 /* Numbers stored in place. Swift assembles an imported union byte by byte
  * (about 90 instructions a value); C writes the tag and the number. */

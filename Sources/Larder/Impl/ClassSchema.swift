@@ -1,3 +1,4 @@
+@_spi(Reflection) import Swift
 import CLarder
 import Foundation
 
@@ -12,12 +13,15 @@ struct PropertySchema {
     var isOptional: Bool { valueType._larderIsOptional }
 }
 
-/// The schema of a Swift model class, discovered once by reflecting on an instance.
+/// The schema of a Swift model class, discovered once by reflecting on the class.
 final class ClassSchema: @unchecked Sendable {
     let type: Object.Type
     let name: String
-    /// In slot order: the order in which Swift initializes the wrappers.
+    /// In slot order: each class's own properties in declaration order, a
+    /// subclass's before its superclass's (the order Swift initializes them).
     let properties: [PropertySchema]
+    /// Where each property's wrapper sits in an object, in slot order.
+    let fields: [FieldLayout]
     let slotByName: [String: Int]
     let primaryKeySlot: Int?
 
@@ -25,11 +29,12 @@ final class ClassSchema: @unchecked Sendable {
     /// superclass's properties before its subclass's.
     let storedOrder: [Int]
 
-    private init(type: Object.Type, properties: [PropertySchema], storedOrder: [Int]) {
+    private init(type: Object.Type, properties: [PropertySchema], fields: [FieldLayout], storedOrder: [Int]) {
         self.type = type
         self.storedOrder = storedOrder
         self.name = type.className()
         self.properties = properties
+        self.fields = fields
         var slots: [String: Int] = [:]
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
@@ -61,41 +66,56 @@ final class ClassSchema: @unchecked Sendable {
     }
 
     private static func discover(_ type: Object.Type) -> ClassSchema {
-        let prototype = type.init()
-        var found: [(slot: Int32, name: String, property: any PersistedProperty, depth: Int)] = []
-        var mirror: Mirror? = Mirror(reflecting: prototype)
-        var depth = 0
-        while let current = mirror {
-            for child in current.children {
-                guard let label = child.label, label.hasPrefix("_"),
-                      let property = child.value as? any PersistedProperty else { continue }
-                found.append((property.slot, String(label.dropFirst()), property, depth))
-            }
-            mirror = current.superclassMirror
-            depth += 1
-        }
-        found.sort { $0.slot < $1.slot }
-        let slotsInOrder = found.map(\.slot) == Array(0..<Int32(found.count))
-        if !slotsInOrder || found.count != prototype.core.values.count {
-            fatalError("Larder: the @Persisted properties of '\(type)' could not be laid out; a default " +
-                       "value of one of them probably creates another Larder object, which is not supported")
-        }
+        let found = persistedFields(of: type)
+        // Options are values of the wrappers: read them from an accessor, which
+        // evaluates no initial value.
+        let prototype = AccessorConstruction.make(type)
         let legacyKey = type.primaryKey()
         let legacyIndexed = Set(type.indexedProperties())
-        let properties = found.map { item in
-            PropertySchema(name: item.name, valueType: item.property.valueType,
-                           isPrimaryKey: item.property.options.contains(.primaryKey) || item.name == legacyKey,
-                           isIndexed: item.property.options.contains(.indexed) || legacyIndexed.contains(item.name))
+        let properties = found.map { name, field, _ in
+            let options = prototype.options(of: field)
+            return PropertySchema(name: name, valueType: field.valueType,
+                                  isPrimaryKey: options.contains(.primaryKey) || name == legacyKey,
+                                  isIndexed: options.contains(.indexed) || legacyIndexed.contains(name))
         }
-        // Swift initializes a subclass's properties before its superclass's, so
-        // slots list the subclass first; the file lists the superclass first.
-        let storedOrder = found.sorted { $0.depth != $1.depth ? $0.depth > $1.depth : $0.slot < $1.slot }.map { Int($0.slot) }
-        return ClassSchema(type: type, properties: properties, storedOrder: storedOrder)
+        // Slots list a subclass's properties first; the file lists the superclass's first.
+        let storedOrder = found.indices.sorted { found[$0].depth != found[$1].depth ? found[$0].depth > found[$1].depth : $0 < $1 }
+        return ClassSchema(type: type, properties: properties, fields: found.map(\.field), storedOrder: storedOrder)
     }
 
     /// Realm's message for a model class without persisted properties, which it refuses.
     var noPropertiesMessage: String {
         "No properties are defined for '\(name)'. Did you remember to mark them with '@objc' or '@Persisted' in your model?"
+    }
+
+    /// The `@Persisted` wrappers of type (stored as `_name`), in slot order, with how many
+    /// superclasses up each was declared.
+    private static func persistedFields(of type: Object.Type) -> [(name: String, field: FieldLayout, depth: Int)] {
+        var ordered: [(name: String, field: FieldLayout, depth: Int)] = []
+        var current: AnyClass? = type
+        var depth = 0
+        while let cls = current, cls != Object.self {
+            let parent: AnyClass? = _getSuperclass(cls)
+            // A class's fields list its superclasses' first: keep only its own.
+            let inherited = parent.map { persistedFieldsDeclared(in: $0).count } ?? 0
+            ordered += persistedFieldsDeclared(in: cls).dropFirst(inherited).map { ($0.name, $0.field, depth) }
+            current = parent
+            depth += 1
+        }
+        return ordered
+    }
+
+    /// The wrappers of cls and its superclasses, superclasses first, as the runtime lays them out.
+    private static func persistedFieldsDeclared(in cls: AnyClass) -> [(name: String, field: FieldLayout)] {
+        var found: [(name: String, field: FieldLayout)] = []
+        _forEachField(of: cls, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
+            let name = String(cString: label)
+            if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type {
+                found.append((String(name.dropFirst()), FieldLayout(offset: offset, type: wrapper)))
+            }
+            return true
+        }
+        return found
     }
 
     /// The C description of this class; valid while body runs.

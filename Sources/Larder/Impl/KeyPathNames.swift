@@ -9,11 +9,13 @@ extension ClassSchema {
         let candidates = properties.indices.filter { properties[$0].valueType == Value.self }
         if candidates.count == 1 { return properties[candidates[0]].name }
         let probe = Root()
-        probe.core.values = ContiguousArray(repeating: .null, count: properties.count)
+        var values = ContiguousArray<_StoredValue>(repeating: .null, count: properties.count)
+        probe.setUnmanagedValues(values, self)
         let blank = probe[keyPath: keyPath]._larderStored
         for slot in candidates {
-            probe.core.values[slot] = Self.probeValue(for: properties[slot].type)
-            defer { probe.core.values[slot] = .null }
+            values[slot] = Self.probeValue(for: properties[slot].type)
+            probe.setUnmanagedValues(values, self)
+            values[slot] = .null
             if probe[keyPath: keyPath]._larderStored != blank { return properties[slot].name }
         }
         fatalError("Cannot sort on key path \(keyPath): it is not a persisted property of '\(name)'; " +

@@ -1,19 +1,13 @@
 import CLarder
-import CLarderSwift
 import Foundation
 
-/// The state behind one `Object`: its values while unmanaged, its row once managed.
-///
-/// Every `@Persisted` wrapper of an object points at the same core and knows its
-/// slot (its position in declaration order), so a property read needs neither
-/// key paths nor reflection.
+/// The state behind one `Object` once it is managed: its Realm and its row.
+/// (While unmanaged, the values live in the object's `@Persisted` wrappers.)
 ///
 /// Objects are confined to one thread, so the fields skip Swift's dynamic
 /// exclusivity checks, which would otherwise cost more than the read itself.
 @usableFromInline
 final class ObjectCore {
-    /// Values in slot order while the object is unmanaged; emptied once it is managed.
-    @exclusivity(unchecked) @usableFromInline var values: ContiguousArray<_StoredValue> = []
     /// The Realm instance managing the object (kept alive by it), or nil while unmanaged.
     @exclusivity(unchecked) var realm: RealmInstance?
     /// The same, unretained, for the read path: retaining it on every read would
@@ -30,22 +24,10 @@ final class ObjectCore {
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
     /// The write transaction that added this object, if it was added: cancelling it invalidates the object.
     @exclusivity(unchecked) var addedInWrite: UInt64 = 0
+    /// The primary key of the row `key`, once known: it hashes the object after it is deleted.
+    @exclusivity(unchecked) var knownPrimaryKey: (key: lar_objkey, value: _StoredValue)?
 
     @usableFromInline init() {}
-
-    @inlinable
-    func get<Value: _Persistable>(_ slot: Int, as _: Value.Type) -> Value {
-        if let instanceRef { return instanceRef._withUnsafeGuaranteedRef { $0.read(self, slot: slot) } }
-        return Value._larderFrom(values[slot]) ?? Value._larderDefault()
-    }
-
-    @inlinable
-    func set<Value: _Persistable>(_ slot: Int, _ value: Value) {
-        if let instanceRef {
-            return instanceRef._withUnsafeGuaranteedRef { $0.write(self, slot: slot, value._larderStored) }
-        }
-        values[slot] = value._larderStored
-    }
 
     /// Points this core at a row: the object becomes managed.
     func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
@@ -55,33 +37,5 @@ final class ObjectCore {
         tableRef = Unmanaged.passUnretained(table)
         self.key = key
         invalidated = false
-        values = []
-    }
-}
-
-/// Hands the core of the object under construction to its `@Persisted` wrappers.
-///
-/// Swift initializes a subclass's stored properties before `Object.init` runs, in
-/// declaration order; the first wrapper creates the core, the others join it,
-/// and `Object.init` takes it. The slot is per thread, since objects are built
-/// on many threads at once.
-@usableFromInline
-enum Construction {
-    /// The core that the wrapper being initialized belongs to.
-    @usableFromInline
-    static func current() -> Unmanaged<ObjectCore> {
-        if let pointer = larder_swift_construction_get() { return Unmanaged<ObjectCore>.fromOpaque(pointer) }
-        let core = ObjectCore()
-        core.values.reserveCapacity(16) // most models: one allocation, not five
-        let retained = Unmanaged.passRetained(core)
-        larder_swift_construction_set(retained.toOpaque())
-        return retained
-    }
-
-    /// Takes the finished core for `Object.init`; a class without properties gets a fresh one.
-    static func take() -> ObjectCore {
-        guard let pointer = larder_swift_construction_get() else { return ObjectCore() }
-        larder_swift_construction_set(nil)
-        return Unmanaged<ObjectCore>.fromOpaque(pointer).takeRetainedValue()
     }
 }

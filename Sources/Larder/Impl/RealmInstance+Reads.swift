@@ -50,8 +50,8 @@ extension RealmInstance {
 
     /// A managed object of table's class for key.
     func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
-        let object = table.schema.type.init()
-        object.core.bind(to: self, table: table, key: key)
+        let object = AccessorConstruction.make(table.schema.type)
+        object.bind(to: self, table: table, key: key)
         return object
     }
 

@@ -14,14 +14,14 @@ extension RealmInstance {
         }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
+        // Even to an equal value, as Realm.
+        if slot == table.schema.primaryKeySlot { fatalError("Primary key can't be changed after an object is inserted.") }
         let obj = lar_obj(cls: table.id, key: core.key)
         let rc = value.withCValue { lar_obj_set(txn, obj, UInt32(table.propertyIndex[slot]), $0) }
         version &+= 1
         switch rc {
         case LAR_OK: return
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
-        case LAR_EINVAL where slot == table.schema.primaryKeySlot:
-            fatalError("Primary key can't be changed after an object is inserted.")
         default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
         }
     }
@@ -40,9 +40,8 @@ extension RealmInstance {
             return
         }
         let table = table(for: type(of: object))
-        checkLayout(core, table.schema)
-        guard let key = upsert(table, named: nil, defaults: core.values, update: update) else { return }
-        core.bind(to: self, table: table, key: key)
+        guard let key = upsert(table, named: nil, defaults: object.unmanagedValues(table.schema), update: update) else { return }
+        object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
 
@@ -51,11 +50,11 @@ extension RealmInstance {
         let table = table(for: type)
         let prototype = T()
         let named = ValueReader.read(value, schema: table.schema)
-        var values = prototype.core.values
+        var values = prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
         guard pendingError == nil,
               let key = upsert(table, named: named, defaults: values, update: update) else {
-            prototype.core.values = values
+            prototype.setUnmanagedValues(values, table.schema)
             return prototype
         }
         return unsafeDowncast(accessor(table, key: key), to: T.self)
@@ -105,15 +104,6 @@ extension RealmInstance {
         for (slot, value) in named where slot != table.schema.primaryKeySlot {
             if update == .modified && readStored(core, slot: slot) == value { continue }
             write(core, slot: slot, value)
-        }
-    }
-
-    /// A default value that builds another Larder object shifts the slots of the
-    /// object being built: refuse it rather than store values in the wrong places.
-    private func checkLayout(_ core: ObjectCore, _ schema: ClassSchema) {
-        if core.values.count != schema.properties.count {
-            fatalError("Larder: an object of '\(schema.name)' has \(core.values.count) property values, its class " +
-                       "\(schema.properties.count); a @Persisted default value probably creates another Larder object")
         }
     }
 

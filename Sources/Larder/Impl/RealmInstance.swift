@@ -137,7 +137,7 @@ final class RealmInstance {
 
     private func makeTable(for type: Object.Type) -> ManagedClass {
         let schema = ClassSchema.of(type)
-        if let types = configuration.objectTypes, !types.contains(where: { $0 == type }) {
+        if let types = configuration.objectTypes, !types.contains(where: { $0.className() == schema.name }) {
             fatalError("Object type '\(schema.name)' is not managed by the Realm. If using a custom " +
                        "`objectClasses` / `objectTypes` array in your configuration, add `\(schema.name)` to the " +
                        "list of `objectClasses` / `objectTypes`.")

@@ -17,6 +17,15 @@ public enum _StoredValue: Hashable {
     case uuid(UUID)
     case decimal128(Decimal128)
 
+    /// Whether the value holds no reference, so that overwriting it releases nothing.
+    @inlinable
+    var holdsNoReference: Bool {
+        switch self {
+        case .string, .data: return false
+        default: return true
+        }
+    }
+
     /// Reads a C value; strings and bytes are copied out of the transaction's memory.
     @usableFromInline
     init(_ value: lar_value) {
@@ -61,7 +70,7 @@ public enum _StoredValue: Hashable {
     private func composite(arena: inout UnsafeMutableRawPointer) -> lar_value {
         var value = lar_value()
         switch self {
-        case .int, .double, .float, .bool: preconditionFailure("numbers are written by write(to:arena:)")
+        case .int, .double, .float, .bool: fatalError("numbers are written by write(to:arena:)")
         case .null: value.type = LAR_TYPE_NULL
         case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
         case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue

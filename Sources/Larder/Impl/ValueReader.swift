@@ -15,7 +15,11 @@ enum ValueReader {
             if array.count > schema.properties.count {
                 fatalError("Invalid array input: more values (\(array.count)) than properties (\(schema.properties.count)).")
             }
-            return array.enumerated().map { slot, item in (slot, checked(item, schema.properties[slot])) }
+            // In the order Realm lists the properties: a superclass's first.
+            return array.enumerated().map { position, item in
+                let slot = schema.storedOrder[position]
+                return (slot, checked(item, schema.properties[slot]))
+            }
         }
         if let object = value as? Object {
             let source = type(of: object).schema
@@ -36,15 +40,28 @@ enum ValueReader {
         return value
     }
 
-    /// The stored form of item for property, or nil when it has the wrong type.
+    /// The stored form of item for property, or nil when it has the wrong type
+    /// or is not one of the property's values (out of an integer's range, not
+    /// one of an enum's raw values).
     static func convert(_ item: Any?, to property: PropertySchema) -> _StoredValue? {
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
-        guard let persistable = (item as? any _Persistable) ?? unwrap(item) else { return nil }
-        return coerce(persistable._larderStored, to: property)
+        // Swift values first: on Linux an Int in an Any also casts to NSNumber.
+        if let persistable = (item as? any _Persistable) ?? unwrap(item) {
+            return coerce(persistable._larderStored, to: property)
+        }
+        guard let number = item as? NSNumber, let stored = NumberReader.stored(number, for: property.type) else { return nil }
+        return coerce(stored, to: property)
     }
 
-    /// stored, converted to the property's type where Realm converts (int to double...), or nil.
+    /// stored, converted to the property's type where Realm converts (int to
+    /// double...), or nil when it is not one of the property's values.
     static func coerce(_ stored: _StoredValue, to property: PropertySchema) -> _StoredValue? {
+        guard let converted = convertType(stored, to: property),
+              converted == .null || property.valueType._larderFrom(converted) != nil else { return nil }
+        return converted
+    }
+
+    private static func convertType(_ stored: _StoredValue, to property: PropertySchema) -> _StoredValue? {
         switch (stored, property.type) {
         case (.null, _): return property.isOptional ? .null : nil
         case (.int, LAR_TYPE_INT), (.bool, LAR_TYPE_BOOL), (.float, LAR_TYPE_FLOAT), (.double, LAR_TYPE_DOUBLE),

@@ -1,0 +1,3 @@
+#include "CLarderSwift.h"
+
+_Thread_local const void *larder_swift_accessor_class;

@@ -1,3 +1,0 @@
-#include "CLarderSwift.h"
-
-_Thread_local void *larder_swift_construction;

@@ -1,0 +1,63 @@
+import CLarder
+
+/// An object's `@Persisted` wrappers, reached through the byte offsets that its
+/// class schema found: the unmanaged values, and the slots managed access uses.
+extension Object {
+    /// Calls body with the address of this object's start.
+    private func withBase<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
+        withExtendedLifetime(self) { body(Unmanaged.passUnretained(self).toOpaque()) }
+    }
+
+    private func valuePointer(_ base: UnsafeMutableRawPointer, _ field: FieldLayout) -> UnsafeMutablePointer<_StoredValue> {
+        (base + field.value).assumingMemoryBound(to: _StoredValue.self)
+    }
+
+    func options(of field: FieldLayout) -> PropertyOptions {
+        withBase { $0.load(fromByteOffset: field.options, as: PropertyOptions.self) }
+    }
+
+    /// The unmanaged value of the property at slot.
+    func unmanagedValue(slot: Int) -> _StoredValue {
+        let field = Self.schema.fields[slot]
+        return withBase { valuePointer($0, field).pointee }
+    }
+
+    /// Sets the unmanaged value of the property at slot; value must be one of its values.
+    func setUnmanagedValue(_ value: _StoredValue, slot: Int) {
+        let field = Self.schema.fields[slot]
+        withBase { valuePointer($0, field).pointee = value }
+    }
+
+    /// Every unmanaged value, in slot order.
+    func unmanagedValues(_ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
+        withBase { base in
+            var values = ContiguousArray<_StoredValue>()
+            values.reserveCapacity(schema.fields.count)
+            for field in schema.fields { values.append(valuePointer(base, field).pointee) }
+            return values
+        }
+    }
+
+    func setUnmanagedValues(_ values: ContiguousArray<_StoredValue>, _ schema: ClassSchema) {
+        withBase { base in
+            for (field, value) in zip(schema.fields, values) { valuePointer(base, field).pointee = value }
+        }
+    }
+
+    /// Makes the object an accessor of a row: its wrappers learn their slots,
+    /// and release the values they held while unmanaged. An object that was
+    /// added keeps its primary key for hashing.
+    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey, added: Bool = false) {
+        if added, let slot = table.schema.primaryKeySlot {
+            core.knownPrimaryKey = (key, withBase { valuePointer($0, table.schema.fields[slot]).pointee })
+        }
+        withBase { base in
+            for (slot, field) in table.schema.fields.enumerated() {
+                base.storeBytes(of: Int32(slot), toByteOffset: field.slot, as: Int32.self)
+                let value = valuePointer(base, field)
+                if !value.pointee.holdsNoReference { value.pointee = .null }
+            }
+        }
+        core.bind(to: realm, table: table, key: key)
+    }
+}
