@@ -133,6 +133,29 @@ int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count)
     return err == LAR_ENOTFOUND ? LAR_OK : err;
 }
 
+int keyed_walk(lar_txn *txn, uint64_t id, const uint8_t *after, size_t after_size, const char *what,
+               keyed_visitor visit, void *context)
+{
+    if (!id) return LAR_OK;
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, what);
+    kv_val key = after ? (kv_val){after_size, (void *)after} : (kv_val){sizeof prefix, prefix}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        if (key.mv_size < ID_SIZE || memcmp(key.mv_data, prefix, ID_SIZE)) break;
+        if (key.mv_size == ID_SIZE) continue; /* the count */
+        if (after && key.mv_size == after_size && !memcmp(key.mv_data, after, after_size)) continue;
+        err = visit(&key, &data, context);
+    }
+    kv_cursor_close(cursor);
+    if (err == 1) return LAR_OK;
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, what);
+    return err;
+}
+
 /* ---- frees and deletes, by kind ---- */
 
 static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)

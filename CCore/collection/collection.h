@@ -51,6 +51,12 @@ void keyed_prefix(uint8_t *out, uint64_t id);
 int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out);
 /* Stores it; a count of 0 removes the entry. */
 int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count);
+/* Calls visit with each entry of set or map id, in key order, after the entry whose key
+ * is `after` (after_size bytes; NULL: from the first), skipping the count; visit returns
+ * LAR_OK to go on, 1 to stop. `what` is the context of a failed read ("cannot read a set"). */
+typedef int (*keyed_visitor)(const kv_val *key, const kv_val *data, void *context);
+int keyed_walk(lar_txn *txn, uint64_t id, const uint8_t *after, size_t after_size, const char *what,
+               keyed_visitor visit, void *context);
 
 /* ---- each kind's part in freeing and in deletes (list.c, set.c) ---- */
 

@@ -522,14 +522,21 @@ static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     return err;
 }
 
+/* Opens obj's list for writing value: checks the element and counts the list. */
+static int open_for_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value,
+                            collection_ref *list, lar_value *element, uint64_t *count)
+{
+    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, list);
+    if (!err) err = collection_check_element(txn, list, value, element);
+    return err ? err : tree_count(txn, list->root, count);
+}
+
 static int insert_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = collection_check_element(txn, &list, value, &element);
-    if (!err) err = tree_count(txn, list.root, &count);
+    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
     if (!err) err = check_index(&list, count, index, true);
     return err ? err : insert_checked(txn, &list, index, &element);
 }
@@ -545,9 +552,7 @@ static int append_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_va
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = collection_check_element(txn, &list, value, &element);
-    if (!err) err = tree_count(txn, list.root, &count);
+    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
     return err ? err : insert_checked(txn, &list, count, &element);
 }
 
@@ -576,9 +581,7 @@ static int set_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, c
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = collection_check_element(txn, &list, value, &element);
-    if (!err) err = tree_count(txn, list.root, &count);
+    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : change_checked(txn, &list, index, &element);
 }

@@ -81,30 +81,25 @@ typedef int (*entry_visitor)(const kv_val *key, const kv_val *value, void *conte
 
 /* Calls visit for each entry of map id after key `after` (or from the first), in key
  * order; visit returns LAR_OK to go on, 1 to stop. */
+typedef struct entry_walk {
+    entry_visitor visit;
+    void *context;
+} entry_walk;
+
+/* An entry's key ends with its NUL and its value is one whole element. */
+static int visit_entry(const kv_val *key, const kv_val *data, void *context)
+{
+    const entry_walk *walk = context;
+    const uint8_t *bytes = key->mv_data;
+    if (bytes[key->mv_size - 1] != 0 || !data->mv_size || element_size(data->mv_data, data->mv_size) != data->mv_size)
+        return corrupt();
+    return walk->visit(key, data, walk->context);
+}
+
 static int walk_entries(lar_txn *txn, uint64_t id, const entry_key *after, entry_visitor visit, void *context)
 {
-    if (!id) return LAR_OK;
-    uint8_t prefix[ID_SIZE];
-    keyed_prefix(prefix, id);
-    kv_cursor *cursor;
-    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
-    if (rc) return lar_fail_mdb(rc, "cannot read a map");
-    kv_val key = after ? (kv_val){after->size, (void *)after->bytes} : (kv_val){sizeof prefix, prefix}, data;
-    int err = LAR_OK;
-    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
-        if (key.mv_size < ID_SIZE || memcmp(key.mv_data, prefix, ID_SIZE)) break;
-        if (key.mv_size == ID_SIZE) continue; /* the count */
-        if (after && key.mv_size == after->size && !memcmp(key.mv_data, after->bytes, after->size)) continue;
-        const uint8_t *bytes = key.mv_data;
-        if (bytes[key.mv_size - 1] != 0 || !data.mv_size || element_size(data.mv_data, data.mv_size) != data.mv_size)
-            err = corrupt();
-        else
-            err = visit(&key, &data, context);
-    }
-    kv_cursor_close(cursor);
-    if (err == 1) return LAR_OK;
-    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read a map");
-    return err;
+    entry_walk walk = {visit, context};
+    return keyed_walk(txn, id, after ? after->bytes : NULL, after ? after->size : 0, "cannot read a map", visit_entry, &walk);
 }
 
 /* Entries collected for changes made after a walk: (u32 key size, key, u64 link key). */

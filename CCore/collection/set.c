@@ -95,26 +95,22 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
  * in order; visit returns LAR_OK to go on, 1 to stop. */
 typedef int (*member_visitor)(const uint8_t *element, size_t size, void *context);
 
+typedef struct member_walk {
+    member_visitor visit;
+    void *context;
+} member_walk;
+
+static int visit_member(const kv_val *key, const kv_val *data, void *context)
+{
+    (void)data;
+    const member_walk *walk = context;
+    return walk->visit((const uint8_t *)key->mv_data + ID_SIZE, key->mv_size - ID_SIZE, walk->context);
+}
+
 static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, member_visitor visit, void *context)
 {
-    if (!id) return LAR_OK;
-    uint8_t prefix[ID_SIZE];
-    keyed_prefix(prefix, id);
-    kv_cursor *cursor;
-    int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
-    if (rc) return lar_fail_mdb(rc, "cannot read a set");
-    kv_val key = after ? (kv_val){after->size, (void *)after->bytes} : (kv_val){sizeof prefix, prefix}, data;
-    int err = LAR_OK;
-    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
-        if (key.mv_size < ID_SIZE || memcmp(key.mv_data, prefix, ID_SIZE)) break;
-        if (key.mv_size == ID_SIZE) continue; /* the count */
-        if (after && key.mv_size == after->size && !memcmp(key.mv_data, after->bytes, after->size)) continue;
-        err = visit((const uint8_t *)key.mv_data + ID_SIZE, key.mv_size - ID_SIZE, context);
-    }
-    kv_cursor_close(cursor);
-    if (err == 1) return LAR_OK;
-    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read a set");
-    return err;
+    member_walk walk = {visit, context};
+    return keyed_walk(txn, id, after ? after->bytes : NULL, after ? after->size : 0, "cannot read a set", visit_member, &walk);
 }
 
 /* Encoded elements collected for changes made after a walk: (u32 size, bytes) records. */
