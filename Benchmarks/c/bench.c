@@ -20,6 +20,7 @@
  * takes milliseconds: on a shared machine a few runs can all land in someone
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
+ * Then the collection workloads of bench_collections.c (lists, links, maps, sets).
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -57,7 +58,6 @@ _Noreturn void lar_die(const char *what, int rc)
             lar_error_last()->message);
     exit(1);
 }
-
 
 /* ---- expected results ---- */
 
@@ -417,7 +417,6 @@ static void write_results(const char *dir)
     for (int i = 0; i < result_count; i++) fprintf(f, "%s\n", result_lines[i]);
     if (ferror(f) | fclose(f)) die(path, "cannot write the results");
 }
-
 
 int main(int argc, char **argv)
 {
