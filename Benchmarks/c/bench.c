@@ -20,6 +20,7 @@
  * takes milliseconds: on a shared machine a few runs can all land in someone
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
+ * Then the collection workloads of bench_collections.c (lists, links, maps, sets).
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -45,21 +46,18 @@
 
 /* ---- errors ---- */
 
-static void die(const char *what, const char *detail)
+_Noreturn void die(const char *what, const char *detail)
 {
     fprintf(stderr, "bench_c: %s: %s\n", what, detail);
     exit(1);
 }
 
-static void lar_die(const char *what, int rc)
+_Noreturn void lar_die(const char *what, int rc)
 {
     fprintf(stderr, "bench_c: %s failed: %d (%s): %s\n", what, rc, lar_strerror(rc),
             lar_error_last()->message);
     exit(1);
 }
-
-#define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
-#define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)
 
 /* ---- expected results ---- */
 
@@ -118,7 +116,7 @@ static void remove_file(const char *path)
 }
 
 /* Removes a database file and its "-lock" file. */
-static void remove_database(const char *path)
+void remove_database(const char *path)
 {
     char lock[4200];
     snprintf(lock, sizeof lock, "%s-lock", path);
@@ -390,18 +388,24 @@ static uint64_t capi_lookup(lar_db *db, const int64_t *order)
 
 /* ---- reporting ---- */
 
-static char result_lines[8][160];
+static char result_lines[40][160];
 static int result_count;
+
+void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns)
+{
+    if (result_count == (int)(sizeof result_lines / sizeof result_lines[0])) die("report", "too many lines");
+    double per_op = (double)best_ns / (double)n;
+    double ratio = (double)best_ns / (double)raw_ns;
+    char *line = result_lines[result_count++];
+    snprintf(line, sizeof result_lines[0], "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2f",
+             workload, impl, n, per_op, ratio);
+    printf("%s\n", line);
+    fflush(stdout);
+}
 
 static void report(const char *workload, const char *impl, uint64_t best_ns, uint64_t raw_ns)
 {
-    double per_op = (double)best_ns / N;
-    double ratio = (double)best_ns / (double)raw_ns;
-    char *line = result_lines[result_count++];
-    snprintf(line, sizeof result_lines[0], "BENCH workload=%s impl=%s n=%d ns_per_op=%.1f vs_raw=%.2f",
-             workload, impl, N, per_op, ratio);
-    printf("%s\n", line);
-    fflush(stdout);
+    report_n(workload, impl, N, best_ns, raw_ns);
 }
 
 static void write_results(const char *dir)
@@ -412,11 +416,6 @@ static void write_results(const char *dir)
     if (!f) die(path, strerror(errno));
     for (int i = 0; i < result_count; i++) fprintf(f, "%s\n", result_lines[i]);
     if (ferror(f) | fclose(f)) die(path, "cannot write the results");
-}
-
-static uint64_t min_u64(uint64_t a, uint64_t b)
-{
-    return a < b ? a : b;
 }
 
 int main(int argc, char **argv)
@@ -480,6 +479,7 @@ int main(int argc, char **argv)
 
     raw_close(&raw);
     lar_db_close(&db);
+    bench_collections(dir);
     write_results(dir);
     return 0;
 }

@@ -55,4 +55,26 @@ static inline void bench_shuffle(int64_t *items, size_t count, bench_rng *rng)
     }
 }
 
+static inline uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* ---- shared by bench.c and bench_collections.c ---- */
+
+/* Print "bench_c: what: detail" and exit 1. */
+_Noreturn void die(const char *what, const char *detail);
+/* Print a failed Larder call with its code and the last error's message, and exit 1. */
+_Noreturn void lar_die(const char *what, int rc);
+/* Remove a database file and its "-lock" file, if present. */
+void remove_database(const char *path);
+/* Print and keep (for <dir>/c-results.txt) a BENCH line: best_ns over n operations,
+ * and its ratio to raw_ns, the raw-LMDB time of the same workload. */
+void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns);
+/* The collection workloads (bench_collections.c): lists, links, maps and sets, files in dir. */
+void bench_collections(const char *dir);
+
+#define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
+#define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)
+
 #endif

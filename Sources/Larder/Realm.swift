@@ -30,6 +30,14 @@ public struct Realm: Equatable {
 
     public var configuration: Configuration { instance.configuration }
 
+    /// The schema of the file: every class it stores, including classes this
+    /// program declares no model for.
+    public var schema: Schema {
+        instance.verifyThread()
+        return Schema(environment: instance.environment,
+                      modelClasses: configuration.objectTypes ?? ClassSchema.all.map(\.type))
+    }
+
     public static func == (lhs: Realm, rhs: Realm) -> Bool { lhs.instance === rhs.instance }
 
     // MARK: Transactions
