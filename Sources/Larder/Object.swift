@@ -134,11 +134,17 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         return value
     }
 
-    open var description: String {
+    open var description: String { describe(depth: 0) }
+
+    /// Linked objects print nested, as in Realm, down to a depth that stops cycles.
+    func describe(depth: Int) -> String {
         let schema = Self.schema
         if core.realm != nil && isInvalidated { return "[invalid object]" }
+        if depth > 5 { return "<Maximum depth exceeded>" }
         let lines = schema.properties.enumerated().map { slot, property in
-            "\t\(property.name) = \(stored(slot: slot).displayText);"
+            let value = stored(slot: slot)
+            guard case .object(let target) = value else { return "\t\(property.name) = \(value.displayText);" }
+            return "\t\(property.name) = \(target.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t"));"
         }
         return "\(schema.name) {\n" + lines.joined(separator: "\n") + "\n}"
     }

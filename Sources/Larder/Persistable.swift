@@ -17,6 +17,12 @@ public protocol _Persistable {
     /// The same, or nil when the stored value is not one of the type's values
     /// (an enum's unknown raw value): an optional property then reads nil.
     static func _larderReadIfValid(_ value: lar_value) -> Self?
+    /// The same with the reading Realm instance, which a link needs to build the
+    /// target's accessor; other types ignore it.
+    static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self
+    static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self?
+    /// The class a link property points to; nil for other values.
+    static var _larderTargetClass: Object.Type? { get }
     var _larderStored: _StoredValue { get }
 }
 
@@ -26,6 +32,11 @@ extension _Persistable {
         _larderFrom(_StoredValue(value)) ?? _larderDefault()
     }
     @inlinable public static func _larderReadIfValid(_ value: lar_value) -> Self? { _larderRead(value) }
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self { _larderRead(value) }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
+        _larderReadIfValid(value)
+    }
+    @inlinable public static var _larderTargetClass: Object.Type? { nil }
 }
 
 extension Int: _Persistable {
@@ -166,6 +177,10 @@ extension Optional: _Persistable where Wrapped: _Persistable {
     @inlinable public static func _larderRead(_ value: lar_value) -> Wrapped? {
         value.type == LAR_TYPE_NULL ? nil : Wrapped._larderReadIfValid(value)
     }
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Wrapped? {
+        value.type == LAR_TYPE_NULL ? nil : Wrapped._larderReadIfValid(value, owner: owner)
+    }
+    @inlinable public static var _larderTargetClass: Object.Type? { Wrapped._larderTargetClass }
     @inlinable public var _larderStored: _StoredValue { self?._larderStored ?? .null }
 }
 

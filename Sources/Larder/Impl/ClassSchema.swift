@@ -11,6 +11,8 @@ struct PropertySchema {
 
     var type: lar_type { valueType._larderType }
     var isOptional: Bool { valueType._larderIsOptional }
+    /// The class a link points to; nil for other properties.
+    var targetClass: Object.Type? { valueType._larderTargetClass }
 }
 
 /// The schema of a Swift model class, discovered once by reflecting on the class.
@@ -39,6 +41,26 @@ final class ClassSchema: @unchecked Sendable {
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
         primaryKeySlot = properties.firstIndex { $0.isPrimaryKey }
+        linkSlots = properties.indices.filter { properties[$0].targetClass != nil }
+    }
+
+    /// Slots of link properties: empty for most classes, whose adds skip link work.
+    let linkSlots: [Int]
+
+    /// This class and every class its links reach, which the file needs declared together.
+    var withLinkedClasses: [ClassSchema] {
+        var found = [self]
+        var names: Set<String> = [name]
+        var index = 0
+        while index < found.count {
+            for property in found[index].properties {
+                guard let target = property.targetClass, !names.contains(target.className()) else { continue }
+                names.insert(target.className())
+                found.append(ClassSchema.of(target))
+            }
+            index += 1
+        }
+        return found
     }
 
     private static let lock = NSLock()
@@ -121,9 +143,11 @@ final class ClassSchema: @unchecked Sendable {
     /// The C description of this class; valid while body runs.
     func withClassDef<R>(_ body: (lar_class_def) -> R) -> R {
         let names = properties.map { strdup($0.name)! }
+        let targets = properties.map { $0.targetClass.map { strdup($0.className())! } }
         let className = strdup(name)!
         defer {
             names.forEach { free($0) }
+            targets.forEach { free($0) }
             free(className)
         }
         let defs = storedOrder.map { index -> lar_property_def in
@@ -133,7 +157,7 @@ final class ClassSchema: @unchecked Sendable {
             if property.isPrimaryKey { flags |= LAR_PROP_PRIMARY_KEY }
             if property.isIndexed && !property.isPrimaryKey { flags |= LAR_PROP_INDEXED }
             return lar_property_def(name: names[index], type: property.type, collection: LAR_COLLECTION_NONE,
-                                    flags: flags, target_class: nil, origin_property: nil)
+                                    flags: flags, target_class: targets[index], origin_property: nil)
         }
         return defs.withUnsafeBufferPointer { buffer in
             body(lar_class_def(name: className, properties: buffer.baseAddress, property_count: buffer.count, flags: 0))

@@ -129,7 +129,9 @@ final class Environment: @unchecked Sendable {
 
     /// Declares classes to the file (adding new ones); inside the calling thread's
     /// write transaction when it has one.
-    func declare(_ schemas: [ClassSchema], version: UInt64? = nil) throws {
+    /// Classes their links reach are declared with them when the file lacks them.
+    func declare(_ requested: [ClassSchema], version: UInt64? = nil) throws {
+        let schemas = withLinkedClassesMissing(requested)
         guard !schemas.isEmpty || version != nil else { return }
         var info = lar_env_info()
         lar_env_info_get(handle, &info)
@@ -137,6 +139,21 @@ final class Environment: @unchecked Sendable {
             lar_schema_apply(handle, defs.baseAddress, defs.count, version ?? info.schema_version)
         }
         if rc != LAR_OK { throw Realm.Error.last(rc) }
+    }
+
+    /// schemas, and the classes their links reach that the file lacks, each once.
+    private func withLinkedClassesMissing(_ schemas: [ClassSchema]) -> [ClassSchema] {
+        var names = Set(schemas.map(\.name))
+        var all = schemas
+        for schema in schemas where !schema.linkSlots.isEmpty {
+            for linked in schema.withLinkedClasses where !names.contains(linked.name) {
+                var id = lar_class()
+                guard lar_class_find(handle, linked.name, &id) == LAR_ENOTFOUND else { continue }
+                names.insert(linked.name)
+                all.append(linked)
+            }
+        }
+        return all
     }
 
     private func withClassDefs<R>(_ schemas: [ClassSchema], _ body: (UnsafeBufferPointer<lar_class_def>) -> R) -> R {

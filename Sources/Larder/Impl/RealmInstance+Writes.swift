@@ -5,13 +5,15 @@ extension RealmInstance {
     // MARK: Writing objects
 
     @usableFromInline
-    func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
+    func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
         core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
         if !isInWriteTransaction {
             fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
                        "on an RLMRealm instance first.")
         }
+        // An unmanaged target is added first, as Realm does when a link is set.
+        if case .object(let target) = value, !makeLinkable(target, update: update) { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
         // Even to an equal value, as Realm.
@@ -40,24 +42,59 @@ extension RealmInstance {
             return
         }
         let table = table(for: type(of: object))
-        guard let key = upsert(table, named: nil, defaults: object.unmanagedValues(table.schema), update: update) else { return }
+        let schema = table.schema
+        let values = object.unmanagedValues(schema)
+        if !schema.linkSlots.isEmpty { return addLinking(object, table: table, values: values, update: update) }
+        guard let key = upsert(table, named: nil, defaults: values, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
 
+    /// Adds an object with links: its row first, with the links null, then the
+    /// links, adding their unmanaged targets with the same policy. The object is
+    /// managed before its targets are added, so a cycle back to it links it.
+    private func addLinking(_ object: Object, table: ManagedClass, values: ContiguousArray<_StoredValue>,
+                            update: Realm.UpdatePolicy) {
+        let schema = table.schema
+        var rowValues = values
+        for slot in schema.linkSlots { rowValues[slot] = .null }
+        let named = update == .error ? nil : schema.properties.indices.filter { !schema.linkSlots.contains($0) }
+            .map { ($0, rowValues[$0]) }
+        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
+        object.bind(to: self, table: table, key: key, added: true)
+        object.core.addedInWrite = writeSerial
+        for slot in schema.linkSlots {
+            let value = values[slot]
+            switch update {
+            case .error: if case .null = value { continue } // a new row's links are null already
+            case .modified: if readStored(object.core, slot: slot) == value { continue }
+            case .all: break
+            }
+            write(object.core, slot: slot, value, update: update)
+        }
+    }
+
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
+        unsafeDowncast(createObject(type, value: value, update: update), to: T.self)
+    }
+
+    func createObject(_ type: Object.Type, value: Any, update: Realm.UpdatePolicy) -> Object {
         requireWrite()
         let table = table(for: type)
-        let prototype = T()
-        let named = ValueReader.read(value, schema: table.schema)
+        let prototype = type.init()
+        let named = ValueReader.read(value, schema: table.schema, creating: .init(instance: self, update: update))
         var values = prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
+        for slot in table.schema.linkSlots {
+            // An initial value of a link is an unmanaged object: added with the new one.
+            if case .object(let target) = values[slot], !makeLinkable(target, update: update) { values[slot] = .null }
+        }
         guard pendingError == nil,
               let key = upsert(table, named: named, defaults: values, update: update) else {
             prototype.setUnmanagedValues(values, table.schema)
             return prototype
         }
-        return unsafeDowncast(accessor(table, key: key), to: T.self)
+        return accessor(table, key: key)
     }
 
     /// Creates the object from values, or with an update policy updates the one
@@ -103,7 +140,7 @@ extension RealmInstance {
         core.bind(to: self, table: table, key: key)
         for (slot, value) in named where slot != table.schema.primaryKeySlot {
             if update == .modified && readStored(core, slot: slot) == value { continue }
-            write(core, slot: slot, value)
+            write(core, slot: slot, value, update: update)
         }
     }
 

@@ -16,12 +16,14 @@ public enum _StoredValue: Hashable {
     case objectId(ObjectId)
     case uuid(UUID)
     case decimal128(Decimal128)
+    /// A link's target; managed by the time it is written.
+    case object(Object)
 
     /// Whether the value holds no reference, so that overwriting it releases nothing.
     @inlinable
     var holdsNoReference: Bool {
         switch self {
-        case .string, .data: return false
+        case .string, .data, .object: return false
         default: return true
         }
     }
@@ -71,6 +73,9 @@ public enum _StoredValue: Hashable {
         var value = lar_value()
         switch self {
         case .int, .double, .float, .bool: fatalError("numbers are written by write(to:arena:)")
+        case .object(let target):
+            value.type = LAR_TYPE_LINK
+            value.as.link = lar_obj(cls: target.core.table.id, key: target.core.key)
         case .null: value.type = LAR_TYPE_NULL
         case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
         case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue
@@ -141,6 +146,7 @@ public enum _StoredValue: Hashable {
         case .objectId(let v): return v
         case .uuid(let v): return v
         case .decimal128(let v): return v
+        case .object(let v): return v
         }
     }
 
@@ -150,6 +156,7 @@ public enum _StoredValue: Hashable {
         case .null: return "nil"
         case .string(let v): return "\"\(v)\""
         case .data(let v): return "<\(v.count) bytes>"
+        case .object(let v): return v.description.replacingOccurrences(of: "\n", with: "\n\t")
         default: return "\(anyValue!)"
         }
     }
