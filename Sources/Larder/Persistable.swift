@@ -23,8 +23,16 @@ public protocol _Persistable {
     static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self?
     /// The class a link property points to; nil for other values.
     static var _larderTargetClass: Object.Type? { get }
+    /// LAR_COLLECTION_NONE, or the kind of collection (List, MutableSet, Map).
+    static var _larderCollection: lar_collection { get }
+    /// A collection property of a managed object: the collection bound to the
+    /// owner's row as it is now (realm is its RealmInstance, owner its object's core).
+    static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self
     var _larderStored: _StoredValue { get }
 }
+
+/// The element types a List, MutableSet or Map can hold, as in Realm.
+public typealias RealmCollectionValue = _Persistable
 
 extension _Persistable {
     @inlinable public static var _larderIsOptional: Bool { false }
@@ -37,6 +45,10 @@ extension _Persistable {
         _larderReadIfValid(value)
     }
     @inlinable public static var _larderTargetClass: Object.Type? { nil }
+    @inlinable public static var _larderCollection: lar_collection { LAR_COLLECTION_NONE }
+    public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self {
+        fatalError("\(Self.self) is not a collection")
+    }
 }
 
 extension Int: _Persistable {

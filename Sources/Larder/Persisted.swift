@@ -90,6 +90,10 @@ public struct Persisted<Value: _Persistable> {
             let core = object.core
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
+                // Constant for each Value: folded away for plain values.
+                if Value._larderCollection != LAR_COLLECTION_NONE {
+                    return Value._larderManaged(realm: instanceRef.takeUnretainedValue(), owner: core, slot: slot)
+                }
                 return instanceRef._withUnsafeGuaranteedRef { $0.read(core, slot: slot) }
             }
             return Value._larderFrom(object[keyPath: storageKeyPath].value) ?? Value._larderDefault()
@@ -98,6 +102,9 @@ public struct Persisted<Value: _Persistable> {
             let core = object.core
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
+                if Value._larderCollection != LAR_COLLECTION_NONE {
+                    return instanceRef._withUnsafeGuaranteedRef { $0.assignCollection(core, slot: slot, newValue._larderStored) }
+                }
                 return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }
             }
             // Swapped, so that the previous value is released after the access to

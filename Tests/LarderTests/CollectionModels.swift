@@ -26,8 +26,50 @@ final class KeyedPet: Object {
     @Persisted var keyedToy: KeyedToy?
 }
 
+final class Owner: Object {
+    @Persisted var name = ""
+    @Persisted var pets: List<Pet>
+    @Persisted var numbers: List<Int>
+    @Persisted var names: List<String?>
+}
+
+final class KeyedOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var toys: List<KeyedToy>
+    @Persisted var numbers: List<Int>
+}
+
+/// A list of every element type Realm allows, required and optional.
+final class EveryList: Object {
+    @Persisted var int: List<Int>
+    @Persisted var int8: List<Int8>
+    @Persisted var int16: List<Int16>
+    @Persisted var int32: List<Int32>
+    @Persisted var int64: List<Int64>
+    @Persisted var bool: List<Bool>
+    @Persisted var float: List<Float>
+    @Persisted var double: List<Double>
+    @Persisted var string: List<String>
+    @Persisted var data: List<Data>
+    @Persisted var date: List<Date>
+    @Persisted var objectId: List<ObjectId>
+    @Persisted var uuid: List<UUID>
+    @Persisted var decimal: List<Decimal128>
+    @Persisted var optInt: List<Int?>
+    @Persisted var optBool: List<Bool?>
+    @Persisted var optFloat: List<Float?>
+    @Persisted var optDouble: List<Double?>
+    @Persisted var optString: List<String?>
+    @Persisted var optData: List<Data?>
+    @Persisted var optDate: List<Date?>
+    @Persisted var optObjectId: List<ObjectId?>
+    @Persisted var optUUID: List<UUID?>
+    @Persisted var optDecimal: List<Decimal128?>
+}
+
 func linkConfiguration(_ url: URL) -> Realm.Configuration {
-    Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self])
+    Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self, Owner.self,
+                                                    KeyedOwner.self, EveryList.self])
 }
 
 /// Collection misuse run in a child process (see ChildScenarios).
@@ -56,6 +98,18 @@ enum CollectionScenarios {
                 realm.add(pet)
                 pet.toy = toy
             }
+        case "list-append-outside-write", "list-index-out-of-bounds", "list-negative-index", "list-insert-past-end":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let owner = Owner(value: ["numbers": [1, 2, 3]])
+            try realm.write { realm.add(owner) }
+            switch scenario {
+            case "list-append-outside-write": owner.numbers.append(4)
+            case "list-index-out-of-bounds": _ = owner.numbers[5]
+            case "list-negative-index": _ = owner.numbers[-1]
+            default: try realm.write { owner.numbers.insert(9, at: 4) }
+            }
+        case "unmanaged-list-out-of-bounds":
+            _ = List<Int>()[0]
         default:
             return false
         }

@@ -13,6 +13,8 @@ struct PropertySchema {
     var isOptional: Bool { valueType._larderIsOptional }
     /// The class a link points to; nil for other properties.
     var targetClass: Object.Type? { valueType._larderTargetClass }
+    var collection: lar_collection { valueType._larderCollection }
+    var isCollection: Bool { collection != LAR_COLLECTION_NONE }
 }
 
 /// The schema of a Swift model class, discovered once by reflecting on the class.
@@ -41,11 +43,17 @@ final class ClassSchema: @unchecked Sendable {
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
         primaryKeySlot = properties.firstIndex { $0.isPrimaryKey }
-        linkSlots = properties.indices.filter { properties[$0].targetClass != nil }
+        linkSlots = properties.indices.filter { properties[$0].targetClass != nil && !properties[$0].isCollection }
+        collectionSlots = properties.indices.filter { properties[$0].isCollection }
+        hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
     }
 
-    /// Slots of link properties: empty for most classes, whose adds skip link work.
+    /// Slots of link properties.
     let linkSlots: [Int]
+    /// Slots of List, MutableSet and Map properties.
+    let collectionSlots: [Int]
+    /// Whether the class has links or collections: most have neither, and their adds skip that work.
+    let hasRelations: Bool
 
     /// This class and every class its links reach, which the file needs declared together.
     var withLinkedClasses: [ClassSchema] {
@@ -156,7 +164,7 @@ final class ClassSchema: @unchecked Sendable {
             if property.isOptional { flags |= LAR_PROP_OPTIONAL }
             if property.isPrimaryKey { flags |= LAR_PROP_PRIMARY_KEY }
             if property.isIndexed && !property.isPrimaryKey { flags |= LAR_PROP_INDEXED }
-            return lar_property_def(name: names[index], type: property.type, collection: LAR_COLLECTION_NONE,
+            return lar_property_def(name: names[index], type: property.type, collection: property.collection,
                                     flags: flags, target_class: targets[index], origin_property: nil)
         }
         return defs.withUnsafeBufferPointer { buffer in

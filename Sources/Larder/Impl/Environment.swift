@@ -145,7 +145,7 @@ final class Environment: @unchecked Sendable {
     private func withLinkedClassesMissing(_ schemas: [ClassSchema]) -> [ClassSchema] {
         var names = Set(schemas.map(\.name))
         var all = schemas
-        for schema in schemas where !schema.linkSlots.isEmpty {
+        for schema in schemas where schema.hasRelations {
             for linked in schema.withLinkedClasses where !names.contains(linked.name) {
                 var id = lar_class()
                 guard lar_class_find(handle, linked.name, &id) == LAR_ENOTFOUND else { continue }

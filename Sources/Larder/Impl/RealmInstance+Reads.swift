@@ -19,6 +19,13 @@ extension RealmInstance {
 
     func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
         let table = core.table!
+        let property = table.schema.properties[slot]
+        if property.isCollection {
+            if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+            guard let collection = property.valueType._larderManaged(realm: self, owner: core, slot: slot)
+                    as? _LarderCollection else { return .null }
+            return .collection(collection)
+        }
         load(core, table)
         let value = table.slotValues[slot]
         if value.type == LAR_TYPE_LINK, let target = table.schema.properties[slot].targetClass {

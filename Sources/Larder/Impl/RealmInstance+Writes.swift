@@ -44,21 +44,23 @@ extension RealmInstance {
         let table = table(for: type(of: object))
         let schema = table.schema
         let values = object.unmanagedValues(schema)
-        if !schema.linkSlots.isEmpty { return addLinking(object, table: table, values: values, update: update) }
+        if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
         guard let key = upsert(table, named: nil, defaults: values, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
 
-    /// Adds an object with links: its row first, with the links null, then the
-    /// links, adding their unmanaged targets with the same policy. The object is
-    /// managed before its targets are added, so a cycle back to it links it.
-    private func addLinking(_ object: Object, table: ManagedClass, values: ContiguousArray<_StoredValue>,
-                            update: Realm.UpdatePolicy) {
+    /// Adds an object with links or collections: its row first, with the links
+    /// null and the collections empty, then the links and the collections'
+    /// elements, adding unmanaged objects they hold with the same policy. The
+    /// object is managed before its targets are added, so a cycle back to it links it.
+    private func addRelating(_ object: Object, table: ManagedClass, values: ContiguousArray<_StoredValue>,
+                             update: Realm.UpdatePolicy) {
         let schema = table.schema
         var rowValues = values
-        for slot in schema.linkSlots { rowValues[slot] = .null }
-        let named = update == .error ? nil : schema.properties.indices.filter { !schema.linkSlots.contains($0) }
+        for slot in schema.linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        let named = update == .error ? nil : schema.properties.indices
+            .filter { !schema.linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, rowValues[$0]) }
         guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
@@ -71,6 +73,11 @@ extension RealmInstance {
             case .all: break
             }
             write(object.core, slot: slot, value, update: update)
+        }
+        for slot in schema.collectionSlots {
+            guard case .collection(let collection) = values[slot] else { continue }
+            assignCollection(object.core, slot: slot, .collection(collection), update: update)
+            if collection.ref == nil { collection.bind(CollectionRef(instance: self, owner: object.core, slot: slot)) }
         }
     }
 
@@ -131,6 +138,7 @@ extension RealmInstance {
             return nil
         }
         table.changes.didCreate(created.key)
+        if !table.schema.collectionSlots.isEmpty { fillCollections(table, key: created.key, values: defaults) }
         return created.key
     }
 
@@ -139,6 +147,10 @@ extension RealmInstance {
         let core = ObjectCore()
         core.bind(to: self, table: table, key: key)
         for (slot, value) in named where slot != table.schema.primaryKeySlot {
+            if case .collection = value {
+                assignCollection(core, slot: slot, value, update: update)
+                continue
+            }
             if update == .modified && readStored(core, slot: slot) == value { continue }
             write(core, slot: slot, value, update: update)
         }

@@ -18,12 +18,14 @@ public enum _StoredValue: Hashable {
     case decimal128(Decimal128)
     /// A link's target; managed by the time it is written.
     case object(Object)
+    /// A List, MutableSet or Map: its elements live in it while it is unmanaged.
+    case collection(_LarderCollection)
 
     /// Whether the value holds no reference, so that overwriting it releases nothing.
     @inlinable
     var holdsNoReference: Bool {
         switch self {
-        case .string, .data, .object: return false
+        case .string, .data, .object, .collection: return false
         default: return true
         }
     }
@@ -73,6 +75,7 @@ public enum _StoredValue: Hashable {
         var value = lar_value()
         switch self {
         case .int, .double, .float, .bool: fatalError("numbers are written by write(to:arena:)")
+        case .collection: value.type = LAR_TYPE_NULL // a collection's row value; elements are written apart
         case .object(let target):
             value.type = LAR_TYPE_LINK
             value.as.link = lar_obj(cls: target.core.table.id, key: target.core.key)
@@ -147,6 +150,7 @@ public enum _StoredValue: Hashable {
         case .uuid(let v): return v
         case .decimal128(let v): return v
         case .object(let v): return v
+        case .collection(let v): return v
         }
     }
 
@@ -157,6 +161,7 @@ public enum _StoredValue: Hashable {
         case .string(let v): return "\"\(v)\""
         case .data(let v): return "<\(v.count) bytes>"
         case .object(let v): return v.description.replacingOccurrences(of: "\n", with: "\n\t")
+        case .collection(let v): return v.description.replacingOccurrences(of: "\n", with: "\n\t")
         default: return "\(anyValue!)"
         }
     }

@@ -53,6 +53,7 @@ enum ValueReader {
     /// or is not one of the property's values (out of an integer's range, not
     /// one of an enum's raw values).
     static func convert(_ item: Any?, to property: PropertySchema, _ creating: Creating? = nil) -> _StoredValue? {
+        if property.isCollection { return collection(item, to: property, creating) }
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
         if let target = property.targetClass { return link(item, to: target, property, creating) }
         // Swift values first: on Linux an Int in an Any also casts to NSNumber.
@@ -61,6 +62,35 @@ enum ValueReader {
         }
         guard let number = item as? NSNumber, let stored = NumberReader.stored(number, for: property.type) else { return nil }
         return coerce(stored, to: property)
+    }
+
+    /// An unmanaged collection from a collection, an array (a list or set), or
+    /// a dictionary (a map); nil or NSNull gives an empty one, as in Realm.
+    private static func collection(_ item: Any?, to property: PropertySchema, _ creating: Creating?) -> _StoredValue? {
+        guard let type = property.valueType as? _LarderCollection.Type else { return nil }
+        let made = type.init()
+        let element = PropertySchema(name: property.name, valueType: type.elementType, isPrimaryKey: false, isIndexed: false)
+        let convert = { (item: Any?) in Self.convert(item, to: element, creating) }
+        switch item {
+        case nil, is NSNull:
+            break
+        case let source as _LarderCollection:
+            guard let elements = Optional(source.storedElements().map { convert($0.anyValue) }),
+                  !elements.contains(where: { $0 == nil }) else { return nil }
+            made.setUnmanaged(elements.map { $0! }, keys: source.storedKeys())
+        case let dictionary as [String: Any?] where property.collection == LAR_COLLECTION_MAP:
+            let entries = dictionary.sorted { $0.key < $1.key }
+            let values = entries.map { convert($0.value) }
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: entries.map(\.key))
+        case let array as [Any?] where property.collection != LAR_COLLECTION_MAP:
+            let values = array.map(convert)
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: nil)
+        default:
+            return nil
+        }
+        return .collection(made)
     }
 
     /// A link's target given as an object, a dictionary or an array: when
