@@ -67,9 +67,17 @@ final class EveryList: Object {
     @Persisted var optDecimal: List<Decimal128?>
 }
 
+final class Traveler: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var cities: MutableSet<String>
+    @Persisted var scores: MutableSet<Int>
+    @Persisted var maybe: MutableSet<Double?>
+    @Persisted var toys: MutableSet<Toy>
+}
+
 func linkConfiguration(_ url: URL) -> Realm.Configuration {
     Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self, Owner.self,
-                                                    KeyedOwner.self, EveryList.self])
+                                                    KeyedOwner.self, EveryList.self, Traveler.self])
 }
 
 /// Collection misuse run in a child process (see ChildScenarios).
@@ -108,6 +116,11 @@ enum CollectionScenarios {
             case "list-negative-index": _ = owner.numbers[-1]
             default: try realm.write { owner.numbers.insert(9, at: 4) }
             }
+        case "set-insert-outside-write":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let traveler = Traveler()
+            try realm.write { realm.add(traveler) }
+            traveler.cities.insert("Oslo")
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:

@@ -83,6 +83,10 @@ enum ValueReader {
             let values = entries.map { convert($0.value) }
             if values.contains(where: { $0 == nil }) { return nil }
             made.setUnmanaged(values.map { $0! }, keys: entries.map(\.key))
+        case let set as Set<AnyHashable> where property.collection == LAR_COLLECTION_SET:
+            let values = set.map { convert($0.base) }
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: nil)
         case let array as [Any?] where property.collection != LAR_COLLECTION_MAP:
             let values = array.map(convert)
             if values.contains(where: { $0 == nil }) { return nil }
