@@ -75,9 +75,16 @@ final class Traveler: Object {
     @Persisted var toys: MutableSet<Toy>
 }
 
+final class Atlas: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var parks: Map<String, String>
+    @Persisted var counts: Map<String, Int?>
+    @Persisted var toys: Map<String, Toy?>
+}
+
 func linkConfiguration(_ url: URL) -> Realm.Configuration {
     Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self, Owner.self,
-                                                    KeyedOwner.self, EveryList.self, Traveler.self])
+                                                    KeyedOwner.self, EveryList.self, Traveler.self, Atlas.self])
 }
 
 /// Collection misuse run in a child process (see ChildScenarios).
@@ -121,6 +128,17 @@ enum CollectionScenarios {
             let traveler = Traveler()
             try realm.write { realm.add(traveler) }
             traveler.cities.insert("Oslo")
+        case "map-dollar-key", "map-dot-key", "map-put-outside-write", "map-add-dot-key":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let atlas = Atlas()
+            // An unmanaged map takes any key, and fails when added.
+            if scenario == "map-add-dot-key" { atlas.parks["a.b"] = "x" }
+            try realm.write { realm.add(atlas, update: .modified) }
+            switch scenario {
+            case "map-dollar-key": try realm.write { atlas.parks["$x"] = "y" }
+            case "map-dot-key": try realm.write { atlas.parks["a.b"] = "y" }
+            default: atlas.parks["x"] = "y"
+            }
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:

@@ -61,6 +61,7 @@ extension RealmInstance {
         default:
             if update != .modified { clear(ref) } // .modified merges, as Realm's Dictionary::assign
             for (key, element) in zip(keys ?? [], elements) {
+                MapKey.validate(key)
                 _ = ref.withElement(element, update: update) { value in
                     MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, value) }
                 }.map { ref.check($0, "Cannot put into a map") }
@@ -101,8 +102,14 @@ extension RealmInstance {
     }
 }
 
-/// Map keys in C form.
+/// Map keys in C form, and Realm's rules for them.
 enum MapKey {
+    /// A managed map's key may not start with '$' or hold '.': traps with Realm's message.
+    static func validate(_ key: String) {
+        if key.hasPrefix("$") { fatalError("Dictionary::insert: key must not start with '$'") }
+        if key.contains(".") { fatalError("Dictionary::insert: key must not contain '.'") }
+    }
+
     static func with<R>(_ key: String, _ body: (UnsafePointer<lar_string>) -> R) -> R {
         var key = key
         return key.withUTF8 { bytes in
