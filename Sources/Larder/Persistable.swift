@@ -28,6 +28,10 @@ public protocol _Persistable {
     /// A collection property of a managed object: the collection bound to the
     /// owner's row as it is now (realm is its RealmInstance, owner its object's core).
     static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self
+    /// Whether the property is computed, not stored (LinkingObjects): its wrapper
+    /// keeps `stored` (the origin property) and reads through `_larderComputed`.
+    static var _larderIsComputed: Bool { get }
+    static func _larderComputed(_ stored: _StoredValue, owner: AnyObject) -> Self
     var _larderStored: _StoredValue { get }
 }
 
@@ -48,6 +52,10 @@ extension _Persistable {
     @inlinable public static var _larderCollection: lar_collection { LAR_COLLECTION_NONE }
     public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self {
         fatalError("\(Self.self) is not a collection")
+    }
+    @inlinable public static var _larderIsComputed: Bool { false }
+    public static func _larderComputed(_ stored: _StoredValue, owner: AnyObject) -> Self {
+        fatalError("\(Self.self) is not computed")
     }
 }
 

@@ -88,6 +88,8 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         @inline(__always) get {
             let core = object.core
+            // Constant for each Value, as the collection checks below: folded away for plain values.
+            if Value._larderIsComputed { return Value._larderComputed(object[keyPath: storageKeyPath].value, owner: core) }
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
                 // Constant for each Value: folded away for plain values.
@@ -99,6 +101,7 @@ public struct Persisted<Value: _Persistable> {
             return Value._larderFrom(object[keyPath: storageKeyPath].value) ?? Value._larderDefault()
         }
         @inline(__always) set {
+            if Value._larderIsComputed { fatalError("LinkingObjects properties are read-only") }
             let core = object.core
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
@@ -113,6 +116,14 @@ public struct Persisted<Value: _Persistable> {
             var previous = newValue._larderStored
             swap(&object[keyPath: storageKeyPath].value, &previous)
         }
+    }
+}
+
+extension Persisted {
+    /// A LinkingObjects property: the objects of its element type whose
+    /// property originProperty links to this object, as in Realm.
+    public init<Origin: Object>(originProperty: String) where Value == LinkingObjects<Origin> {
+        self.init(value: .string(originProperty), options: [])
     }
 }
 

@@ -140,7 +140,8 @@ final class ClassSchema: @unchecked Sendable {
         var found: [(name: String, field: FieldLayout)] = []
         _forEachField(of: cls, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
             let name = String(cString: label)
-            if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type {
+            // Computed properties (LinkingObjects) are no part of the stored schema.
+            if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, !wrapper.valueType._larderIsComputed {
                 found.append((String(name.dropFirst()), FieldLayout(offset: offset, type: wrapper)))
             }
             return true

@@ -33,13 +33,19 @@ extension RealmInstance {
         accessor(table(for: type), key: key)
     }
 
+    /// The policy for an object nested in one added or created with update: as
+    /// Realm, one of a class without a primary key is created, never updated.
+    func nestedPolicy(_ update: Realm.UpdatePolicy, for type: Object.Type) -> Realm.UpdatePolicy {
+        ClassSchema.of(type).primaryKeySlot == nil ? .error : update
+    }
+
     /// Makes object linkable from this Realm: an unmanaged one is added with
     /// policy (recursively), one of this Realm is linked as it is. False when
     /// adding it failed (the write's error is recorded).
     func makeLinkable(_ object: Object, update: Realm.UpdatePolicy) -> Bool {
         let core = object.core
         guard let owner = core.realm else {
-            add(object, update: update)
+            add(object, update: nestedPolicy(update, for: type(of: object)))
             return object.core.realm != nil
         }
         if owner !== self {

@@ -9,6 +9,10 @@ enum ValueReader {
     struct Creating {
         let instance: RealmInstance
         let update: Realm.UpdatePolicy
+
+        func createNested(_ type: Object.Type, value: Any) -> Object {
+            instance.createObject(type, value: value, update: instance.nestedPolicy(update, for: type))
+        }
     }
 
     /// The properties value names, by slot. A dictionary names some, an array the
@@ -104,10 +108,10 @@ enum ValueReader {
         if let object = item as? Object {
             guard property.valueType._larderFrom(.object(object)) != nil else { return nil }
             guard let creating, object.core.realm !== creating.instance else { return .object(object) }
-            return .object(creating.instance.createObject(target, value: object, update: creating.update))
+            return .object(creating.createNested(target, value: object))
         }
         guard item is [String: Any?] || item is [Any?] else { return nil }
-        if let creating { return .object(creating.instance.createObject(target, value: item, update: creating.update)) }
+        if let creating { return .object(creating.createNested(target, value: item)) }
         let object = target.init()
         for (slot, stored) in read(item, schema: target.schema) { object.setUnmanagedValue(stored, slot: slot) }
         return .object(object)
