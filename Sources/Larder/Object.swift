@@ -78,7 +78,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
             fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
                        "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
-        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
+        if let realm = core.realm { realm.writeAny(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
     }
 
     public subscript(key: String) -> Any? {

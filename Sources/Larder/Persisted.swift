@@ -108,6 +108,9 @@ public struct Persisted<Value: _Persistable> {
                 if Value._larderCollection != LAR_COLLECTION_NONE {
                     return instanceRef._withUnsafeGuaranteedRef { $0.assignCollection(core, slot: slot, newValue._larderStored) }
                 }
+                if Value._larderTargetClass != nil {
+                    return instanceRef._withUnsafeGuaranteedRef { $0.writeLink(core, slot: slot, newValue._larderStored) }
+                }
                 return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }
             }
             // Swapped, so that the previous value is released after the access to

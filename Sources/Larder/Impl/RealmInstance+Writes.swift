@@ -5,15 +5,13 @@ extension RealmInstance {
     // MARK: Writing objects
 
     @usableFromInline
-    func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
+    func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
         core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
         if !isInWriteTransaction {
             fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
                        "on an RLMRealm instance first.")
         }
-        // An unmanaged target is added first, as Realm does when a link is set.
-        if case .object(let target) = value, !makeLinkable(target, update: update) { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
         // Even to an equal value, as Realm.
@@ -26,6 +24,29 @@ extension RealmInstance {
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
         default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
         }
+    }
+
+    /// Writes a value of any kind: a link's unmanaged target is added first (with
+    /// update), as Realm does when a link is set; a collection replaces the elements.
+    func writeAny(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
+        switch value {
+        case .collection: return assignCollection(core, slot: slot, value, update: update)
+        case .object(let target):
+            verifyThread()
+            if !isInWriteTransaction {
+                fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
+                           "on an RLMRealm instance first.")
+            }
+            if !makeLinkable(target, update: update) { return }
+        default: break
+        }
+        write(core, slot: slot, value)
+    }
+
+    /// A link property's write, kept off the path of plain values.
+    @usableFromInline
+    func writeLink(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
+        writeAny(core, slot: slot, value)
     }
 
     func add(_ object: Object, update: Realm.UpdatePolicy) {
@@ -72,7 +93,7 @@ extension RealmInstance {
             case .modified: if readStored(object.core, slot: slot) == value { continue }
             case .all: break
             }
-            write(object.core, slot: slot, value, update: update)
+            writeAny(object.core, slot: slot, value, update: update)
         }
         for slot in schema.collectionSlots {
             guard case .collection(let collection) = values[slot] else { continue }
@@ -152,7 +173,7 @@ extension RealmInstance {
                 continue
             }
             if update == .modified && readStored(core, slot: slot) == value { continue }
-            write(core, slot: slot, value, update: update)
+            writeAny(core, slot: slot, value, update: update)
         }
     }
 
