@@ -176,9 +176,9 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         for element in self { (element as? Object)?.setValue(value, forKey: key) }
     }
 
-    public override var description: String {
+    override func describe(depth: Int) -> String {
         let lines = prefix(100).enumerated().map { index, element in
-            "\t[\(index)] \(element._larderStored.displayText.replacingOccurrences(of: "\n", with: "\n\t"))"
+            "\t[\(index)] \(element._larderStored.displayText(depth: depth))"
         }
         return "List<\(Self.elementTypeName)> <\(count)> (\n" + lines.joined(separator: ",\n") + "\n)"
     }

@@ -117,9 +117,9 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         updateValue(typed, forKey: Key(_larderKey: key))
     }
 
-    public override var description: String {
+    override func describe(depth: Int) -> String {
         let lines = prefix(100).map { key, value in
-            "\t[\(key._larderKey)]: \(value._larderStored.displayText.replacingOccurrences(of: "\n", with: "\n\t"))"
+            "\t[\(key._larderKey)]: \(value._larderStored.displayText(depth: depth))"
         }
         return "Map<\(Key.self), \(Value._larderTargetClass?.className() ?? "\(Value.self)")> <\(count)> (\n" +
             lines.joined(separator: ",\n") + "\n)"

@@ -158,9 +158,9 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         for element in self { (element as? Object)?.setValue(value, forKey: key) }
     }
 
-    public override var description: String {
+    override func describe(depth: Int) -> String {
         let lines = prefix(100).enumerated().map { index, element in
-            "\t[\(index)] \(element._larderStored.displayText.replacingOccurrences(of: "\n", with: "\n\t"))"
+            "\t[\(index)] \(element._larderStored.displayText(depth: depth))"
         }
         let name = Element._larderTargetClass?.className() ?? "\(Element.self)"
         return "MutableSet<\(name)> <\(count)> (\n" + lines.joined(separator: ",\n") + "\n)"

@@ -142,9 +142,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         if core.realm != nil && isInvalidated { return "[invalid object]" }
         if depth > 5 { return "<Maximum depth exceeded>" }
         let lines = schema.properties.enumerated().map { slot, property in
-            let value = stored(slot: slot)
-            guard case .object(let target) = value else { return "\t\(property.name) = \(value.displayText);" }
-            return "\t\(property.name) = \(target.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t"));"
+            "\t\(property.name) = \(stored(slot: slot).displayText(depth: depth));"
         }
         return "\(schema.name) {\n" + lines.joined(separator: "\n") + "\n}"
     }

@@ -82,9 +82,14 @@ final class Atlas: Object {
     @Persisted var toys: Map<String, Toy?>
 }
 
+final class Node: Object {
+    @Persisted var name = ""
+    @Persisted var children: List<Node>
+}
+
 func linkConfiguration(_ url: URL) -> Realm.Configuration {
     Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self, Owner.self,
-                                                    KeyedOwner.self, EveryList.self, Traveler.self, Atlas.self])
+                                                    KeyedOwner.self, EveryList.self, Traveler.self, Atlas.self, Node.self])
 }
 
 /// Collection misuse run in a child process (see ChildScenarios).

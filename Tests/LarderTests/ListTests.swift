@@ -198,6 +198,18 @@ final class ListTests: RealmTestCase {
         XCTAssertTrue(owner.description.contains("[invalid object]"))
     }
 
+    func testACycleThroughAListIsAddedAndPrints() throws {
+        let realm = try open()
+        let root = Node(value: ["name": "root"])
+        root.children.append(root)
+        root.children.append(Node(value: ["name": "leaf"]))
+        try realm.write { realm.add(root) }
+        XCTAssertEqual(realm.objects(Node.self).count, 2)
+        XCTAssertTrue(root.children[0].isSameObject(as: root))
+        XCTAssertTrue(root.description.contains("<Maximum depth exceeded>"))
+        XCTAssertTrue(root.description.contains("name = \"leaf\";"))
+    }
+
     func testListMisuseTraps() throws {
         let cases = [
             ("list-append-outside-write", "Cannot modify List outside of a write transaction."),

@@ -8,7 +8,9 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
 
     public static func == (lhs: _LarderCollection, rhs: _LarderCollection) -> Bool { lhs === rhs }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
-    open var description: String { "collection" }
+    open var description: String { describe(depth: 0) }
+    /// The description inside another one, depth levels down.
+    func describe(depth: Int) -> String { fatalError("abstract") }
 
     /// The element type, for converting `Object(value:)` input.
     class var elementType: any _Persistable.Type { fatalError("abstract") }

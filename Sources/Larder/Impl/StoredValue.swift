@@ -154,6 +154,16 @@ public enum _StoredValue: Hashable {
         }
     }
 
+    /// The same inside a description depth levels down: objects and collections
+    /// print nested, and the depth stops cycles.
+    func displayText(depth: Int) -> String {
+        switch self {
+        case .object(let v): return v.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t")
+        case .collection(let v): return v.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t")
+        default: return displayText
+        }
+    }
+
     /// How Realm prints the value in an object's description and in error messages.
     var displayText: String {
         switch self {
