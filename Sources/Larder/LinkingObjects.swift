@@ -84,7 +84,10 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
         return map { $0.value(forKey: key) }
     }
 
-    public func value(forKeyPath keyPath: String) -> Any? { value(forKey: keyPath) }
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+    }
 
     public func setValue(_ value: Any?, forKey key: String) {
         if let target, !target.instance.isInWriteTransaction {

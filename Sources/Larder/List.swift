@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// An ordered collection property, as in Realm: `@Persisted var dogs: List<Dog>`.
 ///
@@ -156,6 +157,29 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         ref.check(lar_list_swap(txn, ref.owner, ref.prop, index1, index2), "Cannot swap list elements")
     }
 
+    /// Inserts elements, in order, before position index (the count appends).
+    public func insert<C: Collection>(contentsOf elements: C, at index: Int) where C.Element == Element {
+        checkIndex(index, below: count + 1)
+        for (offset, element) in elements.enumerated() { insert(element, at: index + offset) }
+    }
+
+    public func removeSubrange(_ bounds: Range<Int>) {
+        if bounds.isEmpty { return }
+        checkIndex(bounds.lowerBound, below: count)
+        checkIndex(bounds.upperBound - 1, below: count)
+        for _ in bounds { remove(at: bounds.lowerBound) }
+    }
+
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with elements: C) where C.Element == Element {
+        removeSubrange(subrange)
+        insert(contentsOf: elements, at: subrange.lowerBound)
+    }
+
+    /// Removes the elements at offsets (SwiftUI's `onDelete`).
+    public func remove(atOffsets offsets: IndexSet) {
+        for index in offsets.reversed() { remove(at: index) }
+    }
+
     public func replace(index: Int, object: Element) {
         self[index] = object
     }
@@ -168,7 +192,10 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         return map { ($0 as? Object)?.value(forKey: key) as Any }
     }
 
-    public func value(forKeyPath keyPath: String) -> Any? { value(forKey: keyPath) }
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+    }
 
     /// Sets key on every element (objects); a managed list only inside a write transaction.
     public func setValue(_ value: Any?, forKey key: String) {

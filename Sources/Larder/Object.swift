@@ -81,6 +81,22 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         if let realm = core.realm { realm.writeAny(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
     }
 
+    /// The value at a dotted path through links ("favoriteToy.name"); nil past a
+    /// nil link; through a collection, an array of the values.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        switch value(forKey: String(keyPath[..<dot])) {
+        case let object as Object: return object.value(forKeyPath: rest)
+        case let collection as _LarderCollection:
+            return collection.storedElements().map { element -> Any? in
+                guard case .object(let object) = element else { return nil }
+                return object.value(forKeyPath: rest)
+            }
+        default: return nil
+        }
+    }
+
     public subscript(key: String) -> Any? {
         get { value(forKey: key) }
         set { setValue(newValue, forKey: key) }

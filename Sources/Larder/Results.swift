@@ -102,12 +102,10 @@ public final class Results<Element: Object>: RealmCollection {
         return map { $0.value(forKey: key) }
     }
 
-    /// The same for a key path; objects have no links yet, so a path is one property name.
+    /// The same for a key path through links ("favoriteToy.name").
     public func value(forKeyPath keyPath: String) -> Any? {
-        if keyPath.contains(".") {
-            fatalError("Invalid key path '\(keyPath)' for '\(table.schema.name)': links are not supported yet")
-        }
-        return value(forKey: keyPath)
+        if !keyPath.contains(".") { return value(forKey: keyPath) }
+        return map { $0.value(forKeyPath: keyPath) }
     }
 
     /// Sets property key on every object; only inside a write transaction.

@@ -58,6 +58,30 @@ final class ListTests: RealmTestCase {
         XCTAssertNil(numbers.average() as Double?)
     }
 
+    func testRangeMutations() throws {
+        let realm = try open()
+        let owner = Owner(value: ["numbers": [1, 2, 3, 4, 5]])
+        owner.numbers.removeSubrange(1..<3)
+        XCTAssertEqual(Array(owner.numbers), [1, 4, 5], "unmanaged")
+        try realm.write { realm.add(owner) }
+        try realm.write {
+            owner.numbers.insert(contentsOf: [7, 8], at: 1)     // 1 7 8 4 5
+            owner.numbers.replaceSubrange(3..<5, with: [9])     // 1 7 8 9
+            owner.numbers.remove(atOffsets: IndexSet([0, 2]))   // 7 9
+        }
+        XCTAssertEqual(Array(owner.numbers), [7, 9])
+        XCTAssertEqual(Array(owner.numbers[0..<1]), [7])
+    }
+
+    func testKeyPathsThroughLinksAndLists() throws {
+        let realm = try open()
+        let owner = Owner(value: ["pets": [["name": "a", "toy": ["name": "ball"]], ["name": "b"]]])
+        try realm.write { realm.add(owner) }
+        XCTAssertEqual(owner.pets.value(forKeyPath: "toy.name") as? [String?], ["ball", nil])
+        XCTAssertEqual(realm.objects(Owner.self).value(forKeyPath: "pets.name") as? [[String?]], [["a", "b"]])
+        XCTAssertEqual(owner.pets[0].value(forKeyPath: "toy.name") as? String, "ball")
+    }
+
     func testOptionalElements() throws {
         let realm = try open()
         let owner = Owner()
