@@ -64,9 +64,25 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         ListIterator(list: self)
     }
 
+    /// Copies through the batched iterator: Collection's default reads one
+    /// element (and the count) per C call. `Array(list)` and `map` come here.
+    public func _copyToContiguousArray() -> ContiguousArray<Element> {
+        var copy = ContiguousArray<Element>()
+        var iterator = makeIterator()
+        while let element = iterator.next() { copy.append(element) }
+        return copy
+    }
+
+    public func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
+        var mapped: [T] = []
+        for element in self { mapped.append(try transform(element)) }
+        return mapped
+    }
+
     /// The position of the first element equal to element (an object: the same object), or nil.
     public func index(of element: Element) -> Int? {
-        firstIndex { Self.same($0, element) }
+        for (position, candidate) in enumerated() where Self.same(candidate, element) { return position }
+        return nil
     }
 
     static func same(_ a: Element, _ b: Element) -> Bool {

@@ -249,3 +249,21 @@ final class ListTests: RealmTestCase {
         }
     }
 }
+
+extension ListTests {
+    func testLongListsReadInBatches() throws {
+        let realm = try Realm(configuration: linkConfiguration(fileURL))
+        let owner = Owner()
+        try realm.write {
+            realm.add(owner)
+            owner.numbers.append(contentsOf: 0..<1000)
+        }
+        XCTAssertEqual(Array(owner.numbers), Array(0..<1000))
+        XCTAssertEqual(owner.numbers.map { $0 * 2 }.last, 1998)
+        var seen = 0
+        for number in owner.numbers { XCTAssertEqual(number, seen); seen += 1 }
+        XCTAssertEqual(seen, 1000)
+        XCTAssertEqual(owner.numbers.index(of: 999), 999)
+        XCTAssertEqual(owner.numbers[500], 500)
+    }
+}
