@@ -86,7 +86,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
 
     public func value(forKeyPath keyPath: String) -> Any? {
         if keyPath == "self" { return value(forKey: keyPath) }
-        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+        return map { $0.value(forKeyPath: keyPath) }
     }
 
     public func setValue(_ value: Any?, forKey key: String) {

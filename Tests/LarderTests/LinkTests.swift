@@ -7,8 +7,18 @@ import XCTest
 final class LinkTests: RealmTestCase {
     private func open() throws -> Realm { try Realm(configuration: linkConfiguration(fileURL)) }
 
+    func testObjectTypesMustIncludeLinkTargets() throws {
+        XCTAssertThrowsError(try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Pet.self]))) {
+            XCTAssertEqual(($0 as? Realm.Error)?.message, "Schema validation failed due to the following errors:" +
+                           "\n- Property 'Pet.toy' of type 'object' has unknown object type 'Toy'" +
+                           "\n- Property 'Pet.keyedToy' of type 'object' has unknown object type 'KeyedToy'")
+        }
+    }
+
     func testALinkIsDeclaredWithItsTargetClass() throws {
-        _ = try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Pet.self]))
+        // Without objectTypes, a class's link targets are declared with it.
+        _ = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+        _ = try Realm(fileURL: fileURL).objects(Pet.self).count
         let realm = try open()
         let env = realm.instance.environment.handle
         var cls = lar_class(), index: UInt32 = 0, def = lar_property_def()

@@ -89,7 +89,26 @@ final class Environment: @unchecked Sendable {
         if let empty = schemas.first(where: { $0.properties.isEmpty }) {
             throw Realm.Error(.invalidInput, empty.noPropertiesMessage)
         }
+        try checkLinkTargets(schemas)
         return schemas
+    }
+
+    /// Realm refuses objectTypes whose links point to a class outside them.
+    private static func checkLinkTargets(_ schemas: [ClassSchema]) throws {
+        let names = Set(schemas.map(\.name))
+        var errors: [String] = []
+        for schema in schemas {
+            for property in schema.properties {
+                guard let target = property.targetClass?.className(), !names.contains(target) else { continue }
+                let kind = [LAR_COLLECTION_LIST: "array", LAR_COLLECTION_SET: "set", LAR_COLLECTION_MAP: "dictionary"]
+                errors.append("Property '\(schema.name).\(property.name)' of type '\(kind[property.collection] ?? "object")' " +
+                              "has unknown object type '\(target)'")
+            }
+        }
+        if !errors.isEmpty {
+            throw Realm.Error(.schemaMismatch, "Schema validation failed due to the following errors:" +
+                              errors.map { "\n- \($0)" }.joined())
+        }
     }
 
     /// How schema differs from its stored class; nil when the file lacks the class.
