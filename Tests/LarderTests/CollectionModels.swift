@@ -107,6 +107,17 @@ enum CollectionScenarios {
             let pet = Pet()
             pet.toy = toy
             try realm.write { realm.add(pet) }
+        case "list-append-other-realm":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()
+                .appendingPathComponent("other.realm")))
+            let pet = Pet()
+            try otherRealm.write { otherRealm.add(pet) }
+            let owner = Owner()
+            try realm.write {
+                realm.add(owner)
+                owner.pets.append(pet)
+            }
         case "link-set-other-realm":
             let realm = try Realm(configuration: linkConfiguration(url))
             let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()

@@ -71,6 +71,21 @@ final class LinkTests: RealmTestCase {
         XCTAssertTrue(a.description.contains("<Maximum depth exceeded>"), "a cycle prints to a bounded depth")
     }
 
+    func testSelfLinksReadWhileIteratingResults() throws {
+        let realm = try open()
+        try realm.write {
+            for index in 0..<5 { realm.add(Pet(value: ["name": "p\(index)"])) }
+            let pets = Array(realm.objects(Pet.self))
+            for (index, pet) in pets.enumerated() { pet.friend = pets[(index + 1) % pets.count] }
+        }
+        var pairs: [String] = []
+        for pet in realm.objects(Pet.self) {
+            let friend = pet.friend!.name // loads the friend's row into the class's read cache
+            pairs.append("\(pet.name)>\(friend)")
+        }
+        XCTAssertEqual(pairs, ["p0>p1", "p1>p2", "p2>p3", "p3>p4", "p4>p0"])
+    }
+
     func testAManagedTargetIsLinkedNotCopied() throws {
         let realm = try open()
         let toy = Toy(value: ["name": "Ball"])
@@ -143,7 +158,7 @@ final class LinkTests: RealmTestCase {
     }
 
     func testLinkingAnObjectOfAnotherRealmTraps() throws {
-        for scenario in ["link-other-realm", "link-set-other-realm"] {
+        for scenario in ["link-other-realm", "link-set-other-realm", "list-append-other-realm"] {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
             XCTAssertTrue(outcome.trapped, scenario)
             XCTAssertTrue(outcome.output.contains(
