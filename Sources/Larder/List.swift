@@ -220,7 +220,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
     }
 
     override func describe(depth: Int) -> String {
-        let lines = prefix(100).enumerated().map { index, element in
+        let lines = IteratorSequence(makeIterator()).prefix(100).enumerated().map { index, element in
             "\t[\(index)] \(element._larderStored.displayText(depth: depth))"
         }
         return "List<\(Self.elementTypeName)> <\(count)> (\n" + lines.joined(separator: ",\n") + "\n)"

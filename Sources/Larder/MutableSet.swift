@@ -6,7 +6,8 @@ import CLarder
 /// Unmanaged, the elements live in memory and are copied in when the owner is
 /// added; managed, the set reads and writes the owner's row. Set algebra between
 /// two managed sets of one file runs in the C core.
-public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection, Sequence {
+public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection, RandomAccessCollection {
+    public typealias Index = Int
     /// The elements while unmanaged, distinct.
     private var items: [Element] = []
 
@@ -35,6 +36,24 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         let txn = ref.readTxn()
         element._larderStored.withCValue { ref.check(lar_set_contains(txn, ref.owner, ref.prop, $0, &found), "Cannot read a set") }
         return found != 0
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    /// Copies through the batched iterator, as `Array(set)` and `map` should:
+    /// positions in a set cost a walk from its start.
+    public func _copyToContiguousArray() -> ContiguousArray<Element> {
+        var copy = ContiguousArray<Element>()
+        var iterator = makeIterator()
+        while let element = iterator.next() { copy.append(element) }
+        return copy
+    }
+
+    public func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
+        var mapped: [T] = []
+        for element in self { mapped.append(try transform(element)) }
+        return mapped
     }
 
     /// The element at a position of the set's order (unordered, as in Realm).
@@ -159,7 +178,7 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     }
 
     override func describe(depth: Int) -> String {
-        let lines = prefix(100).enumerated().map { index, element in
+        let lines = IteratorSequence(makeIterator()).prefix(100).enumerated().map { index, element in
             "\t[\(index)] \(element._larderStored.displayText(depth: depth))"
         }
         let name = Element._larderTargetClass?.className() ?? "\(Element.self)"
@@ -244,6 +263,26 @@ extension MutableSet: _Persistable {
         return set
     }
     public var _larderStored: _StoredValue { .collection(self) }
+}
+
+// MARK: Sets of objects
+
+extension MutableSet: RealmCollection where Element: Object {
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
+        let table = ref.instance.table(for: Element.self)
+        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in map(\.core.key) })
+            .sorted(by: descriptors)
+    }
+
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { $0.value(forKeyPath: keyPath) }
+    }
 }
 
 // MARK: Aggregates

@@ -94,6 +94,9 @@ final class MutableSetTests: RealmTestCase {
         try realm.write { traveler.toys.insert(Toy(value: ["name": "Rope"])) }
         XCTAssertEqual(Set(traveler.toys.map(\.name)), ["Ball", "Rope"])
         XCTAssertEqual((traveler.toys.value(forKey: "name") as? [Any])?.count, 2)
+        XCTAssertEqual(traveler.toys.sorted(byKeyPath: "name", ascending: false).map(\.name), ["Rope", "Ball"])
+        XCTAssertEqual(AnyRealmCollection(traveler.toys).count, 2)
+        XCTAssertEqual(traveler.toys.value(forKeyPath: "name") as? [String?], ["Ball", "Rope"])
         try realm.write { realm.delete(toy) }
         XCTAssertEqual(traveler.toys.map(\.name), ["Rope"], "deleting an object takes it out of sets")
     }
