@@ -132,8 +132,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
     }
 
-    override func storedElements() -> [_StoredValue] { sortedEntries.map(\.value._larderStored) }
-    override func storedKeys() -> [String]? { sortedEntries.map(\.key) }
+    override func storedElements() -> [_StoredValue] { map { $0.value._larderStored } }
+    override func storedKeys() -> [String]? { map { $0.key._larderKey } }
 
     override func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) {
         entries = [:]

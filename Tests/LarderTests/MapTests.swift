@@ -64,6 +64,18 @@ final class MapTests: RealmTestCase {
         XCTAssertEqual(atlas.counts.keys, ["also", "one"])
     }
 
+    func testAssigningAMapReplacesItsEntries() throws {
+        let realm = try open()
+        let a = Atlas(value: ["id": 1, "parks": ["x": "1"]]), b = Atlas(value: ["id": 2, "parks": ["y": "2", "z": "3"]])
+        try realm.write { realm.add([a, b]) }
+        try realm.write { a.parks = b.parks }
+        XCTAssertEqual(a.parks.keys, ["y", "z"])
+        XCTAssertEqual(a.parks.values, ["2", "3"])
+        let copy = Atlas(value: a)
+        XCTAssertNil(copy.parks.realm)
+        XCTAssertEqual(copy.parks.keys, ["y", "z"], "an object value copies a managed map")
+    }
+
     func testManyEntriesIterateAcrossBatches() throws {
         let realm = try open()
         let atlas = Atlas()

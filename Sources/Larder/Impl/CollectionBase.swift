@@ -22,11 +22,11 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
     func storedElements() -> [_StoredValue] { fatalError("abstract") }
     /// A map's keys, matching `storedElements()`; nil for lists and sets.
     func storedKeys() -> [String]? { nil }
-    /// Replaces the unmanaged contents (keys only for maps).
+    /// Replaces the unmanaged contents (keys: a map's, ignored by lists and sets).
     func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) { fatalError("abstract") }
     /// Drops the unmanaged contents: the collection now reads its owner's row.
     func bind(_ ref: CollectionRef) {
         self.ref = ref
-        setUnmanaged([], keys: storedKeys() == nil ? nil : [])
+        setUnmanaged([], keys: [])
     }
 }
