@@ -99,9 +99,8 @@ enum CollectionScenarios {
         switch scenario {
         case "link-other-realm":
             let realm = try Realm(configuration: linkConfiguration(url))
-            var other = linkConfiguration(url.deletingLastPathComponent().appendingPathComponent("other.realm"))
-            other.objectTypes = [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self]
-            let otherRealm = try Realm(configuration: other)
+            let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()
+                .appendingPathComponent("other.realm")))
             let toy = Toy()
             try otherRealm.write { otherRealm.add(toy) }
             let pet = Pet()

@@ -6,7 +6,7 @@ import CLarder
 extension Object: _Persistable {
     public static var _larderType: lar_type { LAR_TYPE_LINK }
     public static var _larderTargetClass: Object.Type? { self }
-    /// Realm requires link properties to be optional; a required one starts at a new object.
+    /// Unused: a link property is optional (the file refuses a required one), so it starts at nil.
     public static func _larderDefault() -> Self { self.init() }
     public static func _larderFrom(_ value: _StoredValue) -> Self? {
         if case .object(let object) = value { return object as? Self }

@@ -9,10 +9,7 @@ extension RealmInstance {
     @usableFromInline
     func assignCollection(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
         verifyThread()
-        if !isInWriteTransaction {
-            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
-                       "on an RLMRealm instance first.")
-        }
+        requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let ref = CollectionRef(instance: self, owner: core, slot: slot)
         guard case .collection(let source) = value else { return clear(ref) }

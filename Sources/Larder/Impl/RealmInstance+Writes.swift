@@ -8,10 +8,7 @@ extension RealmInstance {
     func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
         core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
-        if !isInWriteTransaction {
-            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
-                       "on an RLMRealm instance first.")
-        }
+        requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
         // Even to an equal value, as Realm.
@@ -33,14 +30,19 @@ extension RealmInstance {
         case .collection: return assignCollection(core, slot: slot, value, update: update)
         case .object(let target):
             verifyThread()
-            if !isInWriteTransaction {
-                fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
-                           "on an RLMRealm instance first.")
-            }
+            requirePropertyWrite()
             if !makeLinkable(target, update: update) { return }
         default: break
         }
         write(core, slot: slot, value)
+    }
+
+    /// Realm's trap for a property set outside a write transaction.
+    func requirePropertyWrite() {
+        if !isInWriteTransaction {
+            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
+                       "on an RLMRealm instance first.")
+        }
     }
 
     /// A link property's write, kept off the path of plain values.
