@@ -166,6 +166,7 @@ private struct BacklinkTarget {
 extension LinkingObjects: _Persistable {
     public static var _larderType: lar_type { LAR_TYPE_LINKING_OBJECTS }
     public static var _larderIsComputed: Bool { true }
+    public static var _larderTargetClass: Object.Type? { Element.self }
     public static func _larderComputed(_ stored: _StoredValue, owner: AnyObject) -> LinkingObjects {
         guard case .string(let name) = stored else { fatalError("A LinkingObjects property needs its originProperty") }
         return LinkingObjects(propertyName: name, owner: unsafeDowncast(owner, to: ObjectCore.self))

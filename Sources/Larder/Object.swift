@@ -67,7 +67,10 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// The value of the property named key.
     public func value(forKey key: String) -> Any? {
-        stored(slot: slot(forKey: key)).anyValue
+        if Self.schema.slotByName[key] == nil, let linking = Self.schema.linkingObjects.first(where: { $0.name == key }) {
+            return linking.valueType._larderComputed(.string(linking.originProperty), owner: core)
+        }
+        return stored(slot: slot(forKey: key)).anyValue
     }
 
     /// Sets the property named key; managed objects must be in a write transaction.

@@ -20,6 +20,25 @@ enum Backlinked {
     }
 }
 
+/// Origins that Realm refuses: a missing property, one that is not a link, one that links elsewhere.
+enum BadOrigins {
+    final class Walker: Object {
+        @Persisted var name = ""
+        @Persisted var cats: List<Cat>
+    }
+
+    final class Cat: Object {
+        @Persisted var name = ""
+    }
+
+    final class Hound: Object {
+        @Persisted var name = ""
+        @Persisted(originProperty: "dogz") var missing: LinkingObjects<Walker>
+        @Persisted(originProperty: "name") var notALink: LinkingObjects<Walker>
+        @Persisted(originProperty: "cats") var elsewhere: LinkingObjects<Walker>
+    }
+}
+
 /// `LinkingObjects`: the live inverse of links and lists.
 final class LinkingObjectsTests: RealmTestCase {
     typealias Walker = Backlinked.Walker
@@ -52,6 +71,28 @@ final class LinkingObjectsTests: RealmTestCase {
         XCTAssertTrue(rex.fans.isEmpty)
         try realm.write { realm.delete(bob) }
         XCTAssertEqual(walkers.count, 0)
+    }
+
+    func testKeyValueCodingReadsLinkingObjects() throws {
+        let realm = try Realm(configuration: Backlinked.configuration(fileURL))
+        let rex = Hound(value: ["name": "Rex"])
+        try realm.write { realm.add(Walker(value: ["name": "Ann", "dogs": [rex]])) }
+        XCTAssertEqual((rex.value(forKey: "walkers") as? LinkingObjects<Walker>)?.first?.name, "Ann")
+    }
+
+    func testOriginsAreCheckedWhenARealmOpens() throws {
+        XCTAssertThrowsError(try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Hound.self]))) {
+            XCTAssertEqual(($0 as? Realm.Error)?.message, "Schema validation failed due to the following errors:" +
+                           "\n- Property 'Hound.walkers' of type 'linking objects' has unknown object type 'Walker'" +
+                           "\n- Property 'Hound.fans' of type 'linking objects' has unknown object type 'Walker'")
+        }
+        let types: [Object.Type] = [BadOrigins.Walker.self, BadOrigins.Cat.self, BadOrigins.Hound.self]
+        XCTAssertThrowsError(try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: types))) {
+            XCTAssertEqual(($0 as? Realm.Error)?.message, "Schema validation failed due to the following errors:" +
+                "\n- Property 'Walker.dogz' declared as origin of linking objects property 'Hound.missing' does not exist" +
+                "\n- Property 'Walker.name' declared as origin of linking objects property 'Hound.notALink' is not a link" +
+                "\n- Property 'Walker.cats' declared as origin of linking objects property 'Hound.elsewhere' links to type 'Cat'")
+        }
     }
 
     func testLinkingObjectsStayWithTheObjectTheyWereTakenFrom() throws {

@@ -17,6 +17,14 @@ struct PropertySchema {
     var isCollection: Bool { collection != LAR_COLLECTION_NONE }
 }
 
+/// A LinkingObjects property: the objects of origin whose originProperty links here.
+struct LinkingObjectsSchema {
+    let name: String
+    let valueType: any _Persistable.Type
+    let origin: Object.Type
+    let originProperty: String
+}
+
 /// The schema of a Swift model class, discovered once by reflecting on the class.
 final class ClassSchema: @unchecked Sendable {
     let type: Object.Type
@@ -110,7 +118,28 @@ final class ClassSchema: @unchecked Sendable {
         }
         // Slots list a subclass's properties first; the file lists the superclass's first.
         let storedOrder = found.indices.sorted { found[$0].depth != found[$1].depth ? found[$0].depth > found[$1].depth : $0 < $1 }
-        return ClassSchema(type: type, properties: properties, fields: found.map(\.field), storedOrder: storedOrder)
+        let schema = ClassSchema(type: type, properties: properties, fields: found.map(\.field), storedOrder: storedOrder)
+        schema.linkingObjects = linkingObjects(of: type, prototype: prototype)
+        return schema
+    }
+
+    /// The class's LinkingObjects properties: computed, so not among `properties`.
+    private(set) var linkingObjects: [LinkingObjectsSchema] = []
+
+    /// The `@Persisted(originProperty:)` wrappers of type, read from an accessor (whose wrappers hold their origin).
+    private static func linkingObjects(of type: Object.Type, prototype: Object) -> [LinkingObjectsSchema] {
+        var found: [LinkingObjectsSchema] = []
+        _forEachField(of: type, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
+            let name = String(cString: label)
+            guard name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, wrapper.valueType._larderIsComputed,
+                  let origin = wrapper.valueType._larderTargetClass else { return true }
+            let field = FieldLayout(offset: offset, type: wrapper)
+            guard case .string(let property) = prototype.storedValue(at: field) else { return true }
+            found.append(LinkingObjectsSchema(name: String(name.dropFirst()), valueType: wrapper.valueType,
+                                              origin: origin, originProperty: property))
+            return true
+        }
+        return found
     }
 
     /// Realm's message for a model class without persisted properties, which it refuses.

@@ -105,10 +105,31 @@ final class Environment: @unchecked Sendable {
                               "has unknown object type '\(target)'")
             }
         }
+        for schema in schemas {
+            for linking in schema.linkingObjects {
+                if let error = linkingObjectsError(linking, in: schema, known: names) { errors.append(error) }
+            }
+        }
         if !errors.isEmpty {
             throw Realm.Error(.schemaMismatch, "Schema validation failed due to the following errors:" +
                               errors.map { "\n- \($0)" }.joined())
         }
+    }
+
+    /// Realm's complaint about a LinkingObjects property whose origin is missing or does not link here.
+    private static func linkingObjectsError(_ linking: LinkingObjectsSchema, in schema: ClassSchema,
+                                            known names: Set<String>) -> String? {
+        let originName = linking.origin.className()
+        guard names.contains(originName) else {
+            return "Property '\(schema.name).\(linking.name)' of type 'linking objects' has unknown object type '\(originName)'"
+        }
+        let origin = ClassSchema.of(linking.origin)
+        let declared = "Property '\(originName).\(linking.originProperty)' declared as origin of linking objects " +
+            "property '\(schema.name).\(linking.name)'"
+        guard let slot = origin.slotByName[linking.originProperty] else { return declared + " does not exist" }
+        guard let target = origin.properties[slot].targetClass else { return declared + " is not a link" }
+        if target.className() != schema.name { return declared + " links to type '\(target.className())'" }
+        return nil
     }
 
     /// How schema differs from its stored class; nil when the file lacks the class.
