@@ -67,7 +67,10 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// The value of the property named key.
     public func value(forKey key: String) -> Any? {
-        stored(slot: slot(forKey: key)).anyValue
+        if Self.schema.slotByName[key] == nil, let linking = Self.schema.linkingObjects.first(where: { $0.name == key }) {
+            return linking.valueType._larderComputed(.string(linking.originProperty), owner: core)
+        }
+        return stored(slot: slot(forKey: key)).anyValue
     }
 
     /// Sets the property named key; managed objects must be in a write transaction.
@@ -78,7 +81,23 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
             fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
                        "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
-        if let realm = core.realm { realm.write(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
+        if let realm = core.realm { realm.writeAny(core, slot: slot, stored) } else { setUnmanagedValue(stored, slot: slot) }
+    }
+
+    /// The value at a dotted path through links ("favoriteToy.name"); nil past a
+    /// nil link; through a collection, an array of the values.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        let rest = String(keyPath[keyPath.index(after: dot)...])
+        switch value(forKey: String(keyPath[..<dot])) {
+        case let object as Object: return object.value(forKeyPath: rest)
+        case let collection as _LarderCollection:
+            return collection.storedElements().map { element -> Any? in
+                guard case .object(let object) = element else { return nil }
+                return object.value(forKeyPath: rest)
+            }
+        default: return nil
+        }
     }
 
     public subscript(key: String) -> Any? {
@@ -134,11 +153,15 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         return value
     }
 
-    open var description: String {
+    open var description: String { describe(depth: 0) }
+
+    /// Linked objects print nested, as in Realm, down to a depth that stops cycles.
+    func describe(depth: Int) -> String {
         let schema = Self.schema
         if core.realm != nil && isInvalidated { return "[invalid object]" }
+        if depth > 5 { return "<Maximum depth exceeded>" }
         let lines = schema.properties.enumerated().map { slot, property in
-            "\t\(property.name) = \(stored(slot: slot).displayText);"
+            "\t\(property.name) = \(stored(slot: slot).displayText(depth: depth));"
         }
         return "\(schema.name) {\n" + lines.joined(separator: "\n") + "\n}"
     }

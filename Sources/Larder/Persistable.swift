@@ -17,8 +17,26 @@ public protocol _Persistable {
     /// The same, or nil when the stored value is not one of the type's values
     /// (an enum's unknown raw value): an optional property then reads nil.
     static func _larderReadIfValid(_ value: lar_value) -> Self?
+    /// The same with the reading Realm instance, which a link needs to build the
+    /// target's accessor; other types ignore it.
+    static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self
+    static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self?
+    /// The class a link property points to; nil for other values.
+    static var _larderTargetClass: Object.Type? { get }
+    /// LAR_COLLECTION_NONE, or the kind of collection (List, MutableSet, Map).
+    static var _larderCollection: lar_collection { get }
+    /// A collection property of a managed object: the collection bound to the
+    /// owner's row as it is now (realm is its RealmInstance, owner its object's core).
+    static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self
+    /// Whether the property is computed, not stored (LinkingObjects): its wrapper
+    /// keeps `stored` (the origin property) and reads through `_larderComputed`.
+    static var _larderIsComputed: Bool { get }
+    static func _larderComputed(_ stored: _StoredValue, owner: AnyObject) -> Self
     var _larderStored: _StoredValue { get }
 }
+
+/// The element types a List, MutableSet or Map can hold, as in Realm.
+public typealias RealmCollectionValue = _Persistable
 
 extension _Persistable {
     @inlinable public static var _larderIsOptional: Bool { false }
@@ -26,6 +44,19 @@ extension _Persistable {
         _larderFrom(_StoredValue(value)) ?? _larderDefault()
     }
     @inlinable public static func _larderReadIfValid(_ value: lar_value) -> Self? { _larderRead(value) }
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self { _larderRead(value) }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
+        _larderReadIfValid(value)
+    }
+    @inlinable public static var _larderTargetClass: Object.Type? { nil }
+    @inlinable public static var _larderCollection: lar_collection { LAR_COLLECTION_NONE }
+    public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Self {
+        fatalError("\(Self.self) is not a collection")
+    }
+    @inlinable public static var _larderIsComputed: Bool { false }
+    public static func _larderComputed(_ stored: _StoredValue, owner: AnyObject) -> Self {
+        fatalError("\(Self.self) is not computed")
+    }
 }
 
 extension Int: _Persistable {
@@ -166,6 +197,10 @@ extension Optional: _Persistable where Wrapped: _Persistable {
     @inlinable public static func _larderRead(_ value: lar_value) -> Wrapped? {
         value.type == LAR_TYPE_NULL ? nil : Wrapped._larderReadIfValid(value)
     }
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Wrapped? {
+        value.type == LAR_TYPE_NULL ? nil : Wrapped._larderReadIfValid(value, owner: owner)
+    }
+    @inlinable public static var _larderTargetClass: Object.Type? { Wrapped._larderTargetClass }
     @inlinable public var _larderStored: _StoredValue { self?._larderStored ?? .null }
 }
 

@@ -88,16 +88,29 @@ public struct Persisted<Value: _Persistable> {
     ) -> Value {
         @inline(__always) get {
             let core = object.core
+            // Constant for each Value, as the collection checks below: folded away for plain values.
+            if Value._larderIsComputed { return Value._larderComputed(object[keyPath: storageKeyPath].value, owner: core) }
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
+                // Constant for each Value: folded away for plain values.
+                if Value._larderCollection != LAR_COLLECTION_NONE {
+                    return Value._larderManaged(realm: instanceRef.takeUnretainedValue(), owner: core, slot: slot)
+                }
                 return instanceRef._withUnsafeGuaranteedRef { $0.read(core, slot: slot) }
             }
             return Value._larderFrom(object[keyPath: storageKeyPath].value) ?? Value._larderDefault()
         }
         @inline(__always) set {
+            if Value._larderIsComputed { fatalError("LinkingObjects properties are read-only") }
             let core = object.core
             if let instanceRef = core.instanceRef {
                 let slot = Int(object[keyPath: storageKeyPath].slot)
+                if Value._larderCollection != LAR_COLLECTION_NONE {
+                    return instanceRef._withUnsafeGuaranteedRef { $0.assignCollection(core, slot: slot, newValue._larderStored) }
+                }
+                if Value._larderTargetClass != nil {
+                    return instanceRef._withUnsafeGuaranteedRef { $0.writeLink(core, slot: slot, newValue._larderStored) }
+                }
                 return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }
             }
             // Swapped, so that the previous value is released after the access to
@@ -106,6 +119,14 @@ public struct Persisted<Value: _Persistable> {
             var previous = newValue._larderStored
             swap(&object[keyPath: storageKeyPath].value, &previous)
         }
+    }
+}
+
+extension Persisted {
+    /// A LinkingObjects property: the objects of its element type whose
+    /// property originProperty links to this object, as in Realm.
+    public init<Origin: Object>(originProperty: String) where Value == LinkingObjects<Origin> {
+        self.init(value: .string(originProperty), options: [])
     }
 }
 

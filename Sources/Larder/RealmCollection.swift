@@ -1,9 +1,9 @@
-/// What every Realm collection offers, as in Realm: `Results` now, `List`,
-/// `MutableSet`, `Map` values and `LinkingObjects` when they come. Live,
-/// confined to their Realm's thread, positions from 0.
+/// What every Realm collection of objects offers, as in Realm: `Results`,
+/// `List` and `MutableSet` of objects, and `LinkingObjects`. Live, confined to
+/// their Realm's thread, positions from 0.
 ///
-/// Elements are objects: collections of plain values will loosen this together
-/// with `Results`.
+/// Elements are objects: collections of plain values (`List<Int>`) have the
+/// same members where they make sense, outside this protocol.
 public protocol RealmCollection<Element>: RandomAccessCollection, CustomStringConvertible
     where Element: Object, Index == Int {
     /// The Realm the collection belongs to.

@@ -14,11 +14,19 @@ public final class Results<Element: Object>: RealmCollection {
     /// How many times the snapshot was built: tests check writes do not rebuild it.
     private(set) var snapshotBuilds = 0
 
-    init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor]) {
+    /// The object keys of the collection these results view (a list), read
+    /// afresh on each use; nil for all the objects of the class.
+    let source: (() -> [lar_objkey])?
+
+    init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
         self.instance = instance
         self.table = table
         self.sortDescriptors = sort
+        self.source = source
     }
+
+    /// Whether the results stream over the whole table in key order.
+    private var isWholeTable: Bool { sortDescriptors.isEmpty && source == nil }
 
     public var realm: Realm? { Realm(instance: instance) }
     public var isInvalidated: Bool { false }
@@ -30,7 +38,7 @@ public final class Results<Element: Object>: RealmCollection {
 
     /// O(1) when unsorted: the count comes from the table.
     public var count: Int {
-        sortDescriptors.isEmpty ? instance.count(table) : keys().count
+        isWholeTable ? instance.count(table) : keys().count
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -44,7 +52,7 @@ public final class Results<Element: Object>: RealmCollection {
     }
 
     public var first: Element? {
-        if sortDescriptors.isEmpty {
+        if isWholeTable {
             var iterator = makeIterator()
             return iterator.next()
         }
@@ -56,7 +64,7 @@ public final class Results<Element: Object>: RealmCollection {
     }
 
     public func makeIterator() -> ResultsIterator<Element> {
-        if sortDescriptors.isEmpty { return ResultsIterator(streaming: instance, table: table) }
+        if isWholeTable { return ResultsIterator(streaming: instance, table: table) }
         return ResultsIterator(keys: keys(), instance: instance, table: table)
     }
 
@@ -83,7 +91,7 @@ public final class Results<Element: Object>: RealmCollection {
             fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(table.schema.name)." +
                        "\(descriptor.keyPath)' does not exist.")
         }
-        return Results(instance: instance, table: table, sort: added + sortDescriptors)
+        return Results(instance: instance, table: table, sort: added + sortDescriptors, source: source)
     }
 
     // MARK: Key-value coding
@@ -94,12 +102,10 @@ public final class Results<Element: Object>: RealmCollection {
         return map { $0.value(forKey: key) }
     }
 
-    /// The same for a key path; objects have no links yet, so a path is one property name.
+    /// The same for a key path through links ("favoriteToy.name").
     public func value(forKeyPath keyPath: String) -> Any? {
-        if keyPath.contains(".") {
-            fatalError("Invalid key path '\(keyPath)' for '\(table.schema.name)': links are not supported yet")
-        }
-        return value(forKey: keyPath)
+        if !keyPath.contains(".") { return value(forKey: keyPath) }
+        return map { $0.value(forKeyPath: keyPath) }
     }
 
     /// Sets property key on every object; only inside a write transaction.
@@ -118,6 +124,7 @@ public final class Results<Element: Object>: RealmCollection {
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
         _ = instance.currentTxn() // so that the stamp below is the current transaction's
+        if let source { return sortDescriptors.isEmpty ? source() : sort(source()) }
         let stamp = currentStamp()
         if snapshotStamp == stamp { return snapshot }
         var keys: [lar_objkey] = []

@@ -130,6 +130,7 @@ final class ChildScenarios: XCTestCase {
         case let name where name.hasPrefix("other-thread-"):
             try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:
+            if try CollectionScenarios.run(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

@@ -46,3 +46,18 @@ class Animal: Object {
 final class Cat: Animal {
     @Persisted var lives = 9
 }
+
+/// `Dog.age` as a list, a set and a map of ints, and a link.
+enum CollectionAge {
+    final class Dog: Object {
+        @Persisted var name = ""
+        @Persisted var age: List<Int>
+    }
+}
+
+enum LinkAge {
+    final class Dog: Object {
+        @Persisted var name = ""
+        @Persisted var age: Dog?
+    }
+}

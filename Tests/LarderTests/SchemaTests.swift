@@ -26,6 +26,12 @@ final class SchemaTests: RealmTestCase {
         assertMigrationRequired([RetypedAge.Dog.self], ["Property 'Dog.age' has been changed from 'int' to 'string'."])
     }
 
+    func testAPropertyThatBecameACollectionOrALinkIsRefused() throws {
+        try writeDog()
+        assertMigrationRequired([CollectionAge.Dog.self], ["Property 'Dog.age' has been changed from 'int' to 'array<int>'."])
+        assertMigrationRequired([LinkAge.Dog.self], ["Property 'Dog.age' has been changed from 'int' to '<Dog>'."])
+    }
+
     func testAChangeIsRefusedWhileTheFileIsOpenWithTheOldModel() throws {
         let realm = try openRealm([Dog.self])
         try realm.write { realm.add(Dog()) }

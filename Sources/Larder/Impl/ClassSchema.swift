@@ -11,6 +11,18 @@ struct PropertySchema {
 
     var type: lar_type { valueType._larderType }
     var isOptional: Bool { valueType._larderIsOptional }
+    /// The class a link points to; nil for other properties.
+    var targetClass: Object.Type? { valueType._larderTargetClass }
+    var collection: lar_collection { valueType._larderCollection }
+    var isCollection: Bool { collection != LAR_COLLECTION_NONE }
+}
+
+/// A LinkingObjects property: the objects of origin whose originProperty links here.
+struct LinkingObjectsSchema {
+    let name: String
+    let valueType: any _Persistable.Type
+    let origin: Object.Type
+    let originProperty: String
 }
 
 /// The schema of a Swift model class, discovered once by reflecting on the class.
@@ -39,6 +51,32 @@ final class ClassSchema: @unchecked Sendable {
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
         primaryKeySlot = properties.firstIndex { $0.isPrimaryKey }
+        linkSlots = properties.indices.filter { properties[$0].targetClass != nil && !properties[$0].isCollection }
+        collectionSlots = properties.indices.filter { properties[$0].isCollection }
+        hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
+    }
+
+    /// Slots of link properties.
+    let linkSlots: [Int]
+    /// Slots of List, MutableSet and Map properties.
+    let collectionSlots: [Int]
+    /// Whether the class has links or collections: most have neither, and their adds skip that work.
+    let hasRelations: Bool
+
+    /// This class and every class its links reach, which the file needs declared together.
+    var withLinkedClasses: [ClassSchema] {
+        var found = [self]
+        var names: Set<String> = [name]
+        var index = 0
+        while index < found.count {
+            for property in found[index].properties {
+                guard let target = property.targetClass, !names.contains(target.className()) else { continue }
+                names.insert(target.className())
+                found.append(ClassSchema.of(target))
+            }
+            index += 1
+        }
+        return found
     }
 
     private static let lock = NSLock()
@@ -80,7 +118,28 @@ final class ClassSchema: @unchecked Sendable {
         }
         // Slots list a subclass's properties first; the file lists the superclass's first.
         let storedOrder = found.indices.sorted { found[$0].depth != found[$1].depth ? found[$0].depth > found[$1].depth : $0 < $1 }
-        return ClassSchema(type: type, properties: properties, fields: found.map(\.field), storedOrder: storedOrder)
+        let schema = ClassSchema(type: type, properties: properties, fields: found.map(\.field), storedOrder: storedOrder)
+        schema.linkingObjects = linkingObjects(of: type, prototype: prototype)
+        return schema
+    }
+
+    /// The class's LinkingObjects properties: computed, so not among `properties`.
+    private(set) var linkingObjects: [LinkingObjectsSchema] = []
+
+    /// The `@Persisted(originProperty:)` wrappers of type, read from an accessor (whose wrappers hold their origin).
+    private static func linkingObjects(of type: Object.Type, prototype: Object) -> [LinkingObjectsSchema] {
+        var found: [LinkingObjectsSchema] = []
+        _forEachField(of: type, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
+            let name = String(cString: label)
+            guard name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, wrapper.valueType._larderIsComputed,
+                  let origin = wrapper.valueType._larderTargetClass else { return true }
+            let field = FieldLayout(offset: offset, type: wrapper)
+            guard case .string(let property) = prototype.storedValue(at: field) else { return true }
+            found.append(LinkingObjectsSchema(name: String(name.dropFirst()), valueType: wrapper.valueType,
+                                              origin: origin, originProperty: property))
+            return true
+        }
+        return found
     }
 
     /// Realm's message for a model class without persisted properties, which it refuses.
@@ -110,7 +169,8 @@ final class ClassSchema: @unchecked Sendable {
         var found: [(name: String, field: FieldLayout)] = []
         _forEachField(of: cls, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
             let name = String(cString: label)
-            if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type {
+            // Computed properties (LinkingObjects) are no part of the stored schema.
+            if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, !wrapper.valueType._larderIsComputed {
                 found.append((String(name.dropFirst()), FieldLayout(offset: offset, type: wrapper)))
             }
             return true
@@ -121,9 +181,11 @@ final class ClassSchema: @unchecked Sendable {
     /// The C description of this class; valid while body runs.
     func withClassDef<R>(_ body: (lar_class_def) -> R) -> R {
         let names = properties.map { strdup($0.name)! }
+        let targets = properties.map { $0.targetClass.map { strdup($0.className())! } }
         let className = strdup(name)!
         defer {
             names.forEach { free($0) }
+            targets.forEach { free($0) }
             free(className)
         }
         let defs = storedOrder.map { index -> lar_property_def in
@@ -132,8 +194,8 @@ final class ClassSchema: @unchecked Sendable {
             if property.isOptional { flags |= LAR_PROP_OPTIONAL }
             if property.isPrimaryKey { flags |= LAR_PROP_PRIMARY_KEY }
             if property.isIndexed && !property.isPrimaryKey { flags |= LAR_PROP_INDEXED }
-            return lar_property_def(name: names[index], type: property.type, collection: LAR_COLLECTION_NONE,
-                                    flags: flags, target_class: nil, origin_property: nil)
+            return lar_property_def(name: names[index], type: property.type, collection: property.collection,
+                                    flags: flags, target_class: targets[index], origin_property: nil)
         }
         return defs.withUnsafeBufferPointer { buffer in
             body(lar_class_def(name: className, properties: buffer.baseAddress, property_count: buffer.count, flags: 0))

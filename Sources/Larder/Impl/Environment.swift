@@ -89,7 +89,47 @@ final class Environment: @unchecked Sendable {
         if let empty = schemas.first(where: { $0.properties.isEmpty }) {
             throw Realm.Error(.invalidInput, empty.noPropertiesMessage)
         }
+        try checkLinkTargets(schemas)
         return schemas
+    }
+
+    /// Realm refuses objectTypes whose links point to a class outside them.
+    private static func checkLinkTargets(_ schemas: [ClassSchema]) throws {
+        let names = Set(schemas.map(\.name))
+        var errors: [String] = []
+        for schema in schemas {
+            for property in schema.properties {
+                guard let target = property.targetClass?.className(), !names.contains(target) else { continue }
+                let kind = [LAR_COLLECTION_LIST: "array", LAR_COLLECTION_SET: "set", LAR_COLLECTION_MAP: "dictionary"]
+                errors.append("Property '\(schema.name).\(property.name)' of type '\(kind[property.collection] ?? "object")' " +
+                              "has unknown object type '\(target)'")
+            }
+        }
+        for schema in schemas {
+            for linking in schema.linkingObjects {
+                if let error = linkingObjectsError(linking, in: schema, known: names) { errors.append(error) }
+            }
+        }
+        if !errors.isEmpty {
+            throw Realm.Error(.schemaMismatch, "Schema validation failed due to the following errors:" +
+                              errors.map { "\n- \($0)" }.joined())
+        }
+    }
+
+    /// Realm's complaint about a LinkingObjects property whose origin is missing or does not link here.
+    private static func linkingObjectsError(_ linking: LinkingObjectsSchema, in schema: ClassSchema,
+                                            known names: Set<String>) -> String? {
+        let originName = linking.origin.className()
+        guard names.contains(originName) else {
+            return "Property '\(schema.name).\(linking.name)' of type 'linking objects' has unknown object type '\(originName)'"
+        }
+        let origin = ClassSchema.of(linking.origin)
+        let declared = "Property '\(originName).\(linking.originProperty)' declared as origin of linking objects " +
+            "property '\(schema.name).\(linking.name)'"
+        guard let slot = origin.slotByName[linking.originProperty] else { return declared + " does not exist" }
+        guard let target = origin.properties[slot].targetClass else { return declared + " is not a link" }
+        if target.className() != schema.name { return declared + " links to type '\(target.className())'" }
+        return nil
     }
 
     /// How schema differs from its stored class; nil when the file lacks the class.
@@ -129,7 +169,9 @@ final class Environment: @unchecked Sendable {
 
     /// Declares classes to the file (adding new ones); inside the calling thread's
     /// write transaction when it has one.
-    func declare(_ schemas: [ClassSchema], version: UInt64? = nil) throws {
+    /// Classes their links reach are declared with them when the file lacks them.
+    func declare(_ requested: [ClassSchema], version: UInt64? = nil) throws {
+        let schemas = withLinkedClassesMissing(requested)
         guard !schemas.isEmpty || version != nil else { return }
         var info = lar_env_info()
         lar_env_info_get(handle, &info)
@@ -137,6 +179,21 @@ final class Environment: @unchecked Sendable {
             lar_schema_apply(handle, defs.baseAddress, defs.count, version ?? info.schema_version)
         }
         if rc != LAR_OK { throw Realm.Error.last(rc) }
+    }
+
+    /// schemas, and the classes their links reach that the file lacks, each once.
+    private func withLinkedClassesMissing(_ schemas: [ClassSchema]) -> [ClassSchema] {
+        var names = Set(schemas.map(\.name))
+        var all = schemas
+        for schema in schemas where schema.hasRelations {
+            for linked in schema.withLinkedClasses where !names.contains(linked.name) {
+                var id = lar_class()
+                guard lar_class_find(handle, linked.name, &id) == LAR_ENOTFOUND else { continue }
+                names.insert(linked.name)
+                all.append(linked)
+            }
+        }
+        return all
     }
 
     private func withClassDefs<R>(_ schemas: [ClassSchema], _ body: (UnsafeBufferPointer<lar_class_def>) -> R) -> R {

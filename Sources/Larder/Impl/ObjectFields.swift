@@ -16,6 +16,11 @@ extension Object {
         withBase { $0.load(fromByteOffset: field.options, as: PropertyOptions.self) }
     }
 
+    /// The value a wrapper holds, found by its layout.
+    func storedValue(at field: FieldLayout) -> _StoredValue {
+        withBase { valuePointer($0, field).pointee }
+    }
+
     /// The unmanaged value of the property at slot.
     func unmanagedValue(slot: Int) -> _StoredValue {
         let field = Self.schema.fields[slot]

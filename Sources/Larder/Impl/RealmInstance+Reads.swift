@@ -13,14 +13,25 @@ extension RealmInstance {
             // cached at this version is never that of an invalidated core.
             // The stamp holds the reading thread, so another thread misses the cache and load traps.
             if table.cachedKey != core.key || table.cachedVersion != cacheStamp { load(core, table) }
-            return Value._larderRead(table.slotValues[slot])
+            return Value._larderRead(table.slotValues[slot], owner: self)
         }
     }
 
     func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
         let table = core.table!
+        let property = table.schema.properties[slot]
+        if property.isCollection {
+            if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+            guard let collection = property.valueType._larderManaged(realm: self, owner: core, slot: slot)
+                    as? _LarderCollection else { return .null }
+            return .collection(collection)
+        }
         load(core, table)
-        return _StoredValue(table.slotValues[slot])
+        let value = table.slotValues[slot]
+        if value.type == LAR_TYPE_LINK, let target = table.schema.properties[slot].targetClass {
+            return .object(linkTarget(target, key: value.as.link.key))
+        }
+        return _StoredValue(value)
     }
 
     /// Decodes core's row into its class's one-row cache.

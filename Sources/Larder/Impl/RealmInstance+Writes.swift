@@ -8,10 +8,7 @@ extension RealmInstance {
     func write(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
         core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
-        if !isInWriteTransaction {
-            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
-                       "on an RLMRealm instance first.")
-        }
+        requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
         // Even to an equal value, as Realm.
@@ -24,6 +21,34 @@ extension RealmInstance {
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
         default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
         }
+    }
+
+    /// Writes a value of any kind: a link's unmanaged target is added first (with
+    /// update), as Realm does when a link is set; a collection replaces the elements.
+    func writeAny(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
+        switch value {
+        case .collection: return assignCollection(core, slot: slot, value, update: update)
+        case .object(let target):
+            verifyThread()
+            requirePropertyWrite()
+            if !makeLinkable(target, update: update) { return }
+        default: break
+        }
+        write(core, slot: slot, value)
+    }
+
+    /// Realm's trap for a property set outside a write transaction.
+    func requirePropertyWrite() {
+        if !isInWriteTransaction {
+            fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
+                       "on an RLMRealm instance first.")
+        }
+    }
+
+    /// A link property's write, kept off the path of plain values.
+    @usableFromInline
+    func writeLink(_ core: ObjectCore, slot: Int, _ value: _StoredValue) {
+        writeAny(core, slot: slot, value)
     }
 
     func add(_ object: Object, update: Realm.UpdatePolicy) {
@@ -40,24 +65,66 @@ extension RealmInstance {
             return
         }
         let table = table(for: type(of: object))
-        guard let key = upsert(table, named: nil, defaults: object.unmanagedValues(table.schema), update: update) else { return }
+        let schema = table.schema
+        let values = object.unmanagedValues(schema)
+        if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
+        guard let key = upsert(table, named: nil, defaults: values, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
 
+    /// Adds an object with links or collections: its row first, with the links
+    /// null and the collections empty, then the links and the collections'
+    /// elements, adding unmanaged objects they hold with the same policy. The
+    /// object is managed before its targets are added, so a cycle back to it links it.
+    private func addRelating(_ object: Object, table: ManagedClass, values: ContiguousArray<_StoredValue>,
+                             update: Realm.UpdatePolicy) {
+        let schema = table.schema
+        var rowValues = values
+        for slot in schema.linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        let named = update == .error ? nil : schema.properties.indices
+            .filter { !schema.linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
+            .map { ($0, rowValues[$0]) }
+        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
+        object.bind(to: self, table: table, key: key, added: true)
+        object.core.addedInWrite = writeSerial
+        for slot in schema.linkSlots {
+            let value = values[slot]
+            switch update {
+            case .error: if case .null = value { continue } // a new row's links are null already
+            case .modified: if readStored(object.core, slot: slot) == value { continue }
+            case .all: break
+            }
+            writeAny(object.core, slot: slot, value, update: update)
+        }
+        for slot in schema.collectionSlots {
+            guard case .collection(let collection) = values[slot] else { continue }
+            assignCollection(object.core, slot: slot, .collection(collection), update: update)
+            if collection.ref == nil { collection.bind(CollectionRef(instance: self, owner: object.core, slot: slot)) }
+        }
+    }
+
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
+        unsafeDowncast(createObject(type, value: value, update: update), to: T.self)
+    }
+
+    func createObject(_ type: Object.Type, value: Any, update: Realm.UpdatePolicy) -> Object {
         requireWrite()
         let table = table(for: type)
-        let prototype = T()
-        let named = ValueReader.read(value, schema: table.schema)
+        let prototype = type.init()
+        let named = ValueReader.read(value, schema: table.schema, creating: .init(instance: self, update: update))
         var values = prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
+        for slot in table.schema.linkSlots {
+            // An initial value of a link is an unmanaged object: added with the new one.
+            if case .object(let target) = values[slot], !makeLinkable(target, update: update) { values[slot] = .null }
+        }
         guard pendingError == nil,
               let key = upsert(table, named: named, defaults: values, update: update) else {
             prototype.setUnmanagedValues(values, table.schema)
             return prototype
         }
-        return unsafeDowncast(accessor(table, key: key), to: T.self)
+        return accessor(table, key: key)
     }
 
     /// Creates the object from values, or with an update policy updates the one
@@ -94,6 +161,7 @@ extension RealmInstance {
             return nil
         }
         table.changes.didCreate(created.key)
+        if !table.schema.collectionSlots.isEmpty { fillCollections(table, key: created.key, values: defaults) }
         return created.key
     }
 
@@ -102,8 +170,12 @@ extension RealmInstance {
         let core = ObjectCore()
         core.bind(to: self, table: table, key: key)
         for (slot, value) in named where slot != table.schema.primaryKeySlot {
+            if case .collection = value {
+                assignCollection(core, slot: slot, value, update: update)
+                continue
+            }
             if update == .modified && readStored(core, slot: slot) == value { continue }
-            write(core, slot: slot, value)
+            writeAny(core, slot: slot, value, update: update)
         }
     }
 

@@ -33,8 +33,12 @@ struct SchemaDifferences {
 
     private mutating func compare(_ old: lar_property_def, _ new: PropertySchema, in className: String) {
         let property = "Property '\(className).\(new.name)'"
-        if old.type != new.type {
-            messages.append("\(property) has been changed from '\(old.type.realmName)' to '\(new.type.realmName)'.")
+        let oldTarget = old.target_class.map { String(cString: $0) }
+        let newTarget = new.targetClass?.className()
+        if old.type != new.type || old.collection != new.collection || oldTarget != newTarget {
+            let was = Self.typeName(old.type, old.collection, oldTarget)
+            let now = Self.typeName(new.type, new.collection, newTarget)
+            messages.append("\(property) has been changed from '\(was)' to '\(now)'.")
             return
         }
         let wasOptional = old.flags & LAR_PROP_OPTIONAL != 0
@@ -45,6 +49,17 @@ struct SchemaDifferences {
         let isIndexed = new.isIndexed && !new.isPrimaryKey
         if wasIndexed != isIndexed {
             messages.append("\(property) has been made \(isIndexed ? "indexed" : "unindexed").")
+        }
+    }
+
+    /// A property's type as Realm's messages name it: 'int', '<Dog>', 'array<int>'.
+    private static func typeName(_ type: lar_type, _ collection: lar_collection, _ target: String?) -> String {
+        let element = target.map { "<\($0)>" } ?? type.realmName
+        switch collection {
+        case LAR_COLLECTION_LIST: return "array\(target == nil ? "<\(element)>" : element)"
+        case LAR_COLLECTION_SET: return "set\(target == nil ? "<\(element)>" : element)"
+        case LAR_COLLECTION_MAP: return "dictionary<string, \(target ?? element)>"
+        default: return element
         }
     }
 

@@ -16,12 +16,16 @@ public enum _StoredValue: Hashable {
     case objectId(ObjectId)
     case uuid(UUID)
     case decimal128(Decimal128)
+    /// A link's target; managed by the time it is written.
+    case object(Object)
+    /// A List, MutableSet or Map: its elements live in it while it is unmanaged.
+    case collection(_LarderCollection)
 
     /// Whether the value holds no reference, so that overwriting it releases nothing.
     @inlinable
     var holdsNoReference: Bool {
         switch self {
-        case .string, .data: return false
+        case .string, .data, .object, .collection: return false
         default: return true
         }
     }
@@ -71,6 +75,10 @@ public enum _StoredValue: Hashable {
         var value = lar_value()
         switch self {
         case .int, .double, .float, .bool: fatalError("numbers are written by write(to:arena:)")
+        case .collection: value.type = LAR_TYPE_NULL // a collection's row value; elements are written apart
+        case .object(let target):
+            value.type = LAR_TYPE_LINK
+            value.as.link = lar_obj(cls: target.core.table.id, key: target.core.key)
         case .null: value.type = LAR_TYPE_NULL
         case .date(let v): value.type = LAR_TYPE_TIMESTAMP; value.as.timestamp = v.larderTimestamp
         case .objectId(let v): value.type = LAR_TYPE_OBJECT_ID; value.as.object_id = v.larderValue
@@ -141,6 +149,18 @@ public enum _StoredValue: Hashable {
         case .objectId(let v): return v
         case .uuid(let v): return v
         case .decimal128(let v): return v
+        case .object(let v): return v
+        case .collection(let v): return v
+        }
+    }
+
+    /// The same inside a description depth levels down: objects and collections
+    /// print nested, and the depth stops cycles.
+    func displayText(depth: Int) -> String {
+        switch self {
+        case .object(let v): return v.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t")
+        case .collection(let v): return v.describe(depth: depth + 1).replacingOccurrences(of: "\n", with: "\n\t")
+        default: return displayText
         }
     }
 
@@ -150,6 +170,8 @@ public enum _StoredValue: Hashable {
         case .null: return "nil"
         case .string(let v): return "\"\(v)\""
         case .data(let v): return "<\(v.count) bytes>"
+        case .object(let v): return v.description.replacingOccurrences(of: "\n", with: "\n\t")
+        case .collection(let v): return v.description.replacingOccurrences(of: "\n", with: "\n\t")
         default: return "\(anyValue!)"
         }
     }

@@ -3,9 +3,22 @@ import Foundation
 
 /// Turns the `value:` argument of `Object(value:)` and `Realm.create` into property values.
 enum ValueReader {
+    /// Where `Realm.create` puts the objects nested in its value: they are
+    /// created (or updated) in that Realm with the same policy, where
+    /// `Object(value:)` makes them unmanaged objects.
+    struct Creating {
+        let instance: RealmInstance
+        let update: Realm.UpdatePolicy
+
+        func createNested(_ type: Object.Type, value: Any) -> Object {
+            instance.createObject(type, value: value, update: instance.nestedPolicy(update, for: type))
+        }
+    }
+
     /// The properties value names, by slot. A dictionary names some, an array the
     /// first few in property order, an object all of its own that the class shares.
-    static func read(_ value: Any, schema: ClassSchema) -> [(Int, _StoredValue)] {
+    static func read(_ value: Any, schema: ClassSchema, creating: Creating? = nil) -> [(Int, _StoredValue)] {
+        let checked = { (item: Any?, property: PropertySchema) -> _StoredValue in Self.checked(item, property, creating) }
         if let dictionary = value as? [String: Any?] {
             return dictionary.compactMap { name, item in
                 schema.slotByName[name].map { ($0, checked(item, schema.properties[$0])) }
@@ -31,9 +44,9 @@ enum ValueReader {
                    "expected a dictionary, an array or an object")
     }
 
-    private static func checked(_ item: Any?, _ property: PropertySchema) -> _StoredValue {
-        if let stored = item as? _StoredValue, let value = convert(stored.anyValue, to: property) { return value }
-        guard let value = convert(item, to: property) else {
+    private static func checked(_ item: Any?, _ property: PropertySchema, _ creating: Creating?) -> _StoredValue {
+        if let stored = item as? _StoredValue, let value = convert(stored.anyValue, to: property, creating) { return value }
+        guard let value = convert(item, to: property, creating) else {
             fatalError("Invalid value '\(item.map { "\($0)" } ?? "nil")' of type " +
                        "'\(item.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
@@ -43,14 +56,65 @@ enum ValueReader {
     /// The stored form of item for property, or nil when it has the wrong type
     /// or is not one of the property's values (out of an integer's range, not
     /// one of an enum's raw values).
-    static func convert(_ item: Any?, to property: PropertySchema) -> _StoredValue? {
+    static func convert(_ item: Any?, to property: PropertySchema, _ creating: Creating? = nil) -> _StoredValue? {
+        if property.isCollection { return collection(item, to: property, creating) }
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
+        if let target = property.targetClass { return link(item, to: target, property, creating) }
         // Swift values first: on Linux an Int in an Any also casts to NSNumber.
         if let persistable = (item as? any _Persistable) ?? unwrap(item) {
             return coerce(persistable._larderStored, to: property)
         }
         guard let number = item as? NSNumber, let stored = NumberReader.stored(number, for: property.type) else { return nil }
         return coerce(stored, to: property)
+    }
+
+    /// An unmanaged collection from a collection, an array (a list or set), or
+    /// a dictionary (a map); nil or NSNull gives an empty one, as in Realm.
+    private static func collection(_ item: Any?, to property: PropertySchema, _ creating: Creating?) -> _StoredValue? {
+        guard let type = property.valueType as? _LarderCollection.Type else { return nil }
+        let made = type.init()
+        let element = PropertySchema(name: property.name, valueType: type.elementType, isPrimaryKey: false, isIndexed: false)
+        let convert = { (item: Any?) in Self.convert(item, to: element, creating) }
+        switch item {
+        case nil, is NSNull:
+            break
+        case let source as _LarderCollection:
+            guard let elements = Optional(source.storedElements().map { convert($0.anyValue) }),
+                  !elements.contains(where: { $0 == nil }) else { return nil }
+            made.setUnmanaged(elements.map { $0! }, keys: source.storedKeys())
+        case let dictionary as [String: Any?] where property.collection == LAR_COLLECTION_MAP:
+            let entries = dictionary.sorted { $0.key < $1.key }
+            let values = entries.map { convert($0.value) }
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: entries.map(\.key))
+        case let set as Set<AnyHashable> where property.collection == LAR_COLLECTION_SET:
+            let values = set.map { convert($0.base) }
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: nil)
+        case let array as [Any?] where property.collection != LAR_COLLECTION_MAP:
+            let values = array.map(convert)
+            if values.contains(where: { $0 == nil }) { return nil }
+            made.setUnmanaged(values.map { $0! }, keys: nil)
+        default:
+            return nil
+        }
+        return .collection(made)
+    }
+
+    /// A link's target given as an object, a dictionary or an array: when
+    /// creating, copied into the Realm unless it is already one of its objects.
+    private static func link(_ item: Any, to target: Object.Type, _ property: PropertySchema,
+                             _ creating: Creating?) -> _StoredValue? {
+        if let object = item as? Object {
+            guard property.valueType._larderFrom(.object(object)) != nil else { return nil }
+            guard let creating, object.core.realm !== creating.instance else { return .object(object) }
+            return .object(creating.createNested(target, value: object))
+        }
+        guard item is [String: Any?] || item is [Any?] else { return nil }
+        if let creating { return .object(creating.createNested(target, value: item)) }
+        let object = target.init()
+        for (slot, stored) in read(item, schema: target.schema) { object.setUnmanagedValue(stored, slot: slot) }
+        return .object(object)
     }
 
     /// stored, converted to the property's type where Realm converts (int to
@@ -66,7 +130,8 @@ enum ValueReader {
         case (.null, _): return property.isOptional ? .null : nil
         case (.int, LAR_TYPE_INT), (.bool, LAR_TYPE_BOOL), (.float, LAR_TYPE_FLOAT), (.double, LAR_TYPE_DOUBLE),
              (.string, LAR_TYPE_STRING), (.data, LAR_TYPE_BINARY), (.date, LAR_TYPE_TIMESTAMP),
-             (.objectId, LAR_TYPE_OBJECT_ID), (.uuid, LAR_TYPE_UUID), (.decimal128, LAR_TYPE_DECIMAL128):
+             (.objectId, LAR_TYPE_OBJECT_ID), (.uuid, LAR_TYPE_UUID), (.decimal128, LAR_TYPE_DECIMAL128),
+             (.object, LAR_TYPE_LINK):
             return stored
         case (.int(let v), LAR_TYPE_DOUBLE): return .double(Double(v))
         case (.int(let v), LAR_TYPE_FLOAT): return .float(Float(v))

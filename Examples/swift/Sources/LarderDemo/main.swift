@@ -3,22 +3,33 @@
 import Foundation
 import Larder
 
+class DogToy: Object {
+    @Persisted var name = ""
+}
+
 class Dog: Object {
     @Persisted var name = ""
     @Persisted var age = 0
     @Persisted var color = ""
     @Persisted var currentCity = ""
+    @Persisted var favoriteToy: DogToy?
+    @Persisted var citiesVisited: MutableSet<String>
+    // Map of city name -> favorite park in that city
+    @Persisted var favoriteParksByCity: Map<String, String>
+    @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
 }
 
 class Person: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var name = ""
     @Persisted var country: String?
+    // To-many relationship - a person can have many dogs
+    @Persisted var dogs: List<Dog>
 }
 
 let path = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "demo.realm"
 for leftover in [path, path + "-lock"] { try? FileManager.default.removeItem(atPath: leftover) }
-let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self])
+let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self, DogToy.self])
 
 /// Writes, in a scope of its own so that every handle on the file is closed when it ends.
 func populate() throws {
@@ -50,6 +61,18 @@ func populate() throws {
         realm.create(Person.self, value: ["id": 5678, "name": "Gray"], update: .modified)
     }
 
+    // Links and collections: a toy, the cities a dog visited, its favorite parks, a person's dogs.
+    try realm.write {
+        let bella = realm.objects(Dog.self).first { $0.name == "Bella" }!
+        bella.favoriteToy = DogToy(value: ["name": "Ball"]) // an unmanaged object is added with the link
+        bella.citiesVisited.insert(objectsIn: ["Berlin", "Toronto", "Berlin"])
+        bella.favoriteParksByCity["Berlin"] = "Tiergarten"
+        bella.favoriteParksByCity["Toronto"] = "High Park"
+        let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234)!
+        bowie.dogs.append(objectsIn: realm.objects(Dog.self))
+        bowie.dogs.move(from: 0, to: 1)
+    }
+
     // A failed write changes nothing: a duplicate primary key is an error.
     do {
         try realm.write { realm.add(Person(value: ["id": 5678, "name": "Duplicate"])) }
@@ -70,6 +93,12 @@ print("People:")
 for person in realm.objects(Person.self) {
     print("  #\(person.id) \(person.name) from \(person.country ?? "somewhere")")
 }
+for dog in realm.objects(Dog.self) where dog.favoriteToy != nil {
+    print("\(dog.name) plays with its \(dog.favoriteToy!.name), has been to \(dog.citiesVisited.sorted().joined(separator: ", "))" +
+          " and belongs to \(dog.owners.map(\.name).joined(separator: ", "))")
+    for (city, park) in dog.favoriteParksByCity { print("  favorite park in \(city): \(park)") }
+}
 if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
+    print("\(bowie.name)'s dogs, in order: \(bowie.dogs.map(\.name).joined(separator: ", "))")
     print("Found by primary key:\n\(bowie)")
 }

@@ -1,0 +1,32 @@
+import CLarder
+
+/// What List, MutableSet and Map share without their element type: how adding
+/// an object copies an unmanaged collection in, and how the instance itself then
+/// becomes managed. Not part of the API.
+open class _LarderCollection: Hashable, CustomStringConvertible {
+    required public init() {}
+
+    public static func == (lhs: _LarderCollection, rhs: _LarderCollection) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    open var description: String { describe(depth: 0) }
+    /// The description inside another one, depth levels down.
+    func describe(depth: Int) -> String { fatalError("abstract") }
+
+    /// The element type, for converting `Object(value:)` input.
+    class var elementType: any _Persistable.Type { fatalError("abstract") }
+
+    /// The binding to an owner's row once managed; nil while unmanaged.
+    var ref: CollectionRef?
+
+    /// The elements, in order (a map: its values, see `unmanagedKeys`).
+    func storedElements() -> [_StoredValue] { fatalError("abstract") }
+    /// A map's keys, matching `storedElements()`; nil for lists and sets.
+    func storedKeys() -> [String]? { nil }
+    /// Replaces the unmanaged contents (keys: a map's, ignored by lists and sets).
+    func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) { fatalError("abstract") }
+    /// Drops the unmanaged contents: the collection now reads its owner's row.
+    func bind(_ ref: CollectionRef) {
+        self.ref = ref
+        setUnmanaged([], keys: [])
+    }
+}

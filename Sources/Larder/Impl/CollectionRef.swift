@@ -1,0 +1,71 @@
+import CLarder
+
+/// A managed collection's place: its Realm, and the owner's row and property as
+/// they were when the collection was taken (an iterator may rebind the owner's
+/// accessor to another row later; the collection stays with its own).
+final class CollectionRef {
+    let instance: RealmInstance
+    let ownerTable: ManagedClass
+    let owner: lar_obj
+    let prop: UInt32
+    let slot: Int
+    private let generation: UInt64
+
+    init(instance: RealmInstance, owner core: ObjectCore, slot: Int) {
+        self.instance = instance
+        ownerTable = core.table
+        owner = lar_obj(cls: core.table.id, key: core.key)
+        prop = UInt32(core.table.propertyIndex[slot])
+        self.slot = slot
+        generation = instance.generation
+    }
+
+    var property: PropertySchema { ownerTable.schema.properties[slot] }
+
+    /// True once the owner was deleted or the Realm invalidated.
+    var isInvalidated: Bool {
+        instance.verifyThread()
+        if generation != instance.generation { return true }
+        var exists: Int32 = 0
+        lar_obj_exists(instance.currentTxn(), owner, &exists)
+        return exists == 0
+    }
+
+    /// The transaction to read in.
+    func readTxn() -> OpaquePointer {
+        instance.verifyThread()
+        if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        return instance.currentTxn()
+    }
+
+    /// The write transaction to change the collection in; kind names it in Realm's message.
+    func writeTxn(_ kind: String) -> OpaquePointer {
+        instance.verifyThread()
+        if !instance.isInWriteTransaction { fatalError("Cannot modify \(kind) outside of a write transaction.") }
+        if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        return instance.txn!
+    }
+
+    /// Stops on a C error, in Realm's words where it has them.
+    func check(_ rc: Int32, _ context: String) {
+        switch rc {
+        case LAR_OK: return
+        case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
+        default: fatalCoreError(rc, context)
+        }
+    }
+
+    /// Reads an element: objects become accessors in this Realm.
+    @inline(__always)
+    func element<T: _Persistable>(_ value: lar_value, as type: T.Type) -> T {
+        T._larderRead(value, owner: instance)
+    }
+
+    /// Calls body with the C form of element; an unmanaged object is added first
+    /// (with policy), one of another Realm traps. Nil when adding it failed.
+    func withElement<R>(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
+                        _ body: (UnsafePointer<lar_value>) -> R) -> R? {
+        if case .object(let object) = element, !instance.makeLinkable(object, update: update) { return nil }
+        return element.withCValue { body($0) }
+    }
+}

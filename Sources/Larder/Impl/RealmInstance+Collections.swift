@@ -1,0 +1,119 @@
+import CLarder
+
+/// The object store, writing collections: a List, MutableSet or Map assigned to
+/// a property or copied in when its owner is added or created.
+extension RealmInstance {
+    /// Replaces the collection at slot with the elements of value (a collection),
+    /// as Realm assigns one: `.modified` diffs a list by position and merges sets
+    /// and maps; otherwise the old elements go first.
+    @usableFromInline
+    func assignCollection(_ core: ObjectCore, slot: Int, _ value: _StoredValue, update: Realm.UpdatePolicy = .error) {
+        verifyThread()
+        requirePropertyWrite()
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        let ref = CollectionRef(instance: self, owner: core, slot: slot)
+        guard case .collection(let source) = value else { return clear(ref) }
+        if let bound = source.ref, bound.instance === self, bound.owner.cls == ref.owner.cls,
+           bound.owner.key == ref.owner.key, bound.prop == ref.prop { return }
+        copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: update)
+    }
+
+    /// Copies the unmanaged collections of a new row's values in.
+    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: some Collection<_StoredValue>) {
+        let core = ObjectCore()
+        core.bind(to: self, table: table, key: key)
+        let values = Array(values)
+        for slot in table.schema.collectionSlots {
+            guard case .collection(let source) = values[slot] else { continue }
+            let ref = CollectionRef(instance: self, owner: core, slot: slot)
+            copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: .error)
+        }
+    }
+
+    private func clear(_ ref: CollectionRef) {
+        let txn = ref.writeTxn("List")
+        switch ref.property.collection {
+        case LAR_COLLECTION_LIST: ref.check(lar_list_clear(txn, ref.owner, ref.prop), "Cannot clear a list")
+        case LAR_COLLECTION_SET: ref.check(lar_set_clear(txn, ref.owner, ref.prop), "Cannot clear a set")
+        default: ref.check(lar_map_clear(txn, ref.owner, ref.prop), "Cannot clear a map")
+        }
+    }
+
+    private func copy(_ elements: [_StoredValue], keys: [String]?, into ref: CollectionRef, update: Realm.UpdatePolicy) {
+        let txn = ref.writeTxn("List")
+        switch ref.property.collection {
+        case LAR_COLLECTION_LIST:
+            if update == .modified { return copyModified(elements, into: ref) }
+            clear(ref)
+            for element in elements {
+                _ = ref.withElement(element, update: update) { lar_list_append(txn, ref.owner, ref.prop, $0) }
+                    .map { ref.check($0, "Cannot append to a list") }
+            }
+        case LAR_COLLECTION_SET:
+            if update != .modified { clear(ref) } // .modified merges, as Realm's Set::assign
+            for element in elements {
+                _ = ref.withElement(element, update: update) { lar_set_insert(txn, ref.owner, ref.prop, $0, nil) }
+                    .map { ref.check($0, "Cannot insert into a set") }
+            }
+        default:
+            if update != .modified { clear(ref) } // .modified merges, as Realm's Dictionary::assign
+            for (key, element) in zip(keys ?? [], elements) {
+                MapKey.validate(key)
+                _ = ref.withElement(element, update: update) { value in
+                    MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, value) }
+                }.map { ref.check($0, "Cannot put into a map") }
+            }
+        }
+    }
+
+    /// Realm's `.modified` for lists: set only the positions that differ, append
+    /// the extra elements, truncate the tail.
+    private func copyModified(_ elements: [_StoredValue], into ref: CollectionRef) {
+        let txn = ref.writeTxn("List")
+        var count = 0
+        ref.check(lar_list_count(txn, ref.owner, ref.prop, &count), "Cannot count a list")
+        for (index, element) in elements.enumerated() {
+            if index < count {
+                var old = lar_value()
+                ref.check(lar_list_get(txn, ref.owner, ref.prop, index, &old), "Cannot read a list")
+                if storedElement(old, property: ref.property) == element { continue }
+                _ = ref.withElement(element, update: .modified) { lar_list_set(txn, ref.owner, ref.prop, index, $0) }
+                    .map { ref.check($0, "Cannot set a list element") }
+            } else {
+                _ = ref.withElement(element, update: .modified) { lar_list_append(txn, ref.owner, ref.prop, $0) }
+                    .map { ref.check($0, "Cannot append to a list") }
+            }
+        }
+        while count > elements.count {
+            count -= 1
+            ref.check(lar_list_remove(txn, ref.owner, ref.prop, count), "Cannot remove from a list")
+        }
+    }
+
+    /// A collection element in stored form; objects as accessors.
+    func storedElement(_ value: lar_value, property: PropertySchema) -> _StoredValue {
+        if value.type == LAR_TYPE_LINK, let target = property.targetClass {
+            return .object(linkTarget(target, key: value.as.link.key))
+        }
+        return _StoredValue(value)
+    }
+}
+
+/// Map keys in C form, and Realm's rules for them.
+enum MapKey {
+    /// A managed map's key may not start with '$' or hold '.': traps with Realm's message.
+    static func validate(_ key: String) {
+        if key.hasPrefix("$") { fatalError("Dictionary::insert: key must not start with '$'") }
+        if key.contains(".") { fatalError("Dictionary::insert: key must not contain '.'") }
+    }
+
+    static func with<R>(_ key: String, _ body: (UnsafePointer<lar_string>) -> R) -> R {
+        var key = key
+        return key.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                var string = lar_string(data: chars.baseAddress, size: chars.count)
+                return body(&string)
+            }
+        }
+    }
+}

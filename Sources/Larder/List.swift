@@ -1,0 +1,373 @@
+import CLarder
+import Foundation
+
+/// An ordered collection property, as in Realm: `@Persisted var dogs: List<Dog>`.
+///
+/// Unmanaged, a list keeps its elements in memory; when its owner is added they
+/// are copied in, and the list itself then reads and writes the owner's row.
+/// A managed list is live and stays bound to the object it was taken from.
+public final class List<Element: RealmCollectionValue>: _LarderCollection, MutableCollection, RandomAccessCollection {
+    public typealias Index = Int
+    /// The elements while unmanaged.
+    private var items: [Element] = []
+
+    public required init() {}
+
+    override class var elementType: any _Persistable.Type { Element.self }
+
+    // MARK: State
+
+    public var realm: Realm? { ref.map { Realm(instance: $0.instance) } }
+
+    /// True once the owner was deleted or its Realm invalidated.
+    public var isInvalidated: Bool { ref?.isInvalidated ?? false }
+
+    // MARK: Reading
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public var count: Int {
+        guard let ref else { return items.count }
+        var count = 0
+        ref.check(lar_list_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a list")
+        return count
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    public subscript(position: Int) -> Element {
+        get {
+            checkIndex(position, below: count)
+            guard let ref else { return items[position] }
+            var value = lar_value()
+            ref.check(lar_list_get(ref.readTxn(), ref.owner, ref.prop, position, &value), "Cannot read a list")
+            return ref.element(value, as: Element.self)
+        }
+        set {
+            guard let ref else { return checkIndex(position, below: items.count, { self.items[position] = newValue }) }
+            let txn = ref.writeTxn("List")
+            checkIndex(position, below: count)
+            _ = ref.withElement(newValue._larderStored) { lar_list_set(txn, ref.owner, ref.prop, position, $0) }
+                .map { ref.check($0, "Cannot set a list element") }
+        }
+    }
+
+    public var first: Element? { isEmpty ? nil : self[0] }
+    public var last: Element? {
+        let count = count
+        return count == 0 ? nil : self[count - 1]
+    }
+
+    /// Reads the managed list in batches: one C call per 64 elements.
+    public func makeIterator() -> ListIterator<Element> {
+        ListIterator(list: self)
+    }
+
+    /// Copies through the batched iterator: Collection's default reads one
+    /// element (and the count) per C call. `Array(list)` and `map` come here.
+    public func _copyToContiguousArray() -> ContiguousArray<Element> {
+        var copy = ContiguousArray<Element>()
+        var iterator = makeIterator()
+        while let element = iterator.next() { copy.append(element) }
+        return copy
+    }
+
+    public func map<T>(_ transform: (Element) throws -> T) rethrows -> [T] {
+        var mapped: [T] = []
+        for element in self { mapped.append(try transform(element)) }
+        return mapped
+    }
+
+    /// The position of the first element equal to element (an object: the same object), or nil.
+    public func index(of element: Element) -> Int? {
+        for (position, candidate) in enumerated() where Self.same(candidate, element) { return position }
+        return nil
+    }
+
+    static func same(_ a: Element, _ b: Element) -> Bool {
+        if let a = a as? Object { return a.isSameObject(as: b as? Object) }
+        return a._larderStored == b._larderStored
+    }
+
+    /// The elements sorted by their own value ("self"), as Realm's `sorted(ascending:)`.
+    public func sorted(ascending: Bool = true) -> [Element] {
+        Array(self).sorted {
+            let before = _StoredValue.ascending($0._larderStored, $1._larderStored)
+            return ascending ? before : _StoredValue.ascending($1._larderStored, $0._larderStored)
+        }
+    }
+
+    // MARK: Changing
+
+    public func append(_ element: Element) {
+        guard let ref else { return items.append(element) }
+        let txn = ref.writeTxn("List")
+        _ = ref.withElement(element._larderStored) { lar_list_append(txn, ref.owner, ref.prop, $0) }
+            .map { ref.check($0, "Cannot append to a list") }
+    }
+
+    public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
+        for element in elements { append(element) }
+    }
+
+    /// Realm's older name for `append(contentsOf:)`.
+    public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
+        append(contentsOf: elements)
+    }
+
+    public func insert(_ element: Element, at index: Int) {
+        guard let ref else { return checkIndex(index, below: items.count + 1, { self.items.insert(element, at: index) }) }
+        let txn = ref.writeTxn("List")
+        checkIndex(index, below: count + 1)
+        _ = ref.withElement(element._larderStored) { lar_list_insert(txn, ref.owner, ref.prop, index, $0) }
+            .map { ref.check($0, "Cannot insert into a list") }
+    }
+
+    public func remove(at index: Int) {
+        guard let ref else { return checkIndex(index, below: items.count, { _ = self.items.remove(at: index) }) }
+        let txn = ref.writeTxn("List")
+        checkIndex(index, below: count)
+        ref.check(lar_list_remove(txn, ref.owner, ref.prop, index), "Cannot remove from a list")
+    }
+
+    public func removeAll() {
+        guard let ref else { return items.removeAll() }
+        ref.check(lar_list_clear(ref.writeTxn("List"), ref.owner, ref.prop), "Cannot clear a list")
+    }
+
+    public func removeFirst(_ number: Int = 1) {
+        if number < 0 { fatalError("Cannot remove a negative number of objects.") }
+        for _ in 0..<number { remove(at: 0) }
+    }
+
+    public func removeLast(_ number: Int = 1) {
+        if number < 0 { fatalError("Cannot remove a negative number of objects.") }
+        for _ in 0..<number { remove(at: count - 1) }
+    }
+
+    /// Moves the element at from so that it ends at position to.
+    public func move(from: Int, to: Int) {
+        guard let ref else {
+            checkIndex(from, below: items.count)
+            checkIndex(to, below: items.count)
+            return items.insert(items.remove(at: from), at: to)
+        }
+        let txn = ref.writeTxn("List")
+        let count = count
+        checkIndex(from, below: count)
+        checkIndex(to, below: count)
+        ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element")
+    }
+
+    public func swapAt(_ index1: Int, _ index2: Int) {
+        guard let ref else {
+            checkIndex(index1, below: items.count)
+            checkIndex(index2, below: items.count)
+            return items.swapAt(index1, index2)
+        }
+        let txn = ref.writeTxn("List")
+        let count = count
+        checkIndex(index1, below: count)
+        checkIndex(index2, below: count)
+        ref.check(lar_list_swap(txn, ref.owner, ref.prop, index1, index2), "Cannot swap list elements")
+    }
+
+    /// Inserts elements, in order, before position index (the count appends).
+    public func insert<C: Collection>(contentsOf elements: C, at index: Int) where C.Element == Element {
+        checkIndex(index, below: count + 1)
+        for (offset, element) in elements.enumerated() { insert(element, at: index + offset) }
+    }
+
+    public func removeSubrange(_ bounds: Range<Int>) {
+        if bounds.isEmpty { return }
+        checkIndex(bounds.lowerBound, below: count)
+        checkIndex(bounds.upperBound - 1, below: count)
+        for _ in bounds { remove(at: bounds.lowerBound) }
+    }
+
+    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with elements: C) where C.Element == Element {
+        removeSubrange(subrange)
+        insert(contentsOf: elements, at: subrange.lowerBound)
+    }
+
+    /// Removes the elements at offsets (SwiftUI's `onDelete`).
+    public func remove(atOffsets offsets: IndexSet) {
+        for index in offsets.reversed() { remove(at: index) }
+    }
+
+    public func replace(index: Int, object: Element) {
+        self[index] = object
+    }
+
+    // MARK: Key-value coding
+
+    /// An array of the value of key for every element; "self" gives the elements.
+    public func value(forKey key: String) -> Any? {
+        if key == "self" { return Array(self) }
+        return map { ($0 as? Object)?.value(forKey: key) as Any }
+    }
+
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+    }
+
+    /// Sets key on every element (objects); a managed list only inside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        if let ref, !ref.instance.isInWriteTransaction { fatalError("Cannot modify List outside of a write transaction.") }
+        for element in self { (element as? Object)?.setValue(value, forKey: key) }
+    }
+
+    override func describe(depth: Int) -> String {
+        let lines = IteratorSequence(makeIterator()).prefix(100).enumerated().map { index, element in
+            "\t[\(index)] \(element._larderStored.displayText(depth: depth))"
+        }
+        return "List<\(Self.elementTypeName)> <\(count)> (\n" + lines.joined(separator: ",\n") + "\n)"
+    }
+
+    private static var elementTypeName: String {
+        Element._larderTargetClass?.className() ?? "\(Element.self)"
+    }
+
+    // MARK: Plumbing
+
+    private func checkIndex(_ index: Int, below limit: Int, _ then: () -> Void = {}) {
+        if index < 0 { fatalError("Cannot pass a negative value for 'index'.") }
+        if index >= limit { fatalError("Index \(index) is out of bounds (must be less than \(limit)).") }
+        then()
+    }
+
+    override func storedElements() -> [_StoredValue] { map(\._larderStored) }
+
+    override func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) {
+        items = elements.map { Element._larderFrom($0) ?? Element._larderDefault() }
+    }
+
+    /// Keys of the objects of a managed list, in order, for Results over it.
+    func objectKeys() -> [lar_objkey] {
+        guard let ref else { return [] }
+        var keys: [lar_objkey] = []
+        ListIterator<Element>.readAll(ref) { keys.append($0.as.link.key) }
+        return keys
+    }
+}
+
+/// Iterates a list; a managed one is read 64 elements per C call.
+public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    private let list: List<Element>
+    private var buffer: [Element] = []
+    private var bufferIndex = 0
+    private var position = 0
+
+    init(list: List<Element>) {
+        self.list = list
+    }
+
+    public mutating func next() -> Element? {
+        guard let ref = list.ref else {
+            defer { position += 1 }
+            return list.count > position ? list[position] : nil
+        }
+        if bufferIndex == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            bufferIndex = 0
+            Self.read(ref, from: position, capacity: 64) { buffer.append(ref.element($0, as: Element.self)) }
+            if buffer.isEmpty { return nil }
+        }
+        defer {
+            bufferIndex += 1
+            position += 1
+        }
+        return buffer[bufferIndex]
+    }
+
+    /// Calls body with up to capacity elements from start on; borrowed values live during the call.
+    static func read(_ ref: CollectionRef, from start: Int, capacity: Int, _ body: (lar_value) -> Void) {
+        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+            var count = 0
+            let rc = lar_list_get_batch(ref.readTxn(), ref.owner, ref.prop, start, values.baseAddress!, capacity, &count)
+            if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a list") }
+            for index in 0..<count { body(values[index]) }
+        }
+    }
+
+    static func readAll(_ ref: CollectionRef, _ body: (lar_value) -> Void) {
+        var start = 0
+        while true {
+            var read = 0
+            Self.read(ref, from: start, capacity: 256) { body($0); read += 1 }
+            if read == 0 { return }
+            start += read
+        }
+    }
+}
+
+extension List: _Persistable {
+    public static var _larderType: lar_type { Element._larderType }
+    public static var _larderIsOptional: Bool { Element._larderIsOptional }
+    public static var _larderTargetClass: Object.Type? { Element._larderTargetClass }
+    public static var _larderCollection: lar_collection { LAR_COLLECTION_LIST }
+    public static func _larderDefault() -> List { List() }
+    public static func _larderFrom(_ value: _StoredValue) -> List? {
+        if case .collection(let collection) = value { return collection as? List }
+        return nil
+    }
+    public static func _larderRead(_ value: lar_value) -> List { fatalError("A list is read through its owner") }
+    public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> List {
+        let list = List()
+        list.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
+                                 owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
+        return list
+    }
+    public var _larderStored: _StoredValue { .collection(self) }
+}
+
+// MARK: Lists of objects
+
+extension List: RealmCollection where Element: Object {
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        guard let ref else { fatalError("This method may only be called on RLMArray instances retrieved from an RLMRealm") }
+        let table = ref.instance.table(for: Element.self)
+        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
+            .sorted(by: descriptors)
+    }
+
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: Element.schema.propertyName(of: keyPath), ascending: ascending)
+    }
+}
+
+// MARK: Aggregates
+
+extension List where Element: Comparable {
+    /// The smallest element, or nil when the list is empty.
+    public func min() -> Element? { Array(self).min() }
+    /// The largest element, or nil when the list is empty.
+    public func max() -> Element? { Array(self).max() }
+}
+
+extension List where Element: AdditiveArithmetic {
+    /// The sum of the elements; zero for an empty list.
+    public func sum() -> Element { reduce(.zero, +) }
+}
+
+extension List where Element: BinaryInteger {
+    /// The mean of the elements, or nil when the list is empty.
+    public func average<T: BinaryFloatingPoint>() -> T? {
+        let values = Array(self)
+        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
+    }
+}
+
+extension List where Element: BinaryFloatingPoint {
+    /// The mean of the elements, or nil when the list is empty.
+    public func average<T: BinaryFloatingPoint>() -> T? {
+        let values = Array(self)
+        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
+    }
+}

@@ -1,0 +1,216 @@
+import CLarder
+
+/// The key types a Map can have: only String, as in Realm.
+public protocol _MapKey: Hashable {
+    var _larderKey: String { get }
+    init(_larderKey: String)
+}
+
+extension String: _MapKey {
+    public var _larderKey: String { self }
+    public init(_larderKey: String) { self = _larderKey }
+}
+
+/// A dictionary property with string keys, as in Realm:
+/// `@Persisted var favoriteParksByCity: Map<String, String>`.
+///
+/// Unmanaged, the entries live in memory (any key) and are copied in when the
+/// owner is added; managed, the map reads and writes the owner's row, where a
+/// key may not start with '$' or contain '.'. Entries iterate in key order.
+public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollection, Sequence {
+    public typealias Element = (key: Key, value: Value)
+    /// The entries while unmanaged.
+    private var entries: [String: Value] = [:]
+
+    public required init() {}
+
+    override class var elementType: any _Persistable.Type { Value.self }
+
+    public var realm: Realm? { ref.map { Realm(instance: $0.instance) } }
+    public var isInvalidated: Bool { ref?.isInvalidated ?? false }
+
+    // MARK: Reading
+
+    public var count: Int {
+        guard let ref else { return entries.count }
+        var count = 0
+        ref.check(lar_map_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a map")
+        return count
+    }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// The value of key, or nil when the map has no such key; assigning nil removes the key.
+    public subscript(key: Key) -> Value? {
+        get { value(of: key._larderKey) }
+        set {
+            if let newValue { updateValue(newValue, forKey: key) } else { removeObject(for: key) }
+        }
+    }
+
+    private func value(of key: String) -> Value? {
+        guard let ref else { return entries[key] }
+        var value = lar_value()
+        let txn = ref.readTxn()
+        let rc = MapKey.with(key) { lar_map_get(txn, ref.owner, ref.prop, $0, &value) }
+        if rc == LAR_ENOTFOUND { return nil }
+        ref.check(rc, "Cannot read a map")
+        return ref.element(value, as: Value.self)
+    }
+
+    /// The keys, in key order.
+    public var keys: [Key] { map(\.key) }
+    /// The values, in key order.
+    public var values: [Value] { map(\.value) }
+
+    public func makeIterator() -> MapIterator<Key, Value> { MapIterator(map: self) }
+
+    /// The value of key, as Realm's `object(forKey:)`.
+    public func object(forKey key: Key) -> Value? { self[key] }
+
+    // MARK: Changing
+
+    /// Sets the value of key, adding the key when it is new.
+    public func updateValue(_ value: Value, forKey key: Key) {
+        let key = key._larderKey
+        guard let ref else { return entries[key] = value }
+        let txn = ref.writeTxn("Dictionary")
+        MapKey.validate(key)
+        _ = ref.withElement(value._larderStored) { element in
+            MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, element) }
+        }.map { ref.check($0, "Cannot put into a map") }
+    }
+
+    public func removeObject(for key: Key) {
+        let key = key._larderKey
+        guard let ref else { return entries[key] = nil }
+        let txn = ref.writeTxn("Dictionary")
+        ref.check(MapKey.with(key) { lar_map_remove(txn, ref.owner, ref.prop, $0, nil) }, "Cannot remove from a map")
+    }
+
+    public func removeAll() {
+        guard let ref else { return entries.removeAll() }
+        ref.check(lar_map_clear(ref.writeTxn("Dictionary"), ref.owner, ref.prop), "Cannot clear a map")
+    }
+
+    /// Adds the entries of sequence; for a key already present, combine picks the value.
+    public func merge<S: Sequence>(_ sequence: S, uniquingKeysWith combine: (Value, Value) throws -> Value) rethrows
+        where S.Element == (key: Key, value: Value) {
+        for (key, value) in sequence {
+            let old = self[key]
+            updateValue(try old.map { try combine($0, value) } ?? value, forKey: key)
+        }
+    }
+
+    // MARK: Key-value coding and description
+
+    /// The value of key (a String), as Realm's KVC on a map.
+    public func value(forKey key: String) -> Any? {
+        value(of: key).map { $0._larderStored.anyValue as Any }
+    }
+
+    /// Inserts or updates key, as Realm's KVC on a map.
+    public func setValue(_ value: Any?, forKey key: String) {
+        guard let typed = value as? Value ?? (value == nil ? Value._larderFrom(.null) : nil) else {
+            fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' for a Map<\(Key.self), \(Value.self)>")
+        }
+        updateValue(typed, forKey: Key(_larderKey: key))
+    }
+
+    override func describe(depth: Int) -> String {
+        let lines = prefix(100).map { key, value in
+            "\t[\(key._larderKey)]: \(value._larderStored.displayText(depth: depth))"
+        }
+        return "Map<\(Key.self), \(Value._larderTargetClass?.className() ?? "\(Value.self)")> <\(count)> (\n" +
+            lines.joined(separator: ",\n") + "\n)"
+    }
+
+    // MARK: Plumbing
+
+    /// Unmanaged entries in the managed map's order: bytewise by key.
+    fileprivate var sortedEntries: [(key: String, value: Value)] {
+        entries.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }.map { ($0.key, $0.value) }
+    }
+
+    override func storedElements() -> [_StoredValue] { map { $0.value._larderStored } }
+    override func storedKeys() -> [String]? { map { $0.key._larderKey } }
+
+    override func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) {
+        entries = [:]
+        for (key, element) in zip(keys ?? [], elements) { entries[key] = Value._larderFrom(element) ?? Value._larderDefault() }
+    }
+}
+
+/// Iterates a map in key order, 64 entries per C call when managed.
+public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorProtocol {
+    private let map: Map<Key, Value>
+    private var buffer: [(key: Key, value: Value)] = []
+    private var bufferIndex = 0
+    private var after: String?
+    private var done = false
+
+    init(map: Map<Key, Value>) {
+        self.map = map
+        if map.ref == nil {
+            buffer = map.sortedEntries.map { (Key(_larderKey: $0.key), $0.value) }
+            done = true
+        }
+    }
+
+    public mutating func next() -> (key: Key, value: Value)? {
+        if bufferIndex == buffer.count {
+            guard !done, let ref = map.ref else { return nil }
+            buffer.removeAll(keepingCapacity: true)
+            bufferIndex = 0
+            readBatch(ref)
+            if buffer.isEmpty { done = true; return nil }
+        }
+        defer { bufferIndex += 1 }
+        return buffer[bufferIndex]
+    }
+
+    private mutating func readBatch(_ ref: CollectionRef) {
+        let capacity = 64
+        var batch: [(key: Key, value: Value)] = []
+        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var count = 0
+                let txn = ref.readTxn()
+                let rc: Int32
+                if let after {
+                    rc = MapKey.with(after) {
+                        lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    }
+                } else {
+                    rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                }
+                if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
+                for index in 0..<count {
+                    batch.append((Key(_larderKey: String(larderString: keys[index])), ref.element(values[index], as: Value.self)))
+                }
+            }
+        }
+        buffer = batch
+        after = batch.last?.key._larderKey
+    }
+}
+
+extension Map: _Persistable {
+    public static var _larderType: lar_type { Value._larderType }
+    public static var _larderIsOptional: Bool { Value._larderIsOptional }
+    public static var _larderTargetClass: Object.Type? { Value._larderTargetClass }
+    public static var _larderCollection: lar_collection { LAR_COLLECTION_MAP }
+    public static func _larderDefault() -> Map { Map() }
+    public static func _larderFrom(_ value: _StoredValue) -> Map? {
+        if case .collection(let collection) = value { return collection as? Map }
+        return nil
+    }
+    public static func _larderRead(_ value: lar_value) -> Map { fatalError("A map is read through its owner") }
+    public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Map {
+        let map = Map()
+        map.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
+                                owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
+        return map
+    }
+    public var _larderStored: _StoredValue { .collection(self) }
+}

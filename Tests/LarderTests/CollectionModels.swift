@@ -1,0 +1,164 @@
+import Foundation
+import Larder
+
+// Models with links and collections, named apart from TestSupport's Dog and Person.
+
+final class Toy: Object {
+    @Persisted var name = ""
+}
+
+final class KeyedToy: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var color = ""
+}
+
+final class Pet: Object {
+    @Persisted var name = ""
+    @Persisted var toy: Toy?
+    @Persisted var keyedToy: KeyedToy?
+    @Persisted var friend: Pet?
+}
+
+final class KeyedPet: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var keyedToy: KeyedToy?
+}
+
+final class Owner: Object {
+    @Persisted var name = ""
+    @Persisted var pets: List<Pet>
+    @Persisted var numbers: List<Int>
+    @Persisted var names: List<String?>
+}
+
+final class KeyedOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var toys: List<KeyedToy>
+    @Persisted var numbers: List<Int>
+}
+
+/// A list of every element type Realm allows, required and optional.
+final class EveryList: Object {
+    @Persisted var int: List<Int>
+    @Persisted var int8: List<Int8>
+    @Persisted var int16: List<Int16>
+    @Persisted var int32: List<Int32>
+    @Persisted var int64: List<Int64>
+    @Persisted var bool: List<Bool>
+    @Persisted var float: List<Float>
+    @Persisted var double: List<Double>
+    @Persisted var string: List<String>
+    @Persisted var data: List<Data>
+    @Persisted var date: List<Date>
+    @Persisted var objectId: List<ObjectId>
+    @Persisted var uuid: List<UUID>
+    @Persisted var decimal: List<Decimal128>
+    @Persisted var optInt: List<Int?>
+    @Persisted var optBool: List<Bool?>
+    @Persisted var optFloat: List<Float?>
+    @Persisted var optDouble: List<Double?>
+    @Persisted var optString: List<String?>
+    @Persisted var optData: List<Data?>
+    @Persisted var optDate: List<Date?>
+    @Persisted var optObjectId: List<ObjectId?>
+    @Persisted var optUUID: List<UUID?>
+    @Persisted var optDecimal: List<Decimal128?>
+}
+
+final class Traveler: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var cities: MutableSet<String>
+    @Persisted var scores: MutableSet<Int>
+    @Persisted var maybe: MutableSet<Double?>
+    @Persisted var toys: MutableSet<Toy>
+}
+
+final class Atlas: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var parks: Map<String, String>
+    @Persisted var counts: Map<String, Int?>
+    @Persisted var toys: Map<String, Toy?>
+}
+
+final class Node: Object {
+    @Persisted var name = ""
+    @Persisted var children: List<Node>
+}
+
+func linkConfiguration(_ url: URL) -> Realm.Configuration {
+    Realm.Configuration(fileURL: url, objectTypes: [Toy.self, KeyedToy.self, Pet.self, KeyedPet.self, Owner.self,
+                                                    KeyedOwner.self, EveryList.self, Traveler.self, Atlas.self, Node.self])
+}
+
+/// Collection misuse run in a child process (see ChildScenarios).
+enum CollectionScenarios {
+    static func run(_ scenario: String, path: String) throws -> Bool {
+        let url = URL(fileURLWithPath: path)
+        switch scenario {
+        case "link-other-realm":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()
+                .appendingPathComponent("other.realm")))
+            let toy = Toy()
+            try otherRealm.write { otherRealm.add(toy) }
+            let pet = Pet()
+            pet.toy = toy
+            try realm.write { realm.add(pet) }
+        case "list-append-other-realm":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()
+                .appendingPathComponent("other.realm")))
+            let pet = Pet()
+            try otherRealm.write { otherRealm.add(pet) }
+            let owner = Owner()
+            try realm.write {
+                realm.add(owner)
+                owner.pets.append(pet)
+            }
+        case "link-set-other-realm":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let otherRealm = try Realm(configuration: linkConfiguration(url.deletingLastPathComponent()
+                .appendingPathComponent("other.realm")))
+            let toy = Toy()
+            try otherRealm.write { otherRealm.add(toy) }
+            let pet = Pet()
+            try realm.write {
+                realm.add(pet)
+                pet.toy = toy
+            }
+        case "list-append-outside-write", "list-index-out-of-bounds", "list-negative-index", "list-insert-past-end":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let owner = Owner(value: ["numbers": [1, 2, 3]])
+            try realm.write { realm.add(owner) }
+            switch scenario {
+            case "list-append-outside-write": owner.numbers.append(4)
+            case "list-index-out-of-bounds": _ = owner.numbers[5]
+            case "list-negative-index": _ = owner.numbers[-1]
+            default: try realm.write { owner.numbers.insert(9, at: 4) }
+            }
+        case "set-insert-outside-write":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let traveler = Traveler()
+            try realm.write { realm.add(traveler) }
+            traveler.cities.insert("Oslo")
+        case "map-dollar-key", "map-dot-key", "map-put-outside-write", "map-add-dot-key":
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let atlas = Atlas()
+            // An unmanaged map takes any key, and fails when added.
+            if scenario == "map-add-dot-key" { atlas.parks["a.b"] = "x" }
+            try realm.write { realm.add(atlas, update: .modified) }
+            switch scenario {
+            case "map-dollar-key": try realm.write { atlas.parks["$x"] = "y" }
+            case "map-dot-key": try realm.write { atlas.parks["a.b"] = "y" }
+            default: atlas.parks["x"] = "y"
+            }
+        case "unmanaged-list-out-of-bounds":
+            _ = List<Int>()[0]
+        default:
+            return false
+        }
+        return true
+    }
+}

@@ -1,0 +1,168 @@
+import CLarder
+import Foundation
+import XCTest
+@testable import Larder
+
+/// `Object?` properties: links between objects.
+final class LinkTests: RealmTestCase {
+    private func open() throws -> Realm { try Realm(configuration: linkConfiguration(fileURL)) }
+
+    func testObjectTypesMustIncludeLinkTargets() throws {
+        XCTAssertThrowsError(try Realm(configuration: Realm.Configuration(fileURL: fileURL, objectTypes: [Pet.self]))) {
+            XCTAssertEqual(($0 as? Realm.Error)?.message, "Schema validation failed due to the following errors:" +
+                           "\n- Property 'Pet.toy' of type 'object' has unknown object type 'Toy'" +
+                           "\n- Property 'Pet.keyedToy' of type 'object' has unknown object type 'KeyedToy'")
+        }
+    }
+
+    func testALinkIsDeclaredWithItsTargetClass() throws {
+        // Without objectTypes, a class's link targets are declared with it.
+        _ = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+        _ = try Realm(fileURL: fileURL).objects(Pet.self).count
+        let realm = try open()
+        let env = realm.instance.environment.handle
+        var cls = lar_class(), index: UInt32 = 0, def = lar_property_def()
+        XCTAssertEqual(lar_class_find(env, "Toy", &cls), LAR_OK, "the target was declared with Pet")
+        XCTAssertEqual(lar_class_find(env, "Pet", &cls), LAR_OK)
+        XCTAssertEqual(lar_property_find(env, cls, "toy", &index), LAR_OK)
+        XCTAssertEqual(lar_property_info_get(env, cls, index, &def), LAR_OK)
+        XCTAssertEqual(def.type, LAR_TYPE_LINK)
+        XCTAssertEqual(String(cString: def.target_class), "Toy")
+    }
+
+    func testAddIsRecursiveThroughLinks() throws {
+        let realm = try open()
+        let pet = Pet(value: ["name": "Rex"])
+        let toy = Toy(value: ["name": "Ball"])
+        pet.toy = toy
+        XCTAssertTrue(pet.toy === toy, "an unmanaged link is the object itself")
+        try realm.write { realm.add(pet) }
+        XCTAssertEqual(toy.realm, realm, "the target itself became managed")
+        XCTAssertEqual(realm.objects(Toy.self).count, 1)
+        XCTAssertEqual(pet.toy?.name, "Ball")
+        XCTAssertTrue(pet.toy!.isSameObject(as: toy))
+    }
+
+    func testAssigningAnUnmanagedObjectToAManagedLinkAddsIt() throws {
+        let realm = try open()
+        let pet = Pet()
+        try realm.write { realm.add(pet) }
+        XCTAssertNil(pet.toy)
+        let toy = Toy(value: ["name": "Rope"])
+        try realm.write { pet.toy = toy }
+        XCTAssertNotNil(toy.realm)
+        XCTAssertEqual(pet.toy?.name, "Rope")
+        try realm.write { pet.toy = nil }
+        XCTAssertNil(pet.toy)
+        XCTAssertEqual(realm.objects(Toy.self).count, 1, "clearing a link deletes nothing")
+    }
+
+    func testCyclesAreAdded() throws {
+        let realm = try open()
+        let a = Pet(value: ["name": "a"]), b = Pet(value: ["name": "b"])
+        a.friend = b
+        b.friend = a
+        a.toy = Toy()
+        try realm.write { realm.add(a) }
+        XCTAssertEqual(realm.objects(Pet.self).count, 2)
+        XCTAssertEqual(a.friend?.name, "b")
+        XCTAssertEqual(a.friend?.friend?.name, "a")
+        XCTAssertTrue(a.friend!.friend!.isSameObject(as: a))
+        XCTAssertTrue(a.description.contains("<Maximum depth exceeded>"), "a cycle prints to a bounded depth")
+    }
+
+    func testSelfLinksReadWhileIteratingResults() throws {
+        let realm = try open()
+        try realm.write {
+            for index in 0..<5 { realm.add(Pet(value: ["name": "p\(index)"])) }
+            let pets = Array(realm.objects(Pet.self))
+            for (index, pet) in pets.enumerated() { pet.friend = pets[(index + 1) % pets.count] }
+        }
+        var pairs: [String] = []
+        for pet in realm.objects(Pet.self) {
+            let friend = pet.friend!.name // loads the friend's row into the class's read cache
+            pairs.append("\(pet.name)>\(friend)")
+        }
+        XCTAssertEqual(pairs, ["p0>p1", "p1>p2", "p2>p3", "p3>p4", "p4>p0"])
+    }
+
+    func testAManagedTargetIsLinkedNotCopied() throws {
+        let realm = try open()
+        let toy = Toy(value: ["name": "Ball"])
+        try realm.write { realm.add(toy) }
+        let pet = Pet()
+        pet.toy = toy
+        try realm.write { realm.add(pet) }
+        XCTAssertEqual(realm.objects(Toy.self).count, 1)
+        XCTAssertTrue(pet.toy!.isSameObject(as: toy))
+    }
+
+    func testDeletingTheTargetNullsTheLink() throws {
+        let realm = try open()
+        let pet = Pet()
+        pet.toy = Toy()
+        try realm.write { realm.add(pet) }
+        XCTAssertNotNil(pet.toy)
+        try realm.write { realm.delete(pet.toy!) }
+        XCTAssertNil(pet.toy)
+    }
+
+    func testNestedValuesCreateTargets() throws {
+        let realm = try open()
+        let unmanaged = Pet(value: ["name": "Rex", "toy": ["name": "Ball"], "friend": ["Fido", ["Stick"]]])
+        XCTAssertEqual(unmanaged.toy?.name, "Ball")
+        XCTAssertEqual(unmanaged.friend?.name, "Fido")
+        XCTAssertEqual(unmanaged.friend?.toy?.name, "Stick")
+        let created = try realm.write { realm.create(Pet.self, value: ["name": "Max", "toy": ["name": "Bone"]]) }
+        XCTAssertEqual(created.toy?.name, "Bone")
+        XCTAssertNotNil(created.toy?.realm)
+        let copied = try realm.write { realm.create(Pet.self, value: unmanaged) }
+        XCTAssertNil(unmanaged.realm, "create leaves its value untouched")
+        XCTAssertNil(unmanaged.toy?.realm)
+        XCTAssertEqual(copied.friend?.toy?.name, "Stick")
+        XCTAssertEqual(realm.objects(Toy.self).count, 3)
+    }
+
+    func testUpdatePoliciesReachLinkedObjects() throws {
+        let realm = try open()
+        try realm.write { realm.add(KeyedToy(value: ["id": 1, "name": "Ball", "color": "red"])) }
+        // add: the linked object with an existing key updates the stored one.
+        let pet = KeyedPet(value: ["id": 1, "keyedToy": KeyedToy(value: ["id": 1, "name": "Bone"])])
+        try realm.write { realm.add(pet, update: .modified) }
+        XCTAssertEqual(realm.objects(KeyedToy.self).count, 1)
+        XCTAssertEqual(realm.object(ofType: KeyedToy.self, forPrimaryKey: 1)?.name, "Bone")
+        XCTAssertEqual(realm.object(ofType: KeyedToy.self, forPrimaryKey: 1)?.color, "", "add writes every property")
+        // create with .modified: only the named properties of the nested object.
+        try realm.write {
+            realm.object(ofType: KeyedToy.self, forPrimaryKey: 1)!.color = "blue"
+            realm.create(KeyedPet.self, value: ["id": 1, "keyedToy": ["id": 1, "name": "Rope"]], update: .modified)
+        }
+        let toy = realm.object(ofType: KeyedToy.self, forPrimaryKey: 1)!
+        XCTAssertEqual(toy.name, "Rope")
+        XCTAssertEqual(toy.color, "blue")
+        XCTAssertTrue(realm.object(ofType: KeyedPet.self, forPrimaryKey: 1)!.keyedToy!.isSameObject(as: toy))
+        // .all with a nil link clears it.
+        try realm.write { realm.add(KeyedPet(value: ["id": 1]), update: .all) }
+        XCTAssertNil(realm.object(ofType: KeyedPet.self, forPrimaryKey: 1)!.keyedToy)
+    }
+
+    func testKeyValueCodingReadsAndWritesLinks() throws {
+        let realm = try open()
+        let pet = Pet()
+        try realm.write { realm.add(pet) }
+        try realm.write { pet.setValue(Toy(value: ["name": "Ball"]), forKey: "toy") }
+        XCTAssertEqual((pet.value(forKey: "toy") as? Toy)?.name, "Ball")
+        XCTAssertTrue(pet.description.contains("toy = Toy {"))
+        try realm.write { pet["toy"] = nil }
+        XCTAssertNil(pet.value(forKey: "toy"))
+    }
+
+    func testLinkingAnObjectOfAnotherRealmTraps() throws {
+        for scenario in ["link-other-realm", "link-set-other-realm", "list-append-other-realm"] {
+            let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+            XCTAssertTrue(outcome.trapped, scenario)
+            XCTAssertTrue(outcome.output.contains(
+                "Object is already managed by another Realm. Use create instead to copy it into this Realm."), outcome.output)
+        }
+    }
+}
