@@ -4,15 +4,26 @@
 
 #include <string.h>
 
+/* Reads obj's row, through the transaction's cache of the last row read (consecutive
+ * calls on one collection read its owner once). */
 static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
 {
+    if (obj.key && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
+        *row = txn->cache_row;
+        return row_check_shape(cls, row);
+    }
     kv_val key = {sizeof obj.key, &obj.key};
     int rc = kv_get(txn, cls->dbi, &key, row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);
     if (rc) return lar_fail_mdb(rc, "cannot read an object");
-    return row_check_shape(cls, row);
+    int err = row_check_shape(cls, row);
+    if (!err) {
+        txn->cache_obj = obj;
+        txn->cache_row = *row;
+    }
+    return err;
 }
 
 uint64_t collection_slot(const schema_property *prop, const kv_val *row)

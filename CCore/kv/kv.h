@@ -138,6 +138,15 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
+/* A write-back cache that a layer above keeps in a write transaction (list nodes: see
+ * collection/list.c). Its contents are part of the write: flushed into LMDB before the
+ * commit, forgotten when the transaction ends, freed with the handle. */
+typedef struct txn_cache_ops {
+    int (*flush)(struct lar_txn *txn);
+    void (*drop)(struct lar_txn *txn);
+    void (*destroy)(struct lar_txn *txn);
+} txn_cache_ops;
+
 struct lar_txn {
     lar_env *env;
     MDB_txn *mdb;
@@ -160,6 +169,9 @@ struct lar_txn {
     byte_buffer row;          /* scratch space for encoding a row */
     byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
     size_t copy_count, copy_capacity;
+
+    const txn_cache_ops *cache_ops; /* set by the cache's owner on first use; NULL: none */
+    void *cache;
 
     txn_dependent *dependents;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */
@@ -188,6 +200,9 @@ void txn_poison(lar_txn *txn);
 int txn_put(lar_txn *txn, MDB_dbi dbi, kv_val *key, kv_val *data, unsigned int flags);
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
+/* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
+ * one under fault injection (poisoning the write). */
+int txn_note_mutation(lar_txn *txn);
 /* Creates class cls's object table inside the write transaction. */
 int txn_create_object_table(lar_txn *txn, lar_class cls);
 /* Creates the backlink table (see link/link.h), or the collection tables (see
