@@ -334,13 +334,14 @@ typedef struct path_step {
 typedef struct tree_path {
     path_step steps[MAX_DEPTH]; /* steps[depth] is the leaf */
     int depth;
+    int used;                 /* steps filled: path_free() looks no further */
     bool changed;             /* the leaf was changed: a node not stored back poisons the write */
     bool append;              /* an insert at the end: full nodes split before the new entry */
 } tree_path;
 
 static void path_free(lar_txn *txn, tree_path *path)
 {
-    for (int i = 0; i < MAX_DEPTH; i++) {
+    for (int i = 0; i < path->used; i++) {
         if (path->steps[i].lent) node_give_back(txn, path->steps[i].id, &path->steps[i].node, path->changed);
         buffer_free(&path->steps[i].node);
     }
@@ -351,6 +352,11 @@ static void path_free(lar_txn *txn, tree_path *path)
 static bool find_child(const uint8_t *node, uint64_t *index, bool at_end, uint32_t *slot)
 {
     uint32_t n = node_count(node);
+    if (at_end && n && *index == get_u64(node + 5)) { /* an append: the last child, at its end */
+        *slot = n - 1;
+        *index = child_count(node, n - 1);
+        return true;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t count = child_count(node, i);
         if (*index < count || (at_end && *index == count && i == n - 1)) {
@@ -366,11 +372,13 @@ static bool find_child(const uint8_t *node, uint64_t *index, bool at_end, uint32
  * index may be the count). *in_leaf receives the position in the leaf. */
 static int descend(lar_txn *txn, uint64_t root, uint64_t index, bool insert, tree_path *path, uint32_t *in_leaf)
 {
-    memset(path, 0, sizeof *path);
+    path->depth = path->used = 0;
+    path->changed = path->append = false;
     uint64_t id = root;
     for (int depth = 0; depth < MAX_DEPTH; depth++) {
         path_step *step = &path->steps[depth];
-        step->id = id;
+        *step = (path_step){.id = id};
+        path->used = depth + 1;
         int err = node_borrow(txn, id, &step->node, &step->lent);
         if (err) return err;
         if (node_kind(step->node.data) == LEAF) {
@@ -449,6 +457,9 @@ static int store_inner(lar_txn *txn, path_step *step, bool append, child_result 
     byte_buffer *node = &step->node;
     size_t at = INNER_HEADER + (size_t)CHILD_SIZE * step->slot;
     uint32_t n = node_count(node->data);
+    /* The total changes by what the child's entries now count, less what it counted. */
+    uint64_t total = get_u64(node->data + 5) - child_count(node->data, step->slot);
+    if (!child->gone) total += child->count + child->sibling_count;
     int err = LAR_OK;
     if (child->gone) {
         buffer_cut(node, at, CHILD_SIZE);
@@ -470,7 +481,7 @@ static int store_inner(lar_txn *txn, path_step *step, bool append, child_result 
         child->gone = true;
         return node_delete(txn, step->id);
     }
-    inner_recount(node);
+    put_u64(node->data + 5, total);
     if (n > INNER_MAX_CHILDREN) {
         uint32_t keep = split_point(n, append);
         err = split_node(txn, node, keep, INNER_HEADER + (size_t)CHILD_SIZE * keep, child);
