@@ -86,8 +86,8 @@ static uint64_t node_total(const uint8_t *node)
 
 /* ---- the write-back cache of nodes ----
  *
- * A write transaction keeps the nodes it stores in memory (txn->cache, an open-addressed
- * table by id) and writes them into LMDB when the table fills and before the commit,
+ * A write transaction keeps the nodes it stores in memory (its TXN_CACHE_LIST_NODES
+ * cache, an open-addressed table by id) and writes them into LMDB when the table fills and before the commit,
  * so that consecutive changes to one list (appends above all) rewrite a node in memory
  * instead of copying it in and out of LMDB at each call. Reads look in the cache first.
  * A descent borrows the cached nodes on its path (their buffers move, nothing is
@@ -109,6 +109,8 @@ typedef struct node_cache {
     uint32_t used;            /* entries and tombstones */
 } node_cache;
 
+#define NODES(txn) ((txn)->caches[TXN_CACHE_LIST_NODES])
+
 static int cache_flush(lar_txn *txn);
 static void cache_drop(lar_txn *txn);
 static void cache_destroy(lar_txn *txn);
@@ -121,8 +123,8 @@ static uint32_t cache_home(uint64_t id)
 
 static cached_node *cache_find(lar_txn *txn, uint64_t id)
 {
-    node_cache *cache = txn->cache;
-    if (!cache || txn->cache_ops != &cache_ops) return NULL;
+    node_cache *cache = NODES(txn).data;
+    if (!cache || NODES(txn).ops != &cache_ops) return NULL;
     for (uint32_t i = cache_home(id), k = 0; k < CACHE_SLOTS; i = (i + 1) & (CACHE_SLOTS - 1), k++) {
         if (cache->slots[i].id == id) return &cache->slots[i];
         if (!cache->slots[i].id) return NULL;
@@ -143,7 +145,7 @@ static cached_node *cache_place(node_cache *cache, uint64_t id)
  * entries stay (a path holds them). */
 static int cache_write_out(lar_txn *txn, bool keep_lent)
 {
-    node_cache *cache = txn->cache;
+    node_cache *cache = NODES(txn).data;
     cached_node lent[CACHE_SLOTS];
     uint32_t lent_count = 0;
     int err = LAR_OK;
@@ -174,7 +176,7 @@ static int cache_flush(lar_txn *txn)
 
 static void cache_drop(lar_txn *txn)
 {
-    node_cache *cache = txn->cache;
+    node_cache *cache = NODES(txn).data;
     for (uint32_t i = 0; i < CACHE_SLOTS; i++) buffer_free(&cache->slots[i].bytes);
     memset(cache, 0, sizeof *cache);
 }
@@ -182,9 +184,9 @@ static void cache_drop(lar_txn *txn)
 static void cache_destroy(lar_txn *txn)
 {
     cache_drop(txn);
-    free(txn->cache);
-    txn->cache = NULL;
-    txn->cache_ops = NULL;
+    free(NODES(txn).data);
+    NODES(txn).data = NULL;
+    NODES(txn).ops = NULL;
 }
 
 /* Reads node id in place (valid until the next write). */
@@ -243,12 +245,12 @@ static void node_give_back(lar_txn *txn, uint64_t id, byte_buffer *node, bool ch
  * holding an empty buffer); any other is copied. */
 static int node_store(lar_txn *txn, uint64_t id, byte_buffer *node)
 {
-    if (!txn->cache_ops) {
-        txn->cache = calloc(1, sizeof(node_cache));
-        if (!txn->cache) return lar_fail(LAR_ENOMEM, "out of memory caching a list");
-        txn->cache_ops = &cache_ops;
+    if (!NODES(txn).ops) {
+        NODES(txn).data = calloc(1, sizeof(node_cache));
+        if (!NODES(txn).data) return lar_fail(LAR_ENOMEM, "out of memory caching a list");
+        NODES(txn).ops = &cache_ops;
     }
-    if (txn->cache_ops != &cache_ops) return lar_fail(LAR_EINVAL, "the transaction caches something else");
+    if (NODES(txn).ops != &cache_ops) return lar_fail(LAR_EINVAL, "the transaction caches something else");
     int err = txn_note_mutation(txn);
     if (err) return err;
     cached_node *cached = cache_find(txn, id);
@@ -260,7 +262,7 @@ static int node_store(lar_txn *txn, uint64_t id, byte_buffer *node)
         cached->lent = false;
         return LAR_OK;
     }
-    node_cache *cache = txn->cache;
+    node_cache *cache = NODES(txn).data;
     if (!cached && cache->used >= CACHE_LIMIT && (err = cache_write_out(txn, true))) return err;
     if (!cached) {
         cached = cache_place(cache, id);

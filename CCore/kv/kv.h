@@ -138,14 +138,20 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
-/* A write-back cache that a layer above keeps in a write transaction (list nodes: see
- * collection/list.c). Its contents are part of the write: flushed into LMDB before the
- * commit, forgotten when the transaction ends, freed with the handle. */
+/* Write-back caches that the layers above keep in a write transaction (list nodes: see
+ * collection/list.c; backlink changes: link/backlink.c). Their contents are part of the
+ * write: flushed into LMDB before the commit (in this order), forgotten when the
+ * transaction ends, freed with the handle. */
 typedef struct txn_cache_ops {
     int (*flush)(struct lar_txn *txn);
     void (*drop)(struct lar_txn *txn);
     void (*destroy)(struct lar_txn *txn);
 } txn_cache_ops;
+enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHES };
+typedef struct txn_cache {
+    const txn_cache_ops *ops; /* set by the cache's owner on first use; NULL: none */
+    void *data;
+} txn_cache;
 
 struct lar_txn {
     lar_env *env;
@@ -170,8 +176,7 @@ struct lar_txn {
     byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
     size_t copy_count, copy_capacity;
 
-    const txn_cache_ops *cache_ops; /* set by the cache's owner on first use; NULL: none */
-    void *cache;
+    txn_cache caches[TXN_CACHES];
 
     txn_dependent *dependents;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */

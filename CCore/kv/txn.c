@@ -77,7 +77,8 @@ static void finish(lar_txn *txn)
     lar_env *env = txn->env;
     detach_dependents(txn);
     release_keeps(txn);
-    if (txn->cache_ops) txn->cache_ops->drop(txn);
+    for (int i = 0; i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) txn->caches[i].ops->drop(txn);
     txn->cache_obj.key = 0;
     txn->state = TXN_ENDED;
     pthread_rwlock_unlock(&env->map_lock);
@@ -208,7 +209,9 @@ static int commit_write(lar_txn *txn)
 {
     if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and was not committed; "
                                      "nothing it wrote was stored");
-    int err = txn->cache_ops ? txn->cache_ops->flush(txn) : LAR_OK;
+    int err = LAR_OK;
+    for (int i = 0; !err && i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) err = txn->caches[i].ops->flush(txn);
     if (!err) err = flush_sequences(txn);
     detach_dependents(txn); /* LMDB frees a write transaction's cursors when it ends */
     if (err) return err;
@@ -284,7 +287,8 @@ void lar_txn_free(lar_txn *txn)
         forget_handle(txn);
     }
     release_keeps(txn);
-    if (txn->cache_ops) txn->cache_ops->destroy(txn);
+    for (int i = 0; i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) txn->caches[i].ops->destroy(txn);
     free(txn->copies);
     free(txn->sequences);
     buffer_free(&txn->row);
