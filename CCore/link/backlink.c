@@ -113,7 +113,6 @@ static int compare_adds(const void *a, const void *b)
 }
 
 static int store_count(lar_txn *txn, kv_val *key, uint32_t count);
-static int read_count(lar_txn *txn, kv_val *key, uint32_t *count);
 
 /* Applies the gathered adds, sorted, equal keys together. */
 static int pending_flush(lar_txn *txn)
@@ -126,10 +125,19 @@ static int pending_flush(lar_txn *txn)
         size_t same = 1;
         while (i + same < adds->count && !memcmp(adds->items[i].key, adds->items[i + same].key, BACKLINK_KEY_SIZE))
             same++;
+        /* One descent for a new entry; an existing one is handed back, then counted up. */
         kv_val key = {BACKLINK_KEY_SIZE, adds->items[i].key};
-        uint32_t count;
-        err = read_count(txn, &key, &count);
-        if (!err) err = store_count(txn, &key, count + (uint32_t)same);
+        uint32_t count = (uint32_t)same;
+        kv_val data = {sizeof count, &count};
+        err = txn_put(txn, txn->schema->backlink_dbi, &key, &data, KV_NOOVERWRITE);
+        if (err == LAR_EEXISTS) {
+            if (data.mv_size != sizeof count) {
+                err = lar_fail(LAR_ECORRUPT, "a backlink entry is undecodable");
+                break;
+            }
+            memcpy(&count, data.mv_data, sizeof count);
+            err = store_count(txn, &key, count + (uint32_t)same);
+        }
         i += same;
     }
     adds->count = 0;
