@@ -391,16 +391,21 @@ static int plan_member(int where, const uint8_t *element, size_t size, void *con
     return where == plan->wanted ? collect_member(element, size, &plan->members) : LAR_OK;
 }
 
-/* Adds (add) or drops the planned elements from set a. */
+/* Adds (add) or drops the planned elements from set a (elements known to be absent,
+ * or present). The count is read once and stored once; an emptied set gives its id up. */
 static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, bool add)
 {
+    if (!plan->members.size) return LAR_OK;
     int err = LAR_OK;
-    if (add && plan->members.size && !a->root) {
+    if (add && !a->root) {
         uint64_t id;
         err = collection_new_id(txn, &id);
         if (!err) err = collection_write_root(txn, a, id);
         if (!err) a->root = id;
     }
+    uint64_t count = 0;
+    if (!err) err = keyed_count(txn, a->root, &count);
+    bool links = a->prop->def.type == LAR_TYPE_LINK;
     for (size_t at = 0; !err && at < plan->members.size;) {
         uint32_t size;
         memcpy(&size, plan->members.data + at, 4);
@@ -408,15 +413,24 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         keyed_prefix(key.bytes, a->root);
         memcpy(key.bytes + ID_SIZE, plan->members.data + at + 4, size);
         key.size = ID_SIZE + size;
+        kv_val k = {key.size, key.bytes}, empty = {0, NULL};
+        lar_obj target = links ? member_link(a, key.bytes + ID_SIZE, size) : (lar_obj){0, 0};
         if (add) {
-            err = add_member(txn, a, a->root, &key);
+            err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
+            count++;
+            if (!err && links) err = backlink_add(txn, target, a->obj, a->prop_index);
         } else {
-            err = drop_member(txn, a, &key);
-            uint64_t left;
-            if (!err) err = keyed_count(txn, a->root, &left);
-            if (!err && !left) a->root = 0; /* drop_member gave the id up */
+            err = txn_del(txn, txn->schema->keyed_dbi, &k, NULL);
+            if (err == LAR_ENOTFOUND) err = corrupt();
+            count = count ? count - 1 : 0;
+            if (!err && links) err = backlink_remove(txn, target, a->obj, a->prop_index);
         }
         at += 4 + size;
+    }
+    if (!err) err = keyed_count_store(txn, a->root, count);
+    if (!err && !count) {
+        err = collection_write_root(txn, a, 0);
+        if (!err) a->root = 0;
     }
     return err;
 }
