@@ -2,6 +2,7 @@
  * checking elements, and dispatching frees and deletes to each kind. */
 #include "collection/collection.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Reads obj's row, through the transaction's cache of the last row read (consecutive
@@ -120,8 +121,62 @@ void keyed_prefix(uint8_t *out, uint64_t id)
     for (int i = ID_SIZE - 1; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
 }
 
+/* The count of the set or map a write changed last stays in memory until another's
+ * changes or the write commits: consecutive inserts into one set or map store it once. */
+typedef struct count_cache {
+    uint64_t id;              /* 0: none */
+    uint64_t count;
+} count_cache;
+
+#define COUNTS(txn) ((txn)->caches[TXN_CACHE_KEYED_COUNT])
+
+static int count_write(lar_txn *txn, uint64_t id, uint64_t count)
+{
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
+    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
+    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+static int count_flush(lar_txn *txn)
+{
+    count_cache *cache = COUNTS(txn).data;
+    if (!cache->id) return LAR_OK;
+    uint64_t id = cache->id;
+    cache->id = 0;
+    int err = count_write(txn, id, cache->count);
+    if (err) txn_poison(txn);
+    return err;
+}
+
+static void count_drop(lar_txn *txn)
+{
+    ((count_cache *)COUNTS(txn).data)->id = 0;
+}
+
+static void count_destroy(lar_txn *txn)
+{
+    free(COUNTS(txn).data);
+    COUNTS(txn).data = NULL;
+    COUNTS(txn).ops = NULL;
+}
+
+static const txn_cache_ops count_ops = {count_flush, count_drop, count_destroy};
+
+static count_cache *counts_of(lar_txn *txn)
+{
+    return txn->write && COUNTS(txn).ops == &count_ops ? COUNTS(txn).data : NULL;
+}
+
 int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
 {
+    count_cache *cache = counts_of(txn);
+    if (id && cache && cache->id == id) {
+        *out = cache->count;
+        return LAR_OK;
+    }
     uint8_t prefix[ID_SIZE];
     keyed_prefix(prefix, id);
     kv_val key = {sizeof prefix, prefix}, data;
@@ -136,12 +191,19 @@ int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
 
 int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count)
 {
-    uint8_t prefix[ID_SIZE];
-    keyed_prefix(prefix, id);
-    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
-    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
-    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
-    return err == LAR_ENOTFOUND ? LAR_OK : err;
+    if (!COUNTS(txn).ops) {
+        COUNTS(txn).data = calloc(1, sizeof(count_cache));
+        if (!COUNTS(txn).data) return lar_fail(LAR_ENOMEM, "out of memory counting a collection");
+        COUNTS(txn).ops = &count_ops;
+    }
+    count_cache *cache = counts_of(txn);
+    if (!cache) return count_write(txn, id, count);
+    int err = cache->id && cache->id != id ? count_flush(txn) : LAR_OK;
+    if (!err) err = txn_note_mutation(txn);
+    if (err) return err;
+    cache->id = id;
+    cache->count = count;
+    return LAR_OK;
 }
 
 int keyed_walk(lar_txn *txn, uint64_t id, const uint8_t *after, size_t after_size, const char *what,

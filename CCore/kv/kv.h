@@ -139,7 +139,8 @@ typedef struct txn_dependent {
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see
- * collection/list.c; backlink changes: link/backlink.c). Their contents are part of the
+ * collection/list.c; backlink changes: link/backlink.c; the count of the set or map last
+ * changed: collection/collection.c). Their contents are part of the
  * write: flushed into LMDB before the commit (in this order), forgotten when the
  * transaction ends, freed with the handle. */
 typedef struct txn_cache_ops {
@@ -147,7 +148,7 @@ typedef struct txn_cache_ops {
     void (*drop)(struct lar_txn *txn);
     void (*destroy)(struct lar_txn *txn);
 } txn_cache_ops;
-enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHES };
+enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHE_KEYED_COUNT, TXN_CACHES };
 typedef struct txn_cache {
     const txn_cache_ops *ops; /* set by the cache's owner on first use; NULL: none */
     void *data;
