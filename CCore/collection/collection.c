@@ -121,11 +121,15 @@ void keyed_prefix(uint8_t *out, uint64_t id)
     for (int i = ID_SIZE - 1; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
 }
 
-/* The count of the set or map a write changed last stays in memory until another's
- * changes or the write commits: consecutive inserts into one set or map store it once. */
+/* The counts of the sets and maps a write changed last (COUNT_SLOTS of them) stay in
+ * memory until it needs the slot for another or commits: consecutive inserts into a
+ * few sets or maps store each count once. */
+#define COUNT_SLOTS 8
+
 typedef struct count_cache {
-    uint64_t id;              /* 0: none */
-    uint64_t count;
+    uint64_t id[COUNT_SLOTS];   /* 0: free */
+    uint64_t count[COUNT_SLOTS];
+    uint32_t next;              /* the slot given up next when all are taken */
 } count_cache;
 
 #define COUNTS(txn) ((txn)->caches[TXN_CACHE_KEYED_COUNT])
@@ -140,20 +144,27 @@ static int count_write(lar_txn *txn, uint64_t id, uint64_t count)
     return err == LAR_ENOTFOUND ? LAR_OK : err;
 }
 
+/* Stores slot i's count and frees the slot. */
+static int count_write_slot(lar_txn *txn, count_cache *cache, uint32_t i)
+{
+    uint64_t id = cache->id[i];
+    cache->id[i] = 0;
+    int err = id ? count_write(txn, id, cache->count[i]) : LAR_OK;
+    if (err) txn_poison(txn);
+    return err;
+}
+
 static int count_flush(lar_txn *txn)
 {
     count_cache *cache = COUNTS(txn).data;
-    if (!cache->id) return LAR_OK;
-    uint64_t id = cache->id;
-    cache->id = 0;
-    int err = count_write(txn, id, cache->count);
-    if (err) txn_poison(txn);
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < COUNT_SLOTS; i++) err = count_write_slot(txn, cache, i);
     return err;
 }
 
 static void count_drop(lar_txn *txn)
 {
-    ((count_cache *)COUNTS(txn).data)->id = 0;
+    memset(COUNTS(txn).data, 0, sizeof(count_cache));
 }
 
 static void count_destroy(lar_txn *txn)
@@ -170,11 +181,19 @@ static count_cache *counts_of(lar_txn *txn)
     return txn->write && COUNTS(txn).ops == &count_ops ? COUNTS(txn).data : NULL;
 }
 
+static int count_slot(const count_cache *cache, uint64_t id)
+{
+    for (int i = 0; i < COUNT_SLOTS; i++)
+        if (cache->id[i] == id) return i;
+    return -1;
+}
+
 int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
 {
     count_cache *cache = counts_of(txn);
-    if (id && cache && cache->id == id) {
-        *out = cache->count;
+    int slot = id && cache ? count_slot(cache, id) : -1;
+    if (slot >= 0) {
+        *out = cache->count[slot];
         return LAR_OK;
     }
     uint8_t prefix[ID_SIZE];
@@ -198,11 +217,16 @@ int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count)
     }
     count_cache *cache = counts_of(txn);
     if (!cache) return count_write(txn, id, count);
-    int err = cache->id && cache->id != id ? count_flush(txn) : LAR_OK;
+    int err = LAR_OK, slot = count_slot(cache, id);
+    if (slot < 0) slot = count_slot(cache, 0);
+    if (slot < 0) {
+        slot = (int)(cache->next++ % COUNT_SLOTS);
+        err = count_write_slot(txn, cache, (uint32_t)slot);
+    }
     if (!err) err = txn_note_mutation(txn);
     if (err) return err;
-    cache->id = id;
-    cache->count = count;
+    cache->id[slot] = id;
+    cache->count[slot] = count;
     return LAR_OK;
 }
 

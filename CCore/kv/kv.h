@@ -139,8 +139,8 @@ typedef struct txn_dependent {
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see
- * collection/list.c; backlink changes: link/backlink.c; the count of the set or map last
- * changed: collection/collection.c). Their contents are part of the
+ * collection/list.c; backlink changes: link/backlink.c; the counts of the sets and maps
+ * last changed: collection/collection.c). Their contents are part of the
  * write: flushed into LMDB before the commit (in this order), forgotten when the
  * transaction ends, freed with the handle. */
 typedef struct txn_cache_ops {
@@ -206,6 +206,9 @@ void txn_poison(lar_txn *txn);
 int txn_put(lar_txn *txn, MDB_dbi dbi, kv_val *key, kv_val *data, unsigned int flags);
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
+/* Deletes the entry at cursor (of txn, on a table opened for writing); a next step then
+ * finds the entry after it. */
+int txn_cursor_del(lar_txn *txn, kv_cursor *cursor);
 /* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
  * one under fault injection (poisoning the write). */
 int txn_note_mutation(lar_txn *txn);

@@ -385,6 +385,14 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
 }
 
+int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
+{
+    txn->cache_obj.key = 0;
+    int rc = inject(mdb_cursor_del(cursor, 0));
+    if (!rc) txn->mutations++;
+    return rc ? mutation_failed(txn, rc, "cannot delete") : LAR_OK;
+}
+
 int txn_note_mutation(lar_txn *txn)
 {
     int rc = inject(0);
