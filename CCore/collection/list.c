@@ -45,6 +45,16 @@ static uint64_t get_u64(const uint8_t *at) { uint64_t v; memcpy(&v, at, 8); retu
 static void put_u32(uint8_t *at, uint32_t v) { memcpy(at, &v, 4); }
 static void put_u64(uint8_t *at, uint64_t v) { memcpy(at, &v, 8); }
 
+/* element_size(), with the fixed-size numbers and links most lists hold inline. */
+static inline size_t item_size(const uint8_t *at, size_t left)
+{
+    if (!left) return 0;
+    switch (at[0]) {
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return left > 8 ? 9 : 0;
+    default: return element_size(at, left);
+    }
+}
+
 /* ---- nodes ---- */
 
 static uint8_t node_kind(const uint8_t *node) { return node[0]; }
@@ -64,7 +74,7 @@ static bool node_valid(const uint8_t *node, size_t size)
     if (node_kind(node) == LEAF) {
         size_t at = NODE_HEADER;
         for (uint32_t i = 0; i < n; i++) {
-            size_t step = element_size(node + at, size - at);
+            size_t step = item_size(node + at, size - at);
             if (!step) return false;
             at += step;
         }
@@ -311,7 +321,7 @@ static size_t leaf_offset(const uint8_t *leaf, size_t size, uint32_t i)
 {
     if (i == node_count(leaf)) return size;
     size_t at = NODE_HEADER;
-    for (uint32_t k = 0; k < i; k++) at += element_size(leaf + at, size - at);
+    for (uint32_t k = 0; k < i; k++) at += item_size(leaf + at, size - at);
     return at;
 }
 
@@ -608,7 +618,7 @@ static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
     size_t offset = 0, old_size = 0;
     if (!err) {
         offset = leaf_offset(leaf->data, leaf->size, at);
-        old_size = element_size(leaf->data + offset, leaf->size - offset);
+        old_size = item_size(leaf->data + offset, leaf->size - offset);
         buffer_cut(leaf, offset, old_size);
         path.changed = true;
     }
@@ -642,7 +652,7 @@ static int tree_walk(lar_txn *txn, uint64_t id, int depth, lar_class target, boo
         for (uint32_t i = 0; !err && i < n; i++) {
             lar_value element;
             element_decode(node.data + at, target, &element);
-            at += element_size(node.data + at, node.size - at);
+            at += item_size(node.data + at, node.size - at);
             if (visit) err = visit(&element, context);
         }
     }
@@ -718,7 +728,7 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
         size_t offset = err ? 0 : leaf_offset(bytes, leaf.mv_size, at);
         for (uint32_t i = at; !err && i < node_count(bytes) && *count < capacity; i++) {
             element_decode(bytes + offset, list.prop->target, &out[*count]);
-            offset += element_size(bytes + offset, leaf.mv_size - offset);
+            offset += item_size(bytes + offset, leaf.mv_size - offset);
             err = collection_keep(txn, &out[*count]);
             if (!err) ++*count;
         }
