@@ -2,17 +2,29 @@
  * checking elements, and dispatching frees and deletes to each kind. */
 #include "collection/collection.h"
 
+#include <stdlib.h>
 #include <string.h>
 
+/* Reads obj's row, through the transaction's cache of the last row read (consecutive
+ * calls on one collection read its owner once). */
 static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row)
 {
+    if (obj.key && txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) {
+        *row = txn->cache_row;
+        return row_check_shape(cls, row);
+    }
     kv_val key = {sizeof obj.key, &obj.key};
     int rc = kv_get(txn, cls->dbi, &key, row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);
     if (rc) return lar_fail_mdb(rc, "cannot read an object");
-    return row_check_shape(cls, row);
+    int err = row_check_shape(cls, row);
+    if (!err) {
+        txn->cache_obj = obj;
+        txn->cache_row = *row;
+    }
+    return err;
 }
 
 uint64_t collection_slot(const schema_property *prop, const kv_val *row)
@@ -109,8 +121,81 @@ void keyed_prefix(uint8_t *out, uint64_t id)
     for (int i = ID_SIZE - 1; i >= 0; i--, id >>= 8) out[i] = (uint8_t)id;
 }
 
+/* The counts of the sets and maps a write changed last (COUNT_SLOTS of them) stay in
+ * memory until it needs the slot for another or commits: consecutive inserts into a
+ * few sets or maps store each count once. */
+#define COUNT_SLOTS 8
+
+typedef struct count_cache {
+    uint64_t id[COUNT_SLOTS];   /* 0: free */
+    uint64_t count[COUNT_SLOTS];
+    uint32_t next;              /* the slot given up next when all are taken */
+} count_cache;
+
+#define COUNTS(txn) ((txn)->caches[TXN_CACHE_KEYED_COUNT])
+
+static int count_write(lar_txn *txn, uint64_t id, uint64_t count)
+{
+    uint8_t prefix[ID_SIZE];
+    keyed_prefix(prefix, id);
+    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
+    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
+    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
+    return err == LAR_ENOTFOUND ? LAR_OK : err;
+}
+
+/* Stores slot i's count and frees the slot. */
+static int count_write_slot(lar_txn *txn, count_cache *cache, uint32_t i)
+{
+    uint64_t id = cache->id[i];
+    cache->id[i] = 0;
+    int err = id ? count_write(txn, id, cache->count[i]) : LAR_OK;
+    if (err) txn_poison(txn);
+    return err;
+}
+
+static int count_flush(lar_txn *txn)
+{
+    count_cache *cache = COUNTS(txn).data;
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < COUNT_SLOTS; i++) err = count_write_slot(txn, cache, i);
+    return err;
+}
+
+static void count_drop(lar_txn *txn)
+{
+    memset(COUNTS(txn).data, 0, sizeof(count_cache));
+}
+
+static void count_destroy(lar_txn *txn)
+{
+    free(COUNTS(txn).data);
+    COUNTS(txn).data = NULL;
+    COUNTS(txn).ops = NULL;
+}
+
+static const txn_cache_ops count_ops = {count_flush, count_drop, count_destroy};
+
+static count_cache *counts_of(lar_txn *txn)
+{
+    return txn->write && COUNTS(txn).ops == &count_ops ? COUNTS(txn).data : NULL;
+}
+
+static int count_slot(const count_cache *cache, uint64_t id)
+{
+    for (int i = 0; i < COUNT_SLOTS; i++)
+        if (cache->id[i] == id) return i;
+    return -1;
+}
+
 int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
 {
+    count_cache *cache = counts_of(txn);
+    int slot = id && cache ? count_slot(cache, id) : -1;
+    if (slot >= 0) {
+        *out = cache->count[slot];
+        return LAR_OK;
+    }
     uint8_t prefix[ID_SIZE];
     keyed_prefix(prefix, id);
     kv_val key = {sizeof prefix, prefix}, data;
@@ -125,12 +210,24 @@ int keyed_count(lar_txn *txn, uint64_t id, uint64_t *out)
 
 int keyed_count_store(lar_txn *txn, uint64_t id, uint64_t count)
 {
-    uint8_t prefix[ID_SIZE];
-    keyed_prefix(prefix, id);
-    kv_val key = {sizeof prefix, prefix}, data = {sizeof count, &count};
-    if (count) return txn_put(txn, txn->schema->keyed_dbi, &key, &data, 0);
-    int err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
-    return err == LAR_ENOTFOUND ? LAR_OK : err;
+    if (!COUNTS(txn).ops) {
+        COUNTS(txn).data = calloc(1, sizeof(count_cache));
+        if (!COUNTS(txn).data) return lar_fail(LAR_ENOMEM, "out of memory counting a collection");
+        COUNTS(txn).ops = &count_ops;
+    }
+    count_cache *cache = counts_of(txn);
+    if (!cache) return count_write(txn, id, count);
+    int err = LAR_OK, slot = count_slot(cache, id);
+    if (slot < 0) slot = count_slot(cache, 0);
+    if (slot < 0) {
+        slot = (int)(cache->next++ % COUNT_SLOTS);
+        err = count_write_slot(txn, cache, (uint32_t)slot);
+    }
+    if (!err) err = txn_note_mutation(txn);
+    if (err) return err;
+    cache->id[slot] = id;
+    cache->count[slot] = count;
+    return LAR_OK;
 }
 
 int keyed_walk(lar_txn *txn, uint64_t id, const uint8_t *after, size_t after_size, const char *what,

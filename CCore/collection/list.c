@@ -11,10 +11,15 @@
  * through the child counts, so get, insert, set and remove read and write one node
  * per level: O(log n) records of at most 64 entries, never the whole list. A leaf
  * that passes 64 elements or 2 KiB splits in two, an inner node that passes 64
- * children too, and a root split adds a level. A node that empties is removed and a
+ * children too, and a root split adds a level. A split splits in the middle, except
+ * after an append, which leaves the full node whole and starts a new one: a list
+ * built by appends has full nodes. A node that empties is removed and a
  * root left with one child gives way to it; nodes are not merged, so a list that
  * shrank may keep half-empty nodes (its height never grows by removals).
- * Numbers are in the host's byte order, as in rows. */
+ * Numbers are in the host's byte order, as in rows.
+ *
+ * A write transaction keeps the nodes it changes in memory and writes them into the
+ * table when its cache fills and at the commit (see "the write-back cache" below). */
 #include "collection/collection.h"
 
 #include <stdlib.h>
@@ -40,6 +45,16 @@ static uint64_t get_u64(const uint8_t *at) { uint64_t v; memcpy(&v, at, 8); retu
 static void put_u32(uint8_t *at, uint32_t v) { memcpy(at, &v, 4); }
 static void put_u64(uint8_t *at, uint64_t v) { memcpy(at, &v, 8); }
 
+/* element_size(), with the fixed-size numbers and links most lists hold inline. */
+static inline size_t item_size(const uint8_t *at, size_t left)
+{
+    if (!left) return 0;
+    switch (at[0]) {
+    case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return left > 8 ? 9 : 0;
+    default: return element_size(at, left);
+    }
+}
+
 /* ---- nodes ---- */
 
 static uint8_t node_kind(const uint8_t *node) { return node[0]; }
@@ -59,7 +74,7 @@ static bool node_valid(const uint8_t *node, size_t size)
     if (node_kind(node) == LEAF) {
         size_t at = NODE_HEADER;
         for (uint32_t i = 0; i < n; i++) {
-            size_t step = element_size(node + at, size - at);
+            size_t step = item_size(node + at, size - at);
             if (!step) return false;
             at += step;
         }
@@ -79,9 +94,121 @@ static uint64_t node_total(const uint8_t *node)
     return node_kind(node) == LEAF ? node_count(node) : get_u64(node + 5);
 }
 
+/* ---- the write-back cache of nodes ----
+ *
+ * A write transaction keeps the nodes it stores in memory (its TXN_CACHE_LIST_NODES
+ * cache, an open-addressed table by id) and writes them into LMDB when the table fills and before the commit,
+ * so that consecutive changes to one list (appends above all) rewrite a node in memory
+ * instead of copying it in and out of LMDB at each call. Reads look in the cache first.
+ * A descent borrows the cached nodes on its path (their buffers move, nothing is
+ * copied) and gives them back when it stores them. Changing the cache counts as a
+ * mutation (txn_note_mutation), so a failed operation still poisons the write. */
+
+#define CACHE_SLOTS 128         /* a power of two */
+#define CACHE_LIMIT 64          /* entries, tombstones included, before a flush */
+#define TOMBSTONE UINT64_MAX    /* a removed entry; ids come from a sequence, never this high */
+
+typedef struct cached_node {
+    uint64_t id;              /* 0: empty */
+    byte_buffer bytes;        /* while lent: an empty buffer, the node is in a path */
+    bool lent;
+} cached_node;
+
+typedef struct node_cache {
+    cached_node slots[CACHE_SLOTS];
+    uint32_t used;            /* entries and tombstones */
+} node_cache;
+
+#define NODES(txn) ((txn)->caches[TXN_CACHE_LIST_NODES])
+
+static int cache_flush(lar_txn *txn);
+static void cache_drop(lar_txn *txn);
+static void cache_destroy(lar_txn *txn);
+static const txn_cache_ops cache_ops = {cache_flush, cache_drop, cache_destroy};
+
+static uint32_t cache_home(uint64_t id)
+{
+    return (uint32_t)((id * 0x9E3779B97F4A7C15ull) >> 57) & (CACHE_SLOTS - 1);
+}
+
+static cached_node *cache_find(lar_txn *txn, uint64_t id)
+{
+    node_cache *cache = NODES(txn).data;
+    if (!cache || NODES(txn).ops != &cache_ops) return NULL;
+    for (uint32_t i = cache_home(id), k = 0; k < CACHE_SLOTS; i = (i + 1) & (CACHE_SLOTS - 1), k++) {
+        if (cache->slots[i].id == id) return &cache->slots[i];
+        if (!cache->slots[i].id) return NULL;
+    }
+    return NULL;
+}
+
+static cached_node *cache_place(node_cache *cache, uint64_t id)
+{
+    uint32_t i = cache_home(id);
+    while (cache->slots[i].id && cache->slots[i].id != TOMBSTONE) i = (i + 1) & (CACHE_SLOTS - 1);
+    cache->used += cache->slots[i].id != TOMBSTONE;
+    cache->slots[i].id = id;
+    return &cache->slots[i];
+}
+
+/* Writes every entry that is not lent into LMDB and empties the table of them; lent
+ * entries stay (a path holds them). */
+static int cache_write_out(lar_txn *txn, bool keep_lent)
+{
+    node_cache *cache = NODES(txn).data;
+    cached_node lent[CACHE_SLOTS];
+    uint32_t lent_count = 0;
+    int err = LAR_OK;
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+        cached_node *slot = &cache->slots[i];
+        if (!slot->id || slot->id == TOMBSTONE) {
+            slot->id = 0;
+            continue;
+        }
+        if (slot->lent && keep_lent) {
+            lent[lent_count++] = *slot;
+        } else if (!err && !slot->lent) {
+            kv_val key = {sizeof slot->id, &slot->id}, data = {slot->bytes.size, slot->bytes.data};
+            err = txn_put(txn, txn->schema->collection_dbi, &key, &data, 0);
+        }
+        if (!(slot->lent && keep_lent)) buffer_free(&slot->bytes);
+        memset(slot, 0, sizeof *slot);
+    }
+    cache->used = 0;
+    for (uint32_t i = 0; i < lent_count; i++) *cache_place(cache, lent[i].id) = lent[i];
+    return err;
+}
+
+static int cache_flush(lar_txn *txn)
+{
+    return cache_write_out(txn, false);
+}
+
+static void cache_drop(lar_txn *txn)
+{
+    node_cache *cache = NODES(txn).data;
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) buffer_free(&cache->slots[i].bytes);
+    memset(cache, 0, sizeof *cache);
+}
+
+static void cache_destroy(lar_txn *txn)
+{
+    cache_drop(txn);
+    free(NODES(txn).data);
+    NODES(txn).data = NULL;
+    NODES(txn).ops = NULL;
+}
+
 /* Reads node id in place (valid until the next write). */
 static int node_read(lar_txn *txn, uint64_t id, kv_val *out)
 {
+    cached_node *cached = cache_find(txn, id);
+    if (cached && !cached->lent) {
+        out->mv_size = cached->bytes.size;
+        out->mv_data = cached->bytes.data;
+        return LAR_OK;
+    }
+    if (cached) return corrupt(); /* a node twice on one path: a cycle */
     kv_val key = {sizeof id, &id};
     int rc = kv_get(txn, txn->schema->collection_dbi, &key, out);
     if (rc == KV_NOTFOUND) return corrupt();
@@ -98,14 +225,76 @@ static int node_copy(lar_txn *txn, uint64_t id, byte_buffer *out)
     return err;
 }
 
-static int node_store(lar_txn *txn, uint64_t id, const byte_buffer *node)
+/* Like node_copy, but a cached node moves into out (lent: *lent is set) instead of
+ * being copied. out must be empty. */
+static int node_borrow(lar_txn *txn, uint64_t id, byte_buffer *out, bool *lent)
 {
-    kv_val key = {sizeof id, &id}, data = {node->size, node->data};
-    return txn_put(txn, txn->schema->collection_dbi, &key, &data, 0);
+    cached_node *cached = cache_find(txn, id);
+    *lent = cached && !cached->lent;
+    if (!*lent) return node_copy(txn, id, out);
+    byte_buffer swap = *out;
+    *out = cached->bytes;
+    cached->bytes = swap;
+    cached->lent = true;
+    return LAR_OK;
+}
+
+/* Gives a lent node back unchanged (a failed operation); a changed one poisons the write. */
+static void node_give_back(lar_txn *txn, uint64_t id, byte_buffer *node, bool changed)
+{
+    cached_node *cached = cache_find(txn, id);
+    if (!cached || !cached->lent) return;
+    byte_buffer swap = cached->bytes;
+    cached->bytes = *node;
+    *node = swap;
+    cached->lent = false;
+    if (changed) txn_poison(txn);
+}
+
+/* Stores node under id in the cache. A node lent to a path moves back (node is left
+ * holding an empty buffer); any other is copied. */
+static int node_store(lar_txn *txn, uint64_t id, byte_buffer *node)
+{
+    if (!NODES(txn).ops) {
+        NODES(txn).data = calloc(1, sizeof(node_cache));
+        if (!NODES(txn).data) return lar_fail(LAR_ENOMEM, "out of memory caching a list");
+        NODES(txn).ops = &cache_ops;
+    }
+    if (NODES(txn).ops != &cache_ops) return lar_fail(LAR_EINVAL, "the transaction caches something else");
+    int err = txn_note_mutation(txn);
+    if (err) return err;
+    cached_node *cached = cache_find(txn, id);
+    if (cached && cached->lent) {
+        byte_buffer swap = cached->bytes;
+        cached->bytes = *node;
+        *node = swap;
+        node->size = 0;
+        cached->lent = false;
+        return LAR_OK;
+    }
+    node_cache *cache = NODES(txn).data;
+    if (!cached && cache->used >= CACHE_LIMIT && (err = cache_write_out(txn, true))) return err;
+    if (!cached) {
+        cached = cache_place(cache, id);
+        cached->bytes = (byte_buffer){0};
+        cached->lent = false;
+    }
+    cached->bytes.size = 0;
+    err = buffer_append(&cached->bytes, node->data, node->size);
+    if (err) txn_poison(txn); /* the entry is there, empty */
+    return err;
 }
 
 static int node_delete(lar_txn *txn, uint64_t id)
 {
+    cached_node *cached = cache_find(txn, id);
+    if (cached) {
+        int err = txn_note_mutation(txn);
+        if (err) return err;
+        buffer_free(&cached->bytes);
+        cached->lent = false;
+        cached->id = TOMBSTONE;
+    }
     kv_val key = {sizeof id, &id};
     int err = txn_del(txn, txn->schema->collection_dbi, &key, NULL);
     return err == LAR_ENOTFOUND ? LAR_OK : err;
@@ -130,8 +319,9 @@ static void buffer_cut(byte_buffer *b, size_t offset, size_t size)
 /* The offset of element i of a valid leaf (i may be n: the end). */
 static size_t leaf_offset(const uint8_t *leaf, size_t size, uint32_t i)
 {
+    if (i == node_count(leaf)) return size;
     size_t at = NODE_HEADER;
-    for (uint32_t k = 0; k < i; k++) at += element_size(leaf + at, size - at);
+    for (uint32_t k = 0; k < i; k++) at += item_size(leaf + at, size - at);
     return at;
 }
 
@@ -148,18 +338,25 @@ static void inner_recount(byte_buffer *node)
 
 typedef struct path_step {
     uint64_t id;
-    byte_buffer node;         /* a copy, changed and stored back */
+    byte_buffer node;         /* a copy or a lent cached node, changed and stored back */
     uint32_t slot;            /* the child taken */
+    bool lent;
 } path_step;
 
 typedef struct tree_path {
     path_step steps[MAX_DEPTH]; /* steps[depth] is the leaf */
     int depth;
+    int used;                 /* steps filled: path_free() looks no further */
+    bool changed;             /* the leaf was changed: a node not stored back poisons the write */
+    bool append;              /* an insert at the end: full nodes split before the new entry */
 } tree_path;
 
-static void path_free(tree_path *path)
+static void path_free(lar_txn *txn, tree_path *path)
 {
-    for (int i = 0; i < MAX_DEPTH; i++) buffer_free(&path->steps[i].node);
+    for (int i = 0; i < path->used; i++) {
+        if (path->steps[i].lent) node_give_back(txn, path->steps[i].id, &path->steps[i].node, path->changed);
+        buffer_free(&path->steps[i].node);
+    }
 }
 
 /* The child of inner node holding position *index; *index becomes the position in
@@ -167,6 +364,11 @@ static void path_free(tree_path *path)
 static bool find_child(const uint8_t *node, uint64_t *index, bool at_end, uint32_t *slot)
 {
     uint32_t n = node_count(node);
+    if (at_end && n && *index == get_u64(node + 5)) { /* an append: the last child, at its end */
+        *slot = n - 1;
+        *index = child_count(node, n - 1);
+        return true;
+    }
     for (uint32_t i = 0; i < n; i++) {
         uint64_t count = child_count(node, i);
         if (*index < count || (at_end && *index == count && i == n - 1)) {
@@ -182,12 +384,14 @@ static bool find_child(const uint8_t *node, uint64_t *index, bool at_end, uint32
  * index may be the count). *in_leaf receives the position in the leaf. */
 static int descend(lar_txn *txn, uint64_t root, uint64_t index, bool insert, tree_path *path, uint32_t *in_leaf)
 {
-    memset(path, 0, sizeof *path);
+    path->depth = path->used = 0;
+    path->changed = path->append = false;
     uint64_t id = root;
     for (int depth = 0; depth < MAX_DEPTH; depth++) {
         path_step *step = &path->steps[depth];
-        step->id = id;
-        int err = node_copy(txn, id, &step->node);
+        *step = (path_step){.id = id};
+        path->used = depth + 1;
+        int err = node_borrow(txn, id, &step->node, &step->lent);
         if (err) return err;
         if (node_kind(step->node.data) == LEAF) {
             path->depth = depth;
@@ -222,10 +426,10 @@ static int split_node(lar_txn *txn, byte_buffer *node, uint32_t keep, size_t cut
     int err = buffer_append(&right, head, header);
     if (!err) err = buffer_append(&right, node->data + cut, node->size - cut);
     if (!err && kind == INNER) inner_recount(&right);
+    if (!err) out->sibling_count = node_total(right.data);
     if (!err) err = collection_new_id(txn, &out->sibling);
     if (!err) err = node_store(txn, out->sibling, &right);
     if (!err) {
-        out->sibling_count = node_total(right.data);
         node->size = cut;
         set_count(node, keep);
         if (kind == INNER) inner_recount(node);
@@ -234,7 +438,14 @@ static int split_node(lar_txn *txn, byte_buffer *node, uint32_t keep, size_t cut
     return err;
 }
 
-static int store_leaf(lar_txn *txn, path_step *step, child_result *out)
+/* Where a full node of n entries splits: in the middle, or, for appends, before the
+ * last entry, so that a list built by appends has full nodes. */
+static uint32_t split_point(uint32_t n, bool append)
+{
+    return append ? n - 1 : n / 2;
+}
+
+static int store_leaf(lar_txn *txn, path_step *step, bool append, child_result *out)
 {
     byte_buffer *leaf = &step->node;
     uint32_t n = node_count(leaf->data);
@@ -244,18 +455,23 @@ static int store_leaf(lar_txn *txn, path_step *step, child_result *out)
         return node_delete(txn, step->id);
     }
     int err = LAR_OK;
-    if (n > LEAF_MAX_ITEMS || (leaf->size > LEAF_MAX_BYTES && n > 1))
-        err = split_node(txn, leaf, n / 2, leaf_offset(leaf->data, leaf->size, n / 2), out);
+    if (n > LEAF_MAX_ITEMS || (leaf->size > LEAF_MAX_BYTES && n > 1)) {
+        uint32_t keep = split_point(n, append);
+        err = split_node(txn, leaf, keep, leaf_offset(leaf->data, leaf->size, keep), out);
+    }
     out->count = node_count(leaf->data);
     return err ? err : node_store(txn, step->id, leaf);
 }
 
 /* Records a stored child's result in its parent, then stores the parent. */
-static int store_inner(lar_txn *txn, path_step *step, child_result *child)
+static int store_inner(lar_txn *txn, path_step *step, bool append, child_result *child)
 {
     byte_buffer *node = &step->node;
     size_t at = INNER_HEADER + (size_t)CHILD_SIZE * step->slot;
     uint32_t n = node_count(node->data);
+    /* The total changes by what the child's entries now count, less what it counted. */
+    uint64_t total = get_u64(node->data + 5) - child_count(node->data, step->slot);
+    if (!child->gone) total += child->count + child->sibling_count;
     int err = LAR_OK;
     if (child->gone) {
         buffer_cut(node, at, CHILD_SIZE);
@@ -277,8 +493,11 @@ static int store_inner(lar_txn *txn, path_step *step, child_result *child)
         child->gone = true;
         return node_delete(txn, step->id);
     }
-    inner_recount(node);
-    if (n > INNER_MAX_CHILDREN) err = split_node(txn, node, n / 2, INNER_HEADER + (size_t)CHILD_SIZE * (n / 2), child);
+    put_u64(node->data + 5, total);
+    if (n > INNER_MAX_CHILDREN) {
+        uint32_t keep = split_point(n, append);
+        err = split_node(txn, node, keep, INNER_HEADER + (size_t)CHILD_SIZE * keep, child);
+    }
     child->count = node_total(node->data);
     return err ? err : node_store(txn, step->id, node);
 }
@@ -321,8 +540,9 @@ static int settle_root(lar_txn *txn, uint64_t top, const child_result *result, u
 static int store_path(lar_txn *txn, tree_path *path, uint64_t *root)
 {
     child_result result;
-    int err = store_leaf(txn, &path->steps[path->depth], &result);
-    for (int depth = path->depth - 1; !err && depth >= 0; depth--) err = store_inner(txn, &path->steps[depth], &result);
+    int err = store_leaf(txn, &path->steps[path->depth], path->append, &result);
+    for (int depth = path->depth - 1; !err && depth >= 0; depth--)
+        err = store_inner(txn, &path->steps[depth], path->append, &result);
     return err ? err : settle_root(txn, path->steps[0].id, &result, root);
 }
 
@@ -356,7 +576,7 @@ static int tree_leaf(lar_txn *txn, uint64_t root, uint64_t index, kv_val *leaf, 
     return corrupt();
 }
 
-static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, const lar_value *value)
+static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, uint64_t total, const lar_value *value)
 {
     size_t size = element_encoded_size(value);
     if (!*root) {
@@ -380,9 +600,11 @@ static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
     if (!err) {
         element_encode(value, leaf->data + offset);
         set_count(leaf, node_count(leaf->data) + 1);
+        path.changed = true;
+        path.append = index == total;
         err = store_path(txn, &path, root);
     }
-    path_free(&path);
+    path_free(txn, &path);
     return err;
 }
 
@@ -396,8 +618,9 @@ static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
     size_t offset = 0, old_size = 0;
     if (!err) {
         offset = leaf_offset(leaf->data, leaf->size, at);
-        old_size = element_size(leaf->data + offset, leaf->size - offset);
+        old_size = item_size(leaf->data + offset, leaf->size - offset);
         buffer_cut(leaf, offset, old_size);
+        path.changed = true;
     }
     if (!err && value) {
         size_t size = element_encoded_size(value);
@@ -407,7 +630,7 @@ static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
         set_count(leaf, node_count(leaf->data) - 1);
     }
     if (!err) err = store_path(txn, &path, root);
-    path_free(&path);
+    path_free(txn, &path);
     return err;
 }
 
@@ -429,7 +652,7 @@ static int tree_walk(lar_txn *txn, uint64_t id, int depth, lar_class target, boo
         for (uint32_t i = 0; !err && i < n; i++) {
             lar_value element;
             element_decode(node.data + at, target, &element);
-            at += element_size(node.data + at, node.size - at);
+            at += item_size(node.data + at, node.size - at);
             if (visit) err = visit(&element, context);
         }
     }
@@ -505,7 +728,7 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
         size_t offset = err ? 0 : leaf_offset(bytes, leaf.mv_size, at);
         for (uint32_t i = at; !err && i < node_count(bytes) && *count < capacity; i++) {
             element_decode(bytes + offset, list.prop->target, &out[*count]);
-            offset += element_size(bytes + offset, leaf.mv_size - offset);
+            offset += item_size(bytes + offset, leaf.mv_size - offset);
             err = collection_keep(txn, &out[*count]);
             if (!err) ++*count;
         }
@@ -513,10 +736,11 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
     return err;
 }
 
-static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t index, const lar_value *value)
+static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t index, uint64_t count,
+                          const lar_value *value)
 {
     uint64_t root = list->root;
-    int err = tree_insert(txn, &root, index, value);
+    int err = tree_insert(txn, &root, index, count, value);
     if (!err) err = collection_write_root(txn, list, root);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
     return err;
@@ -538,7 +762,7 @@ static int insert_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index
     lar_value element;
     int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
     if (!err) err = check_index(&list, count, index, true);
-    return err ? err : insert_checked(txn, &list, index, &element);
+    return err ? err : insert_checked(txn, &list, index, count, &element);
 }
 
 int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
@@ -553,7 +777,7 @@ static int append_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_va
     uint64_t count;
     lar_value element;
     int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
-    return err ? err : insert_checked(txn, &list, count, &element);
+    return err ? err : insert_checked(txn, &list, count, count, &element);
 }
 
 int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
@@ -621,7 +845,7 @@ static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, s
     err = read_at(txn, &list, from, &element); /* a copy in a write transaction */
     uint64_t root = list.root;
     if (!err) err = tree_change(txn, &root, from, NULL);
-    if (!err) err = tree_insert(txn, &root, to, &element);
+    if (!err) err = tree_insert(txn, &root, to, count - 1, &element);
     return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
 }
 

@@ -62,17 +62,29 @@ static int read_value(lar_txn *txn, const collection_ref *map, const entry_key *
     return LAR_OK;
 }
 
-static int store_value(lar_txn *txn, const entry_key *key, const lar_value *value)
+/* Stores value under key. With KV_NOOVERWRITE, a key already there gives LAR_EEXISTS
+ * and its stored value in *old (read in place), and nothing changes. */
+static int store_value_with(lar_txn *txn, const entry_key *key, const lar_value *value, unsigned int flags,
+                            kv_val *old)
 {
+    uint8_t small[64];
     byte_buffer bytes = {0};
-    int err = buffer_reserve(&bytes, element_encoded_size(value));
+    size_t size = element_encoded_size(value);
+    int err = size <= sizeof small ? LAR_OK : buffer_reserve(&bytes, size);
     if (!err) {
-        element_encode(value, bytes.data);
-        kv_val k = {key->size, (void *)key->bytes}, data = {element_encoded_size(value), bytes.data};
-        err = txn_put(txn, txn->schema->keyed_dbi, &k, &data, 0);
+        uint8_t *at = size <= sizeof small ? small : bytes.data;
+        element_encode(value, at);
+        kv_val k = {key->size, (void *)key->bytes}, data = {size, at};
+        err = txn_put(txn, txn->schema->keyed_dbi, &k, &data, flags);
+        if (old) *old = data;
     }
     buffer_free(&bytes);
     return err;
+}
+
+static int store_value(lar_txn *txn, const entry_key *key, const lar_value *value)
+{
+    return store_value_with(txn, key, value, 0, NULL);
 }
 
 /* ---- walking a map's entries ---- */
@@ -213,16 +225,22 @@ static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string 
     int err = open_map(txn, true, obj, prop, key, &map);
     if (!err) err = collection_check_element(txn, &map, value, &element);
     if (err) return err;
-    encode_key(map.root, key, &k);
-    err = read_value(txn, &map, &k, &old, &found);
     uint64_t id = map.root, count = 0;
-    if (!err && !id) {
+    if (!id) {
         err = collection_new_id(txn, &id);
         if (!err) err = collection_write_root(txn, &map, id);
-        encode_key(id, key, &k);
+    }
+    if (!err) encode_key(id, key, &k);
+    /* A new key (the usual case) is one put; an existing one hands its value back. */
+    kv_val stored;
+    if (!err) err = store_value_with(txn, &k, &element, KV_NOOVERWRITE, &stored);
+    found = err == LAR_EEXISTS;
+    if (found) {
+        err = stored.mv_size && element_size(stored.mv_data, stored.mv_size) == stored.mv_size ? LAR_OK : corrupt();
+        if (!err) element_decode(stored.mv_data, map.prop->target, &old); /* a link is all it keeps */
+        if (!err) err = store_value(txn, &k, &element);
     }
     if (!err && !found) err = keyed_count(txn, id, &count);
-    if (!err) err = store_value(txn, &k, &element);
     if (!err && !found) err = keyed_count_store(txn, id, count + 1);
     if (!err && found && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
     if (!err && element.type == LAR_TYPE_LINK) err = backlink_add(txn, element.as.link, obj, prop);

@@ -391,15 +391,35 @@ static int plan_member(int where, const uint8_t *element, size_t size, void *con
     return where == plan->wanted ? collect_member(element, size, &plan->members) : LAR_OK;
 }
 
-/* Adds (add) or drops the planned elements from set a. */
+/* Bytewise order of two keys, as the keyed table sorts them. */
+static int compare_keys(const kv_val *a, const kv_val *b)
+{
+    size_t as = a->mv_size, bs = b->mv_size;
+    int order = memcmp(a->mv_data, b->mv_data, as < bs ? as : bs);
+    return order ? order : (as > bs) - (as < bs);
+}
+
+/* Adds (add) or drops the planned elements from set a (elements known to be absent,
+ * or present). The count is read once and stored once; an emptied set gives its id up. */
 static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, bool add)
 {
+    if (!plan->members.size) return LAR_OK;
     int err = LAR_OK;
-    if (add && plan->members.size && !a->root) {
+    if (add && !a->root) {
         uint64_t id;
         err = collection_new_id(txn, &id);
         if (!err) err = collection_write_root(txn, a, id);
         if (!err) a->root = id;
+    }
+    uint64_t count = 0;
+    if (!err) err = keyed_count(txn, a->root, &count);
+    bool links = a->prop->def.type == LAR_TYPE_LINK;
+    /* Drops go through one cursor walking a forward: the planned elements are in order. */
+    kv_cursor *cursor = NULL;
+    bool positioned = false;
+    if (!err && !add) {
+        int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, &cursor);
+        if (rc) err = lar_fail_mdb(rc, "cannot read a set");
     }
     for (size_t at = 0; !err && at < plan->members.size;) {
         uint32_t size;
@@ -408,15 +428,30 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         keyed_prefix(key.bytes, a->root);
         memcpy(key.bytes + ID_SIZE, plan->members.data + at + 4, size);
         key.size = ID_SIZE + size;
+        kv_val k = {key.size, key.bytes}, empty = {0, NULL};
+        lar_obj target = links ? member_link(a, key.bytes + ID_SIZE, size) : (lar_obj){0, 0};
         if (add) {
-            err = add_member(txn, a, a->root, &key);
+            err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
+            count++;
+            if (!err && links) err = backlink_add(txn, target, a->obj, a->prop_index);
         } else {
-            err = drop_member(txn, a, &key);
-            uint64_t left;
-            if (!err) err = keyed_count(txn, a->root, &left);
-            if (!err && !left) a->root = 0; /* drop_member gave the id up */
+            kv_val found = k, data;
+            int rc = kv_cursor_step(cursor, &found, &data, positioned ? KV_NEXT : KV_SEEK);
+            while (!rc && compare_keys(&found, &k) < 0) rc = kv_cursor_step(cursor, &found, &data, KV_NEXT);
+            positioned = true;
+            if (rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot read a set");
+            else if (rc || compare_keys(&found, &k)) err = corrupt();
+            else err = txn_cursor_del(txn, cursor);
+            count = count ? count - 1 : 0;
+            if (!err && links) err = backlink_remove(txn, target, a->obj, a->prop_index);
         }
         at += 4 + size;
+    }
+    if (cursor) kv_cursor_close(cursor);
+    if (!err) err = keyed_count_store(txn, a->root, count);
+    if (!err && !count) {
+        err = collection_write_root(txn, a, 0);
+        if (!err) a->root = 0;
     }
     return err;
 }

@@ -138,6 +138,22 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
+/* Write-back caches that the layers above keep in a write transaction (list nodes: see
+ * collection/list.c; backlink changes: link/backlink.c; the counts of the sets and maps
+ * last changed: collection/collection.c). Their contents are part of the
+ * write: flushed into LMDB before the commit (in this order), forgotten when the
+ * transaction ends, freed with the handle. */
+typedef struct txn_cache_ops {
+    int (*flush)(struct lar_txn *txn);
+    void (*drop)(struct lar_txn *txn);
+    void (*destroy)(struct lar_txn *txn);
+} txn_cache_ops;
+enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHE_KEYED_COUNT, TXN_CACHES };
+typedef struct txn_cache {
+    const txn_cache_ops *ops; /* set by the cache's owner on first use; NULL: none */
+    void *data;
+} txn_cache;
+
 struct lar_txn {
     lar_env *env;
     MDB_txn *mdb;
@@ -160,6 +176,8 @@ struct lar_txn {
     byte_buffer row;          /* scratch space for encoding a row */
     byte_buffer *copies;      /* strings read in a write: LMDB's dirty pages move under later writes */
     size_t copy_count, copy_capacity;
+
+    txn_cache caches[TXN_CACHES];
 
     txn_dependent *dependents;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */
@@ -188,6 +206,12 @@ void txn_poison(lar_txn *txn);
 int txn_put(lar_txn *txn, MDB_dbi dbi, kv_val *key, kv_val *data, unsigned int flags);
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data);
 int txn_drop(lar_txn *txn, MDB_dbi dbi);
+/* Deletes the entry at cursor (of txn, on a table opened for writing); a next step then
+ * finds the entry after it. */
+int txn_cursor_del(lar_txn *txn, kv_cursor *cursor);
+/* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
+ * one under fault injection (poisoning the write). */
+int txn_note_mutation(lar_txn *txn);
 /* Creates class cls's object table inside the write transaction. */
 int txn_create_object_table(lar_txn *txn, lar_class cls);
 /* Creates the backlink table (see link/link.h), or the collection tables (see

@@ -77,6 +77,8 @@ static void finish(lar_txn *txn)
     lar_env *env = txn->env;
     detach_dependents(txn);
     release_keeps(txn);
+    for (int i = 0; i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) txn->caches[i].ops->drop(txn);
     txn->cache_obj.key = 0;
     txn->state = TXN_ENDED;
     pthread_rwlock_unlock(&env->map_lock);
@@ -207,7 +209,10 @@ static int commit_write(lar_txn *txn)
 {
     if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and was not committed; "
                                      "nothing it wrote was stored");
-    int err = flush_sequences(txn);
+    int err = LAR_OK;
+    for (int i = 0; !err && i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) err = txn->caches[i].ops->flush(txn);
+    if (!err) err = flush_sequences(txn);
     detach_dependents(txn); /* LMDB frees a write transaction's cursors when it ends */
     if (err) return err;
     int rc = mdb_txn_commit(txn->mdb);
@@ -282,6 +287,8 @@ void lar_txn_free(lar_txn *txn)
         forget_handle(txn);
     }
     release_keeps(txn);
+    for (int i = 0; i < TXN_CACHES; i++)
+        if (txn->caches[i].ops) txn->caches[i].ops->destroy(txn);
     free(txn->copies);
     free(txn->sequences);
     buffer_free(&txn->row);
@@ -376,6 +383,22 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
     int rc = inject(mdb_drop(txn->mdb, dbi, 0));
     if (!rc) txn->mutations++;
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
+}
+
+int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
+{
+    txn->cache_obj.key = 0;
+    int rc = inject(mdb_cursor_del(cursor, 0));
+    if (!rc) txn->mutations++;
+    return rc ? mutation_failed(txn, rc, "cannot delete") : LAR_OK;
+}
+
+int txn_note_mutation(lar_txn *txn)
+{
+    int rc = inject(0);
+    if (rc) return mutation_failed(txn, rc, "cannot write");
+    txn->mutations++;
+    return LAR_OK;
 }
 
 int txn_settle(lar_txn *txn, uint64_t mark, int err)

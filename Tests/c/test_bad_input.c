@@ -377,7 +377,8 @@ TEST(bad_input_damage_found_midway_fails_the_write)
     }
     commit_txn(txn);
     close_env(env);
-    /* Node 1 is the first leaf (0-31), node 2 the second (32-63), split from it: it becomes garbage. */
+    /* Node 1 is the first leaf (0-63), node 2 the second (64-127), split from it by the
+     * appends (which fill leaves): it becomes garbage. */
     uint64_t node = 2;
     put_raw(path, "collections", MDB_INTEGERKEY, &node, sizeof node, "\x01\xff", 2);
 
@@ -395,7 +396,7 @@ TEST(bad_input_damage_found_midway_fails_the_write)
     lar_value first;
     CHECK_OK(lar_list_get(txn, owner, 0, 0, &first));
     CHECK_VALUE(first, val_int(0));
-    CHECK_RC(lar_list_get(txn, owner, 0, 40, &first), LAR_ECORRUPT); /* in node 2 */
+    CHECK_RC(lar_list_get(txn, owner, 0, 100, &first), LAR_ECORRUPT); /* in node 2 */
     commit_txn(txn);
     close_env(env);
 }

@@ -518,3 +518,59 @@ TEST(backlinks_table_appears_with_the_first_link)
     close_env(env);
     CHECK_EQ(count_file_entries(path, "backlinks"), 1);
 }
+
+/* A write gathers the backlinks it adds and applies them later (backlink.c): counts,
+ * lists, removes and deletes in the same write see every add, repeated adds of one
+ * link count twice, an abort forgets them and a commit keeps them. */
+static uint64_t backlinks_of(lar_txn *txn, lar_obj dog, const pets *p)
+{
+    uint64_t count;
+    CHECK_OK(lar_backlinks_count(txn, dog, p->person, p->person_dog, &count));
+    return count;
+}
+
+TEST(backlinks_gathered_in_a_write_are_seen_by_it)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    pets p = pets_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj rex = make_dog(txn, &p, "Rex"), fido = make_dog(txn, &p, "Fido");
+    lar_obj people[300];
+    for (int i = 0; i < 300; i++) people[i] = make_person(txn, &p, "p", val_link(i % 3 ? rex : fido));
+    CHECK_EQ(backlinks_of(txn, rex, &p), 200);
+    CHECK_EQ(backlinks_of(txn, fido, &p), 100);
+    for (int i = 0; i < 300; i += 3) { /* moves 100 links from fido to rex, then one back */
+        lar_value to = val_link(rex);
+        CHECK_OK(lar_obj_set(txn, people[i], p.person_dog, &to));
+    }
+    lar_value back = val_link(fido);
+    CHECK_OK(lar_obj_set(txn, people[0], p.person_dog, &back));
+    CHECK_EQ(backlinks_of(txn, rex, &p), 299);
+    CHECK_EQ(backlinks_of(txn, fido, &p), 1);
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    for (int i = 1; i < 300; i++) CHECK_OK(lar_obj_set(txn, people[i], p.person_dog, &back));
+    CHECK_OK(lar_obj_delete(txn, people[5]));
+    CHECK_EQ(backlinks_of(txn, fido, &p), 299);
+    CHECK_OK(lar_txn_abort(txn)); /* the gathered adds go with it */
+    lar_txn_free(txn);
+    txn = begin_write(env);
+    CHECK_EQ(backlinks_of(txn, rex, &p), 299);
+    CHECK_EQ(backlinks_of(txn, fido, &p), 1);
+    for (int i = 1; i < 300; i++) CHECK_OK(lar_obj_set(txn, people[i], p.person_dog, &back));
+    CHECK_OK(lar_obj_delete(txn, fido)); /* nulls every link, gathered or stored */
+    for (int i = 0; i < 300; i++) {
+        lar_value v;
+        CHECK_OK(lar_obj_get(txn, people[i], p.person_dog, &v));
+        CHECK_EQ(v.type, LAR_TYPE_NULL);
+    }
+    CHECK_EQ(backlinks_of(txn, rex, &p), 0);
+    commit_txn(txn);
+    txn = begin_read(env);
+    CHECK_EQ(backlinks_of(txn, rex, &p), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+}

@@ -556,3 +556,125 @@ TEST(lists_deleting_the_owner_frees_everything)
     CHECK_EQ(count_file_entries(path, "collections"), 0);
     CHECK_EQ(count_file_entries(path, "backlinks"), 0);
 }
+
+/* ---- the write-back cache of nodes (list.c): what a write keeps in memory ---- */
+
+/* Appends interleaved over many lists (more nodes than the cache holds, so it writes
+ * out midway), with removes, inserts and reads between them, match a model before
+ * and after the commit; an aborted write that appended leaves the committed lists. */
+TEST(lists_cached_appends_interleave_remove_and_abort)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    owners o = owners_setup(env);
+    enum { LISTS = 90, EACH = 150 };
+    static int64_t model[LISTS][EACH * 2];
+    size_t counts[LISTS] = {0};
+    lar_obj lists[LISTS];
+    lar_txn *txn = begin_write(env);
+    for (int l = 0; l < LISTS; l++) lists[l] = make_owner(txn, &o);
+    for (int i = 0; i < EACH; i++) {
+        for (int l = 0; l < LISTS; l++) {
+            int64_t value = l * 1000 + i;
+            lar_value v = val_int(value);
+            CHECK_OK(lar_list_append(txn, lists[l], o.ints, &v));
+            model[l][counts[l]++] = value;
+            if (i % 17 == 16) { /* a remove in the middle, then appends go on */
+                size_t at = counts[l] / 2;
+                CHECK_OK(lar_list_remove(txn, lists[l], o.ints, at));
+                memmove(model[l] + at, model[l] + at + 1, (counts[l] - at - 1) * sizeof model[l][0]);
+                counts[l]--;
+            }
+            if (i % 23 == 22) {
+                CHECK_OK(lar_list_insert(txn, lists[l], o.ints, 1, &v));
+                memmove(model[l] + 2, model[l] + 1, (counts[l] - 1) * sizeof model[l][0]);
+                model[l][1] = value;
+                counts[l]++;
+            }
+        }
+        if (i % 50 == 0) CHECK_EQ(list_int(txn, lists[i % LISTS], o.ints, 0), model[i % LISTS][0]);
+    }
+    for (int l = 0; l < LISTS; l++) check_ints(txn, lists[l], o.ints, model[l], counts[l]);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    for (int l = 0; l < LISTS; l++) check_ints(txn, lists[l], o.ints, model[l], counts[l]);
+    commit_txn(txn);
+
+    /* Appends and removes that are aborted leave nothing. */
+    txn = begin_write(env);
+    for (int i = 0; i < 200; i++) {
+        lar_value v = val_int(-i);
+        CHECK_OK(lar_list_append(txn, lists[i % 3], o.ints, &v));
+        if (i < 100) CHECK_OK(lar_list_remove(txn, lists[3], o.ints, 0));
+    }
+    CHECK_EQ(list_count(txn, lists[0], o.ints), counts[0] + 67);
+    CHECK_OK(lar_txn_abort(txn));
+    lar_txn_free(txn);
+    txn = begin_write(env); /* the next write starts from the commit, not the cache */
+    for (int l = 0; l < LISTS; l++) check_ints(txn, lists[l], o.ints, model[l], counts[l]);
+    lar_value v = val_int(7);
+    CHECK_OK(lar_list_append(txn, lists[0], o.ints, &v));
+    model[0][counts[0]++] = 7;
+    commit_txn(txn);
+    txn = begin_read(env);
+    check_ints(txn, lists[0], o.ints, model[0], counts[0]);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* Deleting the owner of a list whose nodes are cached frees them: a later append to a
+ * new owner, the commit and the file hold none of the old nodes. Clearing does too. */
+TEST(lists_cached_nodes_go_with_a_deleted_owner)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    owners o = owners_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ann = make_owner(txn, &o), bob = make_owner(txn, &o);
+    lar_obj dog = make_dog(txn, &o);
+    lar_value link = val_link(dog);
+    for (int i = 0; i < 1000; i++) {
+        lar_value v = val_int(i);
+        CHECK_OK(lar_list_append(txn, ann, o.ints, &v));
+        CHECK_OK(lar_list_append(txn, ann, o.dogs, &link));
+    }
+    CHECK_OK(lar_obj_delete(txn, ann));
+    lar_value v = val_int(5);
+    CHECK_RC(lar_list_append(txn, ann, o.ints, &v), LAR_EDELETED);
+    int64_t one = 5;
+    CHECK_OK(lar_list_append(txn, bob, o.ints, &v));
+    check_ints(txn, bob, o.ints, &one, 1);
+    uint64_t count;
+    CHECK_OK(lar_backlinks_count(txn, dog, o.owner, o.dogs, &count));
+    CHECK_EQ(count, 0);
+    for (int i = 0; i < 500; i++) CHECK_OK(lar_list_append(txn, bob, o.names, &(lar_value){.type = LAR_TYPE_NULL}));
+    CHECK_OK(lar_list_clear(txn, bob, o.names));
+    CHECK_EQ(list_count(txn, bob, o.names), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "collections"), 1); /* bob's one leaf */
+    env = open_env(path);
+    txn = begin_read(env);
+    check_ints(txn, bob, o.ints, &one, 1);
+    CHECK_EQ(list_count(txn, bob, o.names), 0);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* Appends fill each leaf before starting the next: 64 elements a record. */
+TEST(lists_appends_fill_their_nodes)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    owners o = owners_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj owner = make_owner(txn, &o);
+    for (int i = 0; i < 64 * 64; i++) {
+        lar_value v = val_int(i);
+        CHECK_OK(lar_list_append(txn, owner, o.ints, &v));
+    }
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "collections"), 64 + 1); /* 64 full leaves and a root */
+}

@@ -325,3 +325,59 @@ TEST(maps_deleting_the_owner_frees_everything)
     CHECK_EQ(count_file_entries(path, "keyed"), 0);
     CHECK_EQ(count_file_entries(path, "backlinks"), 0);
 }
+
+/* A write keeps the count of the map it changed last in memory (collection.c): puts
+ * that alternate between maps, overwrite keys, remove and empty a map, then abort or
+ * commit, leave the right counts and values. */
+TEST(maps_cached_counts_follow_interleaved_changes)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    homes h = homes_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj a = make(txn, h.home), b = make(txn, h.home), dog = make(txn, h.dog);
+    char key[16];
+    for (int i = 0; i < 100; i++) {
+        snprintf(key, sizeof key, "k%d", i);
+        put(txn, a, h.scores, key, val_int(i));
+        put(txn, b, h.scores, key, val_int(-i));
+        if (i % 2) put(txn, a, h.scores, key, val_int(i * 10)); /* an overwrite: no new key */
+        put(txn, b, h.pets, key, val_link(dog));
+    }
+    CHECK_EQ(map_count(txn, a, h.scores), 100);
+    CHECK_EQ(map_count(txn, b, h.scores), 100);
+    CHECK_EQ(map_count(txn, b, h.pets), 100);
+    CHECK_VALUE(get(txn, a, h.scores, "k7"), val_int(70));
+    for (int i = 0; i < 100; i++) { /* a empties: its id is given up */
+        snprintf(key, sizeof key, "k%d", i);
+        lar_string k = key_of(key);
+        int removed = 0;
+        CHECK_OK(lar_map_remove(txn, a, h.scores, &k, &removed));
+        CHECK_EQ(removed, 1);
+    }
+    CHECK_EQ(map_count(txn, a, h.scores), 0);
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    put(txn, a, h.scores, "again", val_int(1));
+    for (int i = 0; i < 50; i++) {
+        snprintf(key, sizeof key, "n%d", i);
+        put(txn, b, h.scores, key, val_int(i));
+    }
+    CHECK_EQ(map_count(txn, b, h.scores), 150);
+    CHECK_OK(lar_txn_abort(txn));
+    lar_txn_free(txn);
+    txn = begin_read(env);
+    CHECK_EQ(map_count(txn, a, h.scores), 0);
+    CHECK_EQ(map_count(txn, b, h.scores), 100);
+    CHECK_EQ(map_count(txn, b, h.pets), 100);
+    uint64_t links;
+    CHECK_OK(lar_backlinks_count(txn, dog, h.home, h.pets, &links));
+    CHECK_EQ(links, 1);
+    commit_txn(txn);
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, b));
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "keyed"), 0);
+}
