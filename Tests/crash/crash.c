@@ -2,7 +2,9 @@
  *
  * Each cycle forks a writer that opens the database and commits as fast as it can,
  * creating, updating and deleting Items (an int primary key, strings, an indexed
- * string, an int, a double, a bool, an optional string, a timestamp), and sends the
+ * string, an int, a double, a bool, an optional string, a timestamp, and a list to
+ * which every commit that writes the Item appends its number, so lists outgrow a node
+ * and their cached nodes are written at commits), and sends the
  * number of each commit to this process once lar_txn_commit() has returned LAR_OK
  * (a third of the writers start from a 64 KiB map, which their writes fill and grow).
  * After a random delay (some very short, to land inside the file's first open; some
@@ -72,22 +74,53 @@ static op next_op(model *m, uint64_t commit, int j)
     return o;
 }
 
-static void model_advance(model *m, uint64_t commit)
+/* The commits that wrote each Item since it was last created: its expected log. */
+typedef struct logs {
+    uint64_t *entries[ITEM_IDS];
+    size_t count[ITEM_IDS], capacity[ITEM_IDS];
+} logs;
+
+static void logs_free(logs *l)
 {
-    for (int j = 0; j < op_count(commit); j++) next_op(m, commit, j);
+    for (int id = 0; id < ITEM_IDS; id++) free(l->entries[id]);
+}
+
+static void logs_note(logs *l, op o, uint64_t commit)
+{
+    if (o.kind == OP_DELETE) {
+        l->count[o.id] = 0;
+        return;
+    }
+    if (o.kind == OP_CREATE) l->count[o.id] = 0;
+    if (l->count[o.id] == l->capacity[o.id]) {
+        l->capacity[o.id] = l->capacity[o.id] ? l->capacity[o.id] * 2 : 16;
+        l->entries[o.id] = realloc(l->entries[o.id], l->capacity[o.id] * sizeof *l->entries[o.id]);
+        if (!l->entries[o.id]) abort();
+    }
+    l->entries[o.id][l->count[o.id]++] = commit;
+}
+
+/* The model after commit, and (when l is not NULL) every Item's expected log. */
+static model model_with_logs(uint64_t commit, logs *l)
+{
+    model m;
+    memset(&m, 0, sizeof m);
+    for (uint64_t c = 1; c <= commit; c++)
+        for (int j = 0; j < op_count(c); j++) {
+            op o = next_op(&m, c, j);
+            if (l) logs_note(l, o, c);
+        }
+    return m;
 }
 
 static model model_at(uint64_t commit)
 {
-    model m;
-    memset(&m, 0, sizeof m);
-    for (uint64_t c = 1; c <= commit; c++) model_advance(&m, c);
-    return m;
+    return model_with_logs(commit, NULL);
 }
 
 /* ---- Item contents, derived from (id, version) ---- */
 
-enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, PROP_COUNT };
+enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_LOG, PROP_COUNT };
 
 static const lar_property_def item_props[PROP_COUNT] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -98,6 +131,8 @@ static const lar_property_def item_props[PROP_COUNT] = {
     {"flag", LAR_TYPE_BOOL, LAR_COLLECTION_NONE, 0, NULL, NULL},
     {"note", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL, NULL},
     {"when", LAR_TYPE_TIMESTAMP, LAR_COLLECTION_NONE, 0, NULL, NULL},
+    /* Every commit that writes an Item appends its number: lists grow past a node. */
+    {"log", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL},
 };
 static const lar_property_def progress_props[] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -137,6 +172,7 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
                                  : (lar_value){.type = LAR_TYPE_STRING, .as.string = {text->note, strlen(text->note)}};
     v[P_WHEN] = (lar_value){.type = LAR_TYPE_TIMESTAMP,
                             .as.timestamp = {1700000000 + (int64_t)version, id * 1000}};
+    v[P_LOG] = (lar_value){.type = LAR_TYPE_NULL}; /* its elements are appended */
 }
 
 /* ---- the database's side ---- */
@@ -191,12 +227,13 @@ static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
     lar_value by_prop[PROP_COUNT], stored[PROP_COUNT];
     item_values(o.id, commit, &text, by_prop);
     for (int p = 0; p < PROP_COUNT; p++) stored[d->prop[p]] = by_prop[p];
-    if (o.kind == OP_CREATE) return lar_obj_create(txn, d->item, stored, PROP_COUNT, NULL);
     lar_obj obj;
-    int err = find_by_id(txn, d->item, o.id, &obj);
+    int err = o.kind == OP_CREATE ? lar_obj_create(txn, d->item, stored, PROP_COUNT, &obj)
+                                  : find_by_id(txn, d->item, o.id, &obj);
     if (!err && o.kind == OP_DELETE) return lar_obj_delete(txn, obj);
-    for (int p = 1; !err && p < PROP_COUNT; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
-    return err;
+    for (int p = 1; !err && o.kind == OP_UPDATE && p < P_LOG; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
+    lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
+    return err ? err : lar_list_append(txn, obj, d->prop[P_LOG], &entry);
 }
 
 static int write_progress(db *d, lar_txn *txn, uint64_t commit)
@@ -291,7 +328,22 @@ static bool fail(const char *format, ...)
     return false;
 }
 
-static bool check_item(db *d, lar_txn *txn, int id, uint64_t version)
+static bool check_log(db *d, lar_txn *txn, lar_obj obj, int id, const logs *l)
+{
+    size_t count;
+    if (lar_list_count(txn, obj, d->prop[P_LOG], &count)) return fail("Item %d's log: %s", id, lar_error_last()->message);
+    if (count != l->count[id])
+        return fail("Item %d's log holds %zu commits, %zu expected", id, count, l->count[id]);
+    for (size_t i = 0; i < count; i++) {
+        lar_value got;
+        if (lar_list_get(txn, obj, d->prop[P_LOG], i, &got) || got.type != LAR_TYPE_INT ||
+            (uint64_t)got.as.integer != l->entries[id][i])
+            return fail("Item %d's log differs at %zu from the commits that wrote it", id, i);
+    }
+    return true;
+}
+
+static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs *l)
 {
     lar_obj obj;
     int err = find_by_id(txn, d->item, id, &obj);
@@ -301,20 +353,20 @@ static bool check_item(db *d, lar_txn *txn, int id, uint64_t version)
     item_text text;
     lar_value expected[PROP_COUNT];
     item_values(id, version, &text, expected);
-    for (int p = 0; p < PROP_COUNT; p++) {
+    for (int p = 0; p < P_LOG; p++) {
         lar_value got;
         if (lar_obj_get(txn, obj, d->prop[p], &got) || !values_equal(&got, &expected[p]))
             return fail("Item %d's %s differs from what commit %llu wrote", id, item_props[p].name,
                         (unsigned long long)version);
     }
-    return true;
+    return check_log(d, txn, obj, id, l);
 }
 
-static bool check_items(db *d, lar_txn *txn, const model *m)
+static bool check_items(db *d, lar_txn *txn, const model *m, const logs *l)
 {
     uint64_t count = 0, expected = 0;
     for (int id = 0; id < ITEM_IDS; id++) {
-        if (!check_item(d, txn, id, m->version[id])) return false;
+        if (!check_item(d, txn, id, m->version[id], l)) return false;
         expected += m->version[id] != 0;
     }
     if (lar_objects_count(txn, d->item, &count) || count != expected)
@@ -341,8 +393,11 @@ static bool check_file(const char *path, uint64_t acked, uint64_t *stored)
         ok = fail("commit %llu was the last acknowledged, the file holds %llu", (unsigned long long)acked,
                   (unsigned long long)*stored);
     if (ok && txn) {
-        model m = model_at(*stored);
-        ok = check_items(&d, txn, &m);
+        logs l;
+        memset(&l, 0, sizeof l);
+        model m = model_with_logs(*stored, &l);
+        ok = check_items(&d, txn, &m, &l);
+        logs_free(&l);
     }
     lar_txn_free(txn);
     lar_env_close(d.env);
