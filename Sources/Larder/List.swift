@@ -238,7 +238,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         then()
     }
 
-    override func storedElements() -> [_StoredValue] { map(\._larderStored) }
+    override func storedElements() -> [_StoredValue] { map { $0._larderStored } }
 
     override func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) {
         items = elements.map { Element._larderFrom($0) ?? Element._larderDefault() }

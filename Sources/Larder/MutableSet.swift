@@ -187,7 +187,7 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
 
     // MARK: Plumbing
 
-    override func storedElements() -> [_StoredValue] { map(\._larderStored) }
+    override func storedElements() -> [_StoredValue] { map { $0._larderStored } }
 
     override func setUnmanaged(_ elements: [_StoredValue], keys: [String]?) {
         items = []

@@ -10,13 +10,13 @@
 // an index on each link column (GRDB's belongsTo creates one; Larder's backlink index
 // is the counterpart).
 //
-// impl=swift: NOT MEASURED YET. Larder's Swift List, MutableSet and Map are being
-// written in another branch; `SwiftCollectionBench` below holds one function per
-// workload that returns nil until then, and no swift line is printed. Until then GRDB
-// lines carry no swift_speedup (their vs_c_api says how many times faster the C API
-// is); once a Swift function returns a time, that workload's GRDB line gets one.
+// impl=swift: Larder's Swift API (List, MutableSet, Map, `Object?` links), written
+// the way a Realm Swift user writes it, doing the job of the C workload: the same
+// sizes, seeds and lookup order, the same timing boundaries and the same repeats
+// (`SwiftCollectionBench` below says which calls each workload makes).
 import Foundation
 import GRDB
+import Larder
 
 enum CollectionWorkload: String, CaseIterable {
     case listAppend = "list-append"
@@ -58,35 +58,297 @@ enum CollectionSizes {
     static let mapSeed: UInt64 = 0x3A95EED
 }
 
-// MARK: The Swift API (to come)
+// MARK: The Swift API
 
-/// Where the Swift-API lines (impl=swift) go once Larder's List, MutableSet and Map land.
-/// Each function runs one workload with the Swift API in files under `directory` and
-/// returns the best total nanoseconds of its repeats (the same repeats as GRDB's), or nil
-/// while it is not written: nothing is printed for nil, and no number is made up.
+final class ListOwner: Object {
+    @Persisted var values: List<Int>
+}
+
+final class LinkNode: Object {
+    @Persisted var value = 0
+    @Persisted var next: LinkNode?
+    @Persisted var friends: List<LinkNode>
+}
+
+final class MapOwner: Object {
+    @Persisted var entries: Map<String, Int>
+}
+
+final class SetOwner: Object {
+    @Persisted var a: MutableSet<Int>
+    @Persisted var b: MutableSet<Int>
+}
+
+/// The Swift-API lines (impl=swift). Each function runs one workload with the Swift
+/// API in files under `directory` and returns the best total nanoseconds of the
+/// repeats bench_collections.c makes (GRDB's too). As there, a write workload starts
+/// each repeat from a fresh file (opened outside the clock) and times the whole
+/// `realm.write`, commit included; the reads use the file of the last write repeat.
+///
+/// A Realm instance is cached per thread and file, so every run gets a file of its
+/// own (swift-<kind>-<run>.larder); the previous run's file is removed when the
+/// next one opens, so only the last of each kind stays, as with GRDB's files.
 enum SwiftCollectionBench {
-    /// Append CollectionSizes.list ints to one `List<Int>` in one write.
-    static func listAppend(directory: String) throws -> Double? { nil }
-    /// Iterate that list, summing its elements.
-    static func listIterate(directory: String) throws -> Double? { nil }
-    /// appendOps single appends to a list of 1,000, in a write that is then cancelled.
-    static func listAppendAt1k(directory: String) throws -> Double? { nil }
-    /// appendOps single appends to a list of 1,000,000, in a write that is then cancelled.
-    static func listAppendAt1m(directory: String) throws -> Double? { nil }
-    /// CollectionSizes.links objects, each with a link and a `List` of 5 links.
-    static func linkInsert(directory: String) throws -> Double? { nil }
-    /// Follow every link of every object, summing the targets' value.
-    static func linkScan(directory: String) throws -> Double? { nil }
-    /// A `Map<String, Int>` of CollectionSizes.map keys.
-    static func mapInsert(directory: String) throws -> Double? { nil }
-    /// CollectionSizes.map lookups in the shuffled order.
-    static func mapLookup(directory: String) throws -> Double? { nil }
-    /// `formUnion` of two `MutableSet<Int>` of CollectionSizes.set elements.
-    static func setUnion(directory: String) throws -> Double? { nil }
-    /// `formIntersection` of the same two sets.
-    static func setIntersect(directory: String) throws -> Double? { nil }
+    // The file of the last write repeat, with the objects the reads start from (bench_c
+    // keeps its lar_obj handles the same way).
+    private static var listFile: (realm: Realm, big: ListOwner)?
+    private static var linkFile: Realm?
+    private static var mapFile: (realm: Realm, owner: MapOwner)?
+    /// list-append-at-1m's best, measured in the same alternating repeats as list-append-at-1k.
+    private static var appendAt1mBest: Double?
+    private static var runs: [String: Int] = [:]
 
-    static func run(_ workload: CollectionWorkload, directory: String) throws -> Double? {
+    private static func freshRealm(_ directory: String, _ kind: String, _ types: [Object.Type]) throws -> Realm {
+        let run = runs[kind, default: 0]
+        runs[kind] = run + 1
+        func path(_ run: Int) -> String { "\(directory)/swift-\(kind)-\(run).larder" }
+        for old in [run - 1, run] where old >= 0 {
+            try removeFileIfPresent(path(old))
+            try removeFileIfPresent(path(old) + "-lock")
+        }
+        return try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path(run)), objectTypes: types))
+    }
+
+    private static func verify(_ workload: CollectionWorkload, _ got: Tally, _ want: Tally) {
+        if got == want { return }
+        checksFailed = true
+        FileHandle.standardError.write(Data(
+            ("LarderBench: CHECK FAILED: impl=swift workload=\(workload.rawValue): count \(got.objects), " +
+             "sum \(got.sum); expected \(want.objects), \(want.sum)\n").utf8))
+    }
+
+    // MARK: Lists
+
+    /// Append CollectionSizes.list ints to one `List<Int>` in one write, commit included:
+    /// `realm.add(owner)`, then `owner.values.append(objectsIn: 0..<n)` on the managed
+    /// list, what a Realm user writes for a bulk append (Larder's `append(objectsIn:)` is
+    /// one `lar_list_append` per element, as the C workload makes).
+    static func listAppend(directory: String) throws -> Double {
+        listFile = nil
+        appendAt1mBest = nil
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.writeRepeats {
+            listFile = nil
+            let realm = try freshRealm(directory, "list", [ListOwner.self])
+            var owner: ListOwner?
+            best = min(best, try nanoseconds {
+                try realm.write {
+                    let created = ListOwner()
+                    realm.add(created)
+                    created.values.append(objectsIn: 0..<CollectionSizes.list)
+                    owner = created
+                }
+            })
+            listFile = (realm, owner!)
+        }
+        return best
+    }
+
+    private static func lists() throws -> (realm: Realm, big: ListOwner) {
+        guard let listFile else { throw BenchError("swift list workloads: list-append has not run") }
+        return listFile
+    }
+
+    /// Iterate that list with `for value in owner.values`, summing its elements.
+    static func listIterate(directory: String) throws -> Double {
+        let big = try lists().big
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.readRepeats {
+            var tally = Tally()
+            best = min(best, nanoseconds {
+                for value in big.values {
+                    tally.objects += 1
+                    tally.sum &+= value
+                }
+            })
+            verify(.listIterate, tally, Tally(objects: CollectionSizes.list, sum: CollectionData.triangle(CollectionSizes.list)))
+        }
+        return best
+    }
+
+    /// appendOps single appends to a list of 1,000: `list.append(i)`, each its own call
+    /// (`let list = owner.values` once per measurement), timed between `realm.beginWrite()`
+    /// and `realm.cancelWrite()` (neither timed), so every pass starts at 1,000 elements.
+    /// The repeats alternate with list-append-at-1m's, as in bench_collections.c.
+    static func listAppendAt1k(directory: String) throws -> Double {
+        let (realm, big) = try lists()
+        // The list of 1,000 beside the big one, in a write of its own (not timed).
+        let small = ListOwner()
+        try realm.write {
+            realm.add(small)
+            small.values.append(objectsIn: 0..<CollectionSizes.smallList)
+        }
+        func appendAt(_ owner: ListOwner) -> Double {
+            realm.beginWrite()
+            defer { realm.cancelWrite() }
+            return nanoseconds {
+                let list = owner.values
+                for i in 0..<CollectionSizes.appendOps { list.append(i) }
+            }
+        }
+        var bestSmall = Double.infinity, bestBig = Double.infinity
+        for _ in 0..<CollectionSizes.appendRepeats {
+            bestSmall = min(bestSmall, appendAt(small))
+            bestBig = min(bestBig, appendAt(big))
+        }
+        if small.values.count != CollectionSizes.smallList || big.values.count != CollectionSizes.list {
+            checksFailed = true
+            FileHandle.standardError.write(Data("LarderBench: CHECK FAILED: impl=swift list-append-at: cancelled appends stayed\n".utf8))
+        }
+        appendAt1mBest = bestBig
+        return bestSmall
+    }
+
+    /// appendOps single appends to the list of 1,000,000, measured with list-append-at-1k's.
+    static func listAppendAt1m(directory: String) throws -> Double {
+        if appendAt1mBest == nil { _ = try listAppendAt1k(directory: directory) }
+        defer { listFile = nil }
+        guard let appendAt1mBest else { throw BenchError("swift list-append-at-1m: not measured") }
+        return appendAt1mBest
+    }
+
+    // MARK: Links
+
+    /// CollectionSizes.links objects, each with a link and a `List` of 5 links, in one write,
+    /// commit included. As the C API user builds the graph: every object first
+    /// (`realm.add(node)`, its link nil, its list empty), then `node.next = target` and
+    /// `friends.append(target)` for each of its list (`let friends = node.friends`).
+    static func linkInsert(directory: String) throws -> Double {
+        let plan = CollectionData.linkPlan
+        linkFile = nil
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.writeRepeats {
+            linkFile = nil
+            let realm = try freshRealm(directory, "links", [LinkNode.self])
+            var nodes: [LinkNode] = []
+            nodes.reserveCapacity(CollectionSizes.links)
+            best = min(best, try nanoseconds {
+                try realm.write {
+                    for key in 1...CollectionSizes.links {
+                        let node = LinkNode()
+                        node.value = CollectionData.nodeValue(key)
+                        realm.add(node)
+                        nodes.append(node)
+                    }
+                    for (i, node) in nodes.enumerated() {
+                        node.next = nodes[plan.next[i] - 1]
+                        let friends = node.friends
+                        for friend in plan.friends[i] { friends.append(nodes[friend - 1]) }
+                    }
+                }
+            })
+            linkFile = realm
+        }
+        return best
+    }
+
+    /// Follow every link of every object, summing the targets' value:
+    /// `for node in realm.objects(LinkNode.self)`, `node.next?.value`, `for friend in node.friends`.
+    static func linkScan(directory: String) throws -> Double {
+        guard let realm = linkFile else { throw BenchError("swift link-scan: link-insert has not run") }
+        defer { linkFile = nil }
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.readRepeats {
+            var tally = Tally()
+            best = min(best, nanoseconds {
+                for node in realm.objects(LinkNode.self) {
+                    tally.objects += 1
+                    if let next = node.next { tally.sum &+= next.value }
+                    for friend in node.friends { tally.sum &+= friend.value }
+                }
+            })
+            verify(.linkScan, tally, Tally(objects: CollectionSizes.links, sum: CollectionData.linkPlan.sum))
+        }
+        return best
+    }
+
+    // MARK: Maps
+
+    /// A `Map<String, Int>` of CollectionSizes.map keys, in one write, commit included:
+    /// `realm.add(owner)`, then `entries[key] = i` (`let entries = owner.entries`).
+    static func mapInsert(directory: String) throws -> Double {
+        let keys = CollectionData.mapKeys
+        mapFile = nil
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.writeRepeats {
+            mapFile = nil
+            let realm = try freshRealm(directory, "map", [MapOwner.self])
+            var owner: MapOwner?
+            best = min(best, try nanoseconds {
+                try realm.write {
+                    let created = MapOwner()
+                    realm.add(created)
+                    let entries = created.entries
+                    for (i, key) in keys.enumerated() { entries[key] = i }
+                    owner = created
+                }
+            })
+            mapFile = (realm, owner!)
+        }
+        return best
+    }
+
+    /// CollectionSizes.map lookups `entries[key]` in the shuffled order.
+    static func mapLookup(directory: String) throws -> Double {
+        guard let owner = mapFile?.owner else { throw BenchError("swift map-lookup: map-insert has not run") }
+        defer { mapFile = nil }
+        let keys = CollectionData.mapKeys, order = CollectionData.mapOrder
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.readRepeats {
+            var tally = Tally()
+            best = min(best, nanoseconds {
+                let entries = owner.entries
+                for i in order {
+                    guard let value = entries[keys[i]] else { continue }
+                    tally.objects += 1
+                    tally.sum &+= value
+                }
+            })
+            verify(.mapLookup, tally, Tally(objects: CollectionSizes.map, sum: CollectionData.triangle(CollectionSizes.map)))
+        }
+        return best
+    }
+
+    // MARK: Sets
+
+    /// a.formUnion(b) or a.formIntersection(b) on managed sets, in a write of its own,
+    /// commit included, on freshly built sets (built with `insert`, outside the clock).
+    private static func setOperation(_ workload: CollectionWorkload, directory: String) throws -> Double {
+        let union = workload == .setUnion
+        let want = CollectionData.setExpected(union: union)
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.writeRepeats {
+            let realm = try freshRealm(directory, "set", [SetOwner.self])
+            let owner = SetOwner()
+            try realm.write {
+                realm.add(owner)
+                let a = owner.a, b = owner.b
+                for i in 0..<CollectionSizes.set {
+                    a.insert(CollectionData.setA(i))
+                    b.insert(CollectionData.setB(i))
+                }
+            }
+            best = min(best, try nanoseconds {
+                try realm.write {
+                    if union { owner.a.formUnion(owner.b) } else { owner.a.formIntersection(owner.b) }
+                }
+            })
+            var got = Tally()
+            for value in owner.a {
+                got.objects += 1
+                got.sum &+= value
+            }
+            verify(workload, got, want)
+        }
+        return best
+    }
+
+    /// `a.formUnion(b)` of two `MutableSet<Int>` of CollectionSizes.set elements.
+    static func setUnion(directory: String) throws -> Double { try setOperation(.setUnion, directory: directory) }
+    /// `a.formIntersection(b)` of the same two sets.
+    static func setIntersect(directory: String) throws -> Double { try setOperation(.setIntersect, directory: directory) }
+
+    static func run(_ workload: CollectionWorkload, directory: String) throws -> Double {
         switch workload {
         case .listAppend: return try listAppend(directory: directory)
         case .listIterate: return try listIterate(directory: directory)
@@ -468,16 +730,12 @@ func runCollections(directory: String) throws {
     for workload in CollectionWorkload.allCases {
         let ref = reference[workload]!
         let n = Double(workload.n)
-        let swiftNs = try SwiftCollectionBench.run(workload, directory: directory).map { $0 / n }
-        if let swiftNs {
-            print("BENCH workload=\(workload.rawValue) impl=swift n=\(workload.n) ns_per_op=\(fixed(swiftNs, 1))" +
-                  " vs_raw=\(fixed(swiftNs / ref.raw, 2)) vs_c_api=\(fixed(swiftNs / ref.cAPI, 2))")
-        }
+        let swiftNs = try SwiftCollectionBench.run(workload, directory: directory) / n
+        print("BENCH workload=\(workload.rawValue) impl=swift n=\(workload.n) ns_per_op=\(fixed(swiftNs, 1))" +
+              " vs_raw=\(fixed(swiftNs / ref.raw, 2)) vs_c_api=\(fixed(swiftNs / ref.cAPI, 2))")
         let ns = grdbBest[workload]! / n
-        var line = "BENCH workload=\(workload.rawValue) impl=\(grdb.name) n=\(workload.n) ns_per_op=\(fixed(ns, 1))" +
-            " vs_raw=\(fixed(ns / ref.raw, 2)) vs_c_api=\(fixed(ns / ref.cAPI, 2))"
-        if let swiftNs { line += " swift_speedup=\(fixed(ns / swiftNs, 2))" }
-        print(line)
+        print("BENCH workload=\(workload.rawValue) impl=\(grdb.name) n=\(workload.n) ns_per_op=\(fixed(ns, 1))" +
+              " vs_raw=\(fixed(ns / ref.raw, 2)) vs_c_api=\(fixed(ns / ref.cAPI, 2)) swift_speedup=\(fixed(ns / swiftNs, 2))")
         fflush(stdout)
     }
 }
