@@ -309,18 +309,11 @@ extension List: _Persistable {
     public static var _larderTargetClass: Object.Type? { Element._larderTargetClass }
     public static var _larderCollection: lar_collection { LAR_COLLECTION_LIST }
     public static func _larderDefault() -> List { List() }
-    public static func _larderFrom(_ value: _StoredValue) -> List? {
-        if case .collection(let collection) = value { return collection as? List }
-        return nil
-    }
+    public static func _larderFrom(_ value: _StoredValue) -> List? { fromStored(value) }
     public static func _larderRead(_ value: lar_value) -> List { fatalError("A list is read through its owner") }
     public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> List {
-        let list = List()
-        list.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
-                                 owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
-        return list
+        managed(realm: realm, owner: owner, slot: slot)
     }
-    public var _larderStored: _StoredValue { .collection(self) }
 }
 
 // MARK: Lists of objects

@@ -201,16 +201,9 @@ extension Map: _Persistable {
     public static var _larderTargetClass: Object.Type? { Value._larderTargetClass }
     public static var _larderCollection: lar_collection { LAR_COLLECTION_MAP }
     public static func _larderDefault() -> Map { Map() }
-    public static func _larderFrom(_ value: _StoredValue) -> Map? {
-        if case .collection(let collection) = value { return collection as? Map }
-        return nil
-    }
+    public static func _larderFrom(_ value: _StoredValue) -> Map? { fromStored(value) }
     public static func _larderRead(_ value: lar_value) -> Map { fatalError("A map is read through its owner") }
     public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> Map {
-        let map = Map()
-        map.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
-                                owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
-        return map
+        managed(realm: realm, owner: owner, slot: slot)
     }
-    public var _larderStored: _StoredValue { .collection(self) }
 }

@@ -251,18 +251,11 @@ extension MutableSet: _Persistable {
     public static var _larderTargetClass: Object.Type? { Element._larderTargetClass }
     public static var _larderCollection: lar_collection { LAR_COLLECTION_SET }
     public static func _larderDefault() -> MutableSet { MutableSet() }
-    public static func _larderFrom(_ value: _StoredValue) -> MutableSet? {
-        if case .collection(let collection) = value { return collection as? MutableSet }
-        return nil
-    }
+    public static func _larderFrom(_ value: _StoredValue) -> MutableSet? { fromStored(value) }
     public static func _larderRead(_ value: lar_value) -> MutableSet { fatalError("A set is read through its owner") }
     public static func _larderManaged(realm: AnyObject, owner: AnyObject, slot: Int) -> MutableSet {
-        let set = MutableSet()
-        set.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
-                                owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
-        return set
+        managed(realm: realm, owner: owner, slot: slot)
     }
-    public var _larderStored: _StoredValue { .collection(self) }
 }
 
 // MARK: Sets of objects

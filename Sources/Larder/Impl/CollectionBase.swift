@@ -29,4 +29,22 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
         self.ref = ref
         setUnmanaged([], keys: [])
     }
+
+    // What each collection's `_Persistable` conformance shares.
+
+    /// The collection a stored value holds, if it is one of this type.
+    static func fromStored(_ value: _StoredValue) -> Self? {
+        if case .collection(let collection) = value { return collection as? Self }
+        return nil
+    }
+
+    /// A new instance bound to the collection in owner's row at slot.
+    static func managed(realm: AnyObject, owner: AnyObject, slot: Int) -> Self {
+        let collection = Self()
+        collection.ref = CollectionRef(instance: unsafeDowncast(realm, to: RealmInstance.self),
+                                       owner: unsafeDowncast(owner, to: ObjectCore.self), slot: slot)
+        return collection
+    }
+
+    public var _larderStored: _StoredValue { .collection(self) }
 }
