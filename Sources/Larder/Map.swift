@@ -68,6 +68,14 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key, as Realm's `object(forKey:)`.
     public func object(forKey key: Key) -> Value? { self[key] }
 
+    /// The values sorted by their own value, as Realm's `sorted(ascending:)`.
+    public func sorted(ascending: Bool = true) -> [Value] {
+        values.sorted {
+            ascending ? _StoredValue.ascending($0._larderStored, $1._larderStored)
+                      : _StoredValue.ascending($1._larderStored, $0._larderStored)
+        }
+    }
+
     // MARK: Changing
 
     /// Sets the value of key, adding the key when it is new.
@@ -107,6 +115,15 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key (a String), as Realm's KVC on a map.
     public func value(forKey key: String) -> Any? {
         value(of: key).map { $0._larderStored.anyValue as Any }
+    }
+
+    /// The value of the first component of keyPath (a key), then of the rest of
+    /// the path on that value when it is an object ("rex.name"); nil past a
+    /// missing key or a nil object.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        guard let object = value(forKey: String(keyPath[..<dot])) as? Object else { return nil }
+        return object.value(forKeyPath: String(keyPath[keyPath.index(after: dot)...]))
     }
 
     /// Inserts or updates key, as Realm's KVC on a map.
@@ -193,6 +210,49 @@ public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorPr
         buffer = batch
         after = batch.last?.key._larderKey
     }
+}
+
+// MARK: Aggregates
+
+extension Map {
+    /// The smallest value of property among the map's objects (its values), nil
+    /// values and nil objects skipped; nil when there is none.
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? { aggregate(.min, property) }
+    /// The largest value of property among the map's objects; nil when there is none.
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? { aggregate(.max, property) }
+    /// The sum of property over the map's objects; zero when there is none.
+    public func sum<T: AddableType>(ofProperty property: String) -> T { aggregate(.sum, property)! }
+    /// The mean of property over the map's objects; nil when there is none.
+    public func average<T: AddableType>(ofProperty property: String) -> T? { aggregate(.average, property) }
+
+    private func aggregate<T: MinMaxType>(_ operation: AggregateOperation, _ property: String) -> T? {
+        guard let type = Value._larderTargetClass else {
+            fatalError("\(operation.rawValue)(ofProperty:) needs a map of objects; use \(operation.rawValue)() " +
+                       "on a Map<\(Key.self), \(Value.self)>")
+        }
+        let objects = values.compactMap { value -> Object? in
+            if case .object(let object) = value._larderStored { return object }
+            return nil
+        }
+        guard let ref else { return ObjectAggregate.run(operation, property, of: type, .objects(objects), as: T.self) }
+        let table = ref.instance.table(for: type)
+        return ObjectAggregate.run(operation, property, of: type, .keys(ref.instance, table, objects.map(\.core.key)),
+                                   as: T.self)
+    }
+}
+
+extension Map where Value: MinMaxType {
+    /// The smallest value, nil values skipped; nil when there is none.
+    public func min() -> Value? { ValueAggregate.run(.min, values, as: Value.self) }
+    /// The largest value, nil values skipped; nil when there is none.
+    public func max() -> Value? { ValueAggregate.run(.max, values, as: Value.self) }
+}
+
+extension Map where Value: AddableType {
+    /// The sum of the values, nil values skipped; zero for none.
+    public func sum() -> Value { ValueAggregate.run(.sum, values, as: Value.self)! }
+    /// The mean of the values, nil values skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, values, as: T.self) }
 }
 
 extension Map: _Persistable {

@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// An unordered collection of distinct values, as in Realm:
 /// `@Persisted var citiesVisited: MutableSet<String>`.
@@ -69,6 +70,13 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
 
     public func index(of element: Element) -> Int? {
         Array(self).firstIndex { List<Element>.same($0, element) }
+    }
+
+    /// The elements at indexes of the set's order, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let elements = Array(self)
+        checkObjectIndexes(indexes, count: elements.count)
+        return indexes.map { elements[$0] }
     }
 
     public func makeIterator() -> SetIterator<Element> { SetIterator(set: self) }
@@ -172,6 +180,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         return map { ($0 as? Object)?.value(forKey: key) as Any }
     }
 
+    /// The same for a key path through links ("toy.name").
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+    }
+
     public func setValue(_ value: Any?, forKey key: String) {
         if let ref, !ref.instance.isInWriteTransaction { fatalError("Cannot modify Set outside of a write transaction.") }
         for element in self { (element as? Object)?.setValue(value, forKey: key) }
@@ -272,33 +286,28 @@ extension MutableSet: RealmCollection where Element: Object {
             .sorted(by: descriptors)
     }
 
-    public func value(forKeyPath keyPath: String) -> Any? {
-        if keyPath == "self" { return value(forKey: keyPath) }
-        return map { $0.value(forKeyPath: keyPath) }
-    }
 }
 
 // MARK: Aggregates
 
-extension MutableSet where Element: Comparable {
-    public func min() -> Element? { Array(self).min() }
-    public func max() -> Element? { Array(self).max() }
-}
-
-extension MutableSet where Element: AdditiveArithmetic {
-    public func sum() -> Element { reduce(.zero, +) }
-}
-
-extension MutableSet where Element: BinaryInteger {
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
+extension MutableSet: ObjectAggregating where Element: Object {
+    /// A managed set's objects by key; an unmanaged one's in memory.
+    var aggregateSource: AggregateSource {
+        guard let ref else { return ObjectAggregate.source(of: items, instance: nil) }
+        return .keys(ref.instance, ref.instance.table(for: Element.self), map(\.core.key))
     }
 }
 
-extension MutableSet where Element: BinaryFloatingPoint {
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
-    }
+extension MutableSet where Element: MinMaxType {
+    /// The smallest element, nil skipped; nil when there is none.
+    public func min() -> Element? { ValueAggregate.run(.min, Array(self), as: Element.self) }
+    /// The largest element, nil skipped; nil when there is none.
+    public func max() -> Element? { ValueAggregate.run(.max, Array(self), as: Element.self) }
+}
+
+extension MutableSet where Element: AddableType {
+    /// The sum of the elements, nil skipped; zero for none.
+    public func sum() -> Element { ValueAggregate.run(.sum, Array(self), as: Element.self)! }
+    /// The mean of the elements, nil skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, Array(self), as: T.self) }
 }

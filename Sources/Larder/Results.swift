@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// The objects of a class, as in Realm: lazy and live. Nothing is read until it
 /// is used, and every use sees the Realm's current version. Iteration streams
@@ -26,7 +27,7 @@ public final class Results<Element: Object>: RealmCollection {
     }
 
     /// Whether the results stream over the whole table in key order.
-    private var isWholeTable: Bool { sortDescriptors.isEmpty && source == nil }
+    var isWholeTable: Bool { sortDescriptors.isEmpty && source == nil }
 
     public var realm: Realm? { Realm(instance: instance) }
     public var isInvalidated: Bool { false }
@@ -72,6 +73,13 @@ public final class Results<Element: Object>: RealmCollection {
     public func index(of object: Element) -> Int? {
         guard object.core.realm === instance, object.core.table.id == table.id else { return nil }
         return keys().firstIndex(of: object.core.key)
+    }
+
+    /// The objects at indexes, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let keys = keys()
+        checkObjectIndexes(indexes, count: keys.count)
+        return indexes.map { unsafeDowncast(instance.accessor(table, key: keys[$0]), to: Element.self) }
     }
 
     // MARK: Sorting
@@ -167,6 +175,13 @@ public final class Results<Element: Object>: RealmCollection {
             }
             return a.key < b.key
         }.map(\.key)
+    }
+}
+
+extension Results: ObjectAggregating {
+    /// The whole table streams in batches; other results read their objects by key.
+    var aggregateSource: AggregateSource {
+        isWholeTable ? .table(instance, table) : .keys(instance, table, keys())
     }
 }
 

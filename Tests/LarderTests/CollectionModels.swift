@@ -157,7 +157,7 @@ enum CollectionScenarios {
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:
-            return false
+            return try CollectionSurfaceScenarios.run(scenario, path: path)
         }
         return true
     }

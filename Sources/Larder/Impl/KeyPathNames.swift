@@ -5,7 +5,9 @@ extension ClassSchema {
     /// The persisted property a key path of the model reads. Swift on Linux cannot
     /// name a key path, so this finds the property of its type, and when several
     /// share the type, the one whose value the key path reads back from a probe object.
-    func propertyName<Root: Object, Value: _Persistable>(of keyPath: KeyPath<Root, Value>) -> String {
+    /// method names the caller in the message when the key path reads no property.
+    func propertyName<Root: Object, Value: _Persistable>(of keyPath: KeyPath<Root, Value>,
+                                                         for method: String = "sorted(by:)") -> String {
         let candidates = properties.indices.filter { properties[$0].valueType == Value.self }
         if candidates.count == 1 { return properties[candidates[0]].name }
         let probe = Root()
@@ -18,8 +20,9 @@ extension ClassSchema {
             values[slot] = .null
             if probe[keyPath: keyPath]._larderStored != blank { return properties[slot].name }
         }
-        fatalError("Cannot sort on key path \(keyPath): it is not a persisted property of '\(name)'; " +
-                   "use sorted(byKeyPath:) with the property's name")
+        let named = method.hasPrefix("sorted") ? "sorted(byKeyPath:)" : method.replacingOccurrences(of: "(of:)", with: "(ofProperty:)")
+        fatalError("Cannot use key path \(keyPath) in \(method): it is not a persisted property of '\(name)'; " +
+                   "use \(named) with the property's name")
     }
 
     /// A value of type that no property reads as its default.
