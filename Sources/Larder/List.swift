@@ -101,6 +101,13 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         }
     }
 
+    /// Each distinct element once, at its first position, as Realm's `distinct()`
+    /// for values (an array here, as `sorted(ascending:)`).
+    public func distinct() -> [Element] {
+        var seen = Set<_StoredValue>()
+        return Array(self).filter { seen.insert($0._larderStored).inserted }
+    }
+
     // MARK: Changing
 
     public func append(_ element: Element) {

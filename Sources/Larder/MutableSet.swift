@@ -89,6 +89,9 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         }
     }
 
+    /// The elements, as Realm's `distinct()` for values: a set's are distinct already.
+    public func distinct() -> [Element] { Array(self) }
+
     // MARK: Changing
 
     public func insert(_ element: Element) {

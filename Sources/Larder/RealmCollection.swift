@@ -36,6 +36,22 @@ extension RealmCollection {
         sorted(byKeyPath: keyPath, ascending: true)
     }
 
+    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: Element.schema.propertyName(of: keyPath), ascending: ascending)
+    }
+
+    /// The first object, in this order, of each combination of the values of the
+    /// properties keyPaths name, as Results (managed collections only, as sorting).
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        sorted(by: []).distinct(by: keyPaths)
+    }
+
+    /// The same with key paths of the model, as `distinct(by: [\.name, \.age])`.
+    public func distinct(by keyPaths: [PartialKeyPath<Element>]) -> Results<Element> {
+        distinct(by: keyPaths.map { Element.schema.propertyName(ofAny: $0, root: Element.self, for: "distinct(by:)") })
+    }
+
     public func objects(at indexes: IndexSet) -> [Element] {
         checkObjectIndexes(indexes, count: count)
         return indexes.map { self[$0] }

@@ -183,7 +183,58 @@ final class CollectionSurfaceTests: RealmTestCase {
         }
     }
 
-    func testRemovingMoreThanAListHoldsTraps() throws {
+    func testDistinct() throws {
+        let realm = try open()
+        let station = Station()
+        // label, int, optInt: the first of each (int, optInt) pair stays.
+        let rows: [(String, Int, Int?)] = [("a", 1, nil), ("b", 2, 5), ("c", 1, nil), ("d", 2, 6), ("e", 1, 5), ("f", 2, 5)]
+        let measures = rows.map { Measure(value: ["label": $0.0, "int": $0.1, "optInt": $0.2 as Any? ?? NSNull()]) }
+        station.numbers.append(objectsIn: [3, nil, 3, 1, nil, 2])
+        XCTAssertEqual(station.numbers.distinct(), [3, nil, 1, 2], "unmanaged values")
+        try realm.write {
+            realm.add(measures) // created a to f: the table's order
+            realm.add(station)
+            station.measures.append(objectsIn: measures.reversed())
+            for measure in measures { measure.station = station }
+        }
+        XCTAssertEqual(station.numbers.distinct(), [3, nil, 1, 2], "managed values")
+        XCTAssertEqual(station.dates.distinct().count, 0)
+        let all = realm.objects(Measure.self)
+        XCTAssertEqual(all.distinct(by: ["int"]).map(\.label), ["a", "b"])
+        XCTAssertEqual(all.distinct(by: ["int", "optInt"]).map(\.label), ["a", "b", "d", "e"])
+        XCTAssertEqual(all.distinct(by: [\Measure.int, \Measure.optInt]).map(\.label), ["a", "b", "d", "e"])
+        XCTAssertEqual(all.distinct(by: [String]()).count, 6)
+        // Sort then distinct keeps the first in sorted order; distinct then sort sorts what is left.
+        XCTAssertEqual(all.sorted(byKeyPath: "label", ascending: false).distinct(by: ["int"]).map(\.label), ["f", "e"])
+        XCTAssertEqual(all.distinct(by: ["int"]).sorted(byKeyPath: "label", ascending: false).map(\.label), ["b", "a"])
+        XCTAssertEqual(station.measures.distinct(by: ["int"]).map(\.label), ["f", "e"], "list order")
+        XCTAssertEqual(station.measuredBy.distinct(by: ["optInt"]).map(\.label), ["a", "b", "d"])
+        XCTAssertEqual(AnyRealmCollection(all).distinct(by: ["int"]).count, 2)
+        // Live: a write to a distinct property changes the results.
+        let distinctInts = all.distinct(by: ["int"])
+        XCTAssertEqual(distinctInts.count, 2)
+        try realm.write { measures[5].int = 3 }
+        XCTAssertEqual(distinctInts.map(\.label), ["a", "b", "f"])
+        try realm.write { realm.add(Measure(value: ["label": "g", "int": 4])) }
+        XCTAssertEqual(distinctInts.map(\.label), ["a", "b", "f", "g"])
+    }
+
+    func testSortingByKeyPathOnEveryCollectionOfObjects() throws {
+        let realm = try open()
+        let station = Station()
+        let measures = makeMeasures()
+        station.measureSet.insert(objectsIn: measures)
+        try realm.write {
+            realm.add(station)
+            for measure in measures { measure.station = station }
+        }
+        XCTAssertEqual(station.measureSet.sorted(by: \.int, ascending: false).map(\.int), [3, 2, 1])
+        XCTAssertEqual(station.measuredBy.sorted(by: \.double, ascending: false).map(\.int), [3, 2, 1])
+        XCTAssertEqual(AnyRealmCollection(station.measuredBy).sorted(by: \.label).map(\.int), [1, 2, 3])
+        XCTAssertEqual(station.measures.sorted(by: \.int).count, 0)
+    }
+
+    func testSurfaceMisuseTraps() throws {
         let cases = [
             ("surface-objects-at-out-of-bounds", "Indexes for collection are out of bounds."),
             ("surface-unmanaged-objects-at-out-of-bounds", "Indexes for collection are out of bounds."),
@@ -193,6 +244,7 @@ final class CollectionSurfaceTests: RealmTestCase {
             ("surface-remove-first-too-many", "It is not possible to remove more objects (5) from a list than it already contains (3)."),
             ("surface-remove-last-negative", "Cannot pass a negative value for 'index'."),
             ("surface-remove-subrange-out-of-bounds", "Index 3 is out of bounds (must be less than 3)."),
+            ("surface-distinct-unknown-property", "Cannot sort on key path 'nope': property 'Measure.nope' does not exist."),
         ]
         for (scenario, message) in cases {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
@@ -220,6 +272,7 @@ final class CollectionSurfaceTests: RealmTestCase {
         case "surface-remove-first-too-many": try realm.write { station.numbers.removeFirst(5) }
         case "surface-remove-last-negative": try realm.write { station.numbers.removeLast(-1) }
         case "surface-remove-subrange-out-of-bounds": try realm.write { station.numbers.removeSubrange(1...3) }
+        case "surface-distinct-unknown-property": print(realm.objects(Measure.self).distinct(by: ["nope"]).count)
         default: return false
         }
         print("NO TRAP")
