@@ -43,6 +43,6 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection {
 extension AnyRealmCollection: ObjectAggregating {
     /// The wrapped collection's way to its objects, so aggregates read as fast through the eraser.
     var aggregateSource: AggregateSource {
-        (base as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: base, instance: nil)
+        (base as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: base)
     }
 }

@@ -160,7 +160,6 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
 
     /// Traps, with Realm's messages, unless number elements can be removed.
     private func checkRemovable(_ number: Int) {
-        if let ref { _ = ref.writeTxn("List") }
         if number < 0 { fatalError("Cannot pass a negative value for 'index'.") }
         let count = count
         if number > count {
@@ -409,7 +408,7 @@ extension List: RealmCollection where Element: Object {
 extension List: ObjectAggregating where Element: Object {
     /// A managed list's objects by key, without accessors; an unmanaged one's in memory.
     var aggregateSource: AggregateSource {
-        guard let ref else { return ObjectAggregate.source(of: items, instance: nil) }
+        guard let ref else { return ObjectAggregate.source(of: items) }
         return .keys(ref.instance, ref.instance.table(for: Element.self), objectKeys())
     }
 }

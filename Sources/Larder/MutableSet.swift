@@ -296,7 +296,7 @@ extension MutableSet: RealmCollection where Element: Object {
 extension MutableSet: ObjectAggregating where Element: Object {
     /// A managed set's objects by key; an unmanaged one's in memory.
     var aggregateSource: AggregateSource {
-        guard let ref else { return ObjectAggregate.source(of: items, instance: nil) }
+        guard let ref else { return ObjectAggregate.source(of: items) }
         return .keys(ref.instance, ref.instance.table(for: Element.self), map(\.core.key))
     }
 }

@@ -92,7 +92,7 @@ extension RealmCollection {
     }
 
     private func aggregate<T: MinMaxType>(_ operation: AggregateOperation, _ property: String) -> T? {
-        let source = (self as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: self, instance: nil)
+        let source = (self as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: self)
         return ObjectAggregate.run(operation, property, of: Element.self, source, as: T.self)
     }
 }

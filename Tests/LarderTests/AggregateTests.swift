@@ -260,6 +260,8 @@ final class AggregateTests: RealmTestCase {
             ("aggregate-link-property", "Operation 'min' not supported for object? property 'Measure.station'"),
             ("aggregate-linking-objects", "Operation 'sum' not supported for linking objects property 'Station.measuredBy'"),
             ("aggregate-date-as-int", "Cannot convert the min of 'Measure.date'"),
+            ("aggregate-deleted-object", "Object has been deleted or invalidated."),
+            ("aggregate-map-of-values", "min(ofProperty:) needs a map of objects; use min() on a Map<String, Optional<Double>>"),
         ]
         for (scenario, message) in cases {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
@@ -298,6 +300,12 @@ enum CollectionSurfaceScenarios {
             case "aggregate-linking-objects":
                 print(realm.objects(Station.self).sum(ofProperty: "measuredBy") as Int)
             case "aggregate-date-as-int": print(all.min(ofProperty: "date") as Int? as Any)
+            case "aggregate-deleted-object":
+                let unmanaged = List<Measure>()
+                unmanaged.append(objectsIn: all)
+                try realm.write { realm.delete(all[1]) }
+                print(unmanaged.sum(ofProperty: "int") as Int)
+            case "aggregate-map-of-values": print(station.readings.min(ofProperty: "x") as Double? as Any)
             default: return false
             }
             return true

@@ -169,12 +169,13 @@ enum ObjectAggregate {
         }
     }
 
-    /// The objects of a sequence: by key when they are all managed by one
-    /// instance and of one class, otherwise in memory.
-    static func source<S: Sequence>(of objects: S, instance: RealmInstance?) -> AggregateSource where S.Element: Object {
+    /// The objects of a sequence (an unmanaged collection's): by key when they
+    /// are all managed by one instance and of one class, otherwise in memory.
+    static func source<S: Sequence>(of objects: S) -> AggregateSource where S.Element: Object {
         let all = Array(objects)
-        guard let instance, let first = all.first, let table = first.core.table,
-              all.allSatisfy({ $0.core.realm === instance && $0.core.table === table }) else { return .objects(all) }
+        guard let first = all.first, let instance = first.core.realm, let table = first.core.table,
+              all.allSatisfy({ $0.core.realm === instance && $0.core.table === table && !instance.isInvalidated($0.core) })
+        else { return .objects(all) }
         return .keys(instance, table, all.map(\.core.key))
     }
 }
