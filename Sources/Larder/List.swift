@@ -230,18 +230,19 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
             return items = order.map { items[$0] }
         }
         let txn = ref.writeTxn("List")
-        let order = Self.order(count: count, moving: offsets, to: destination)
-        if offsets.count == 1, let from = offsets.first {
-            let to = order.firstIndex(of: from)!
-            if from != to { ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element") }
-            return
-        }
-        // Bring each position's element into place, one move each where it differs.
-        var current = Array(0..<order.count)
-        for position in order.indices where current[position] != order[position] {
-            let from = current[position...].firstIndex(of: order[position])!
-            current.insert(current.remove(at: from), at: position)
-            ref.check(lar_list_move(txn, ref.owner, ref.prop, from, position), "Cannot move a list element")
+        let count = count
+        _ = Self.order(count: count, moving: offsets, to: destination) // checks the offsets
+        // One move per element: each goes just before the first element at or after
+        // destination that stays (the end when none does), after those moved before it.
+        let anchor = (destination..<count).first { !offsets.contains($0) }
+        var current = Array(0..<count) // old positions, in the list's order as it changes
+        for element in offsets {
+            let from = current.firstIndex(of: element)!
+            var to = anchor.flatMap { current.firstIndex(of: $0) } ?? count
+            if from < to { to -= 1 }
+            if from == to { continue }
+            current.insert(current.remove(at: from), at: to)
+            ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element")
         }
     }
 
