@@ -212,6 +212,32 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     }
 
     fileprivate var unmanagedItems: [Element] { items }
+
+    /// Keys of the objects of a managed set, in its order, read 256 per C call
+    /// without accessors: for Results over it and for aggregates.
+    func objectKeys() -> [lar_objkey] {
+        guard let ref else { return [] }
+        var keys: [lar_objkey] = []
+        let capacity = 256
+        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+            var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
+            while true {
+                var count = 0
+                let txn = ref.readTxn()
+                let rc: Int32
+                if var last = after {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
+                } else {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                }
+                if rc == LAR_ENOTFOUND { return }
+                ref.check(rc, "Cannot read a set")
+                for index in 0..<count { keys.append(values[index].as.link.key) }
+                after = values[count - 1]
+            }
+        }
+        return keys
+    }
 }
 
 /// Iterates a set in its stored order, 64 elements per C call when managed.
@@ -285,7 +311,7 @@ extension MutableSet: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in map(\.core.key) })
+        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
             .sorted(by: descriptors)
     }
 
@@ -297,7 +323,7 @@ extension MutableSet: ObjectAggregating where Element: Object {
     /// A managed set's objects by key; an unmanaged one's in memory.
     var aggregateSource: AggregateSource {
         guard let ref else { return ObjectAggregate.source(of: items) }
-        return .keys(ref.instance, ref.instance.table(for: Element.self), map(\.core.key))
+        return .keys(ref.instance, ref.instance.table(for: Element.self), objectKeys())
     }
 }
 

@@ -141,6 +141,20 @@ final class AggregateTests: RealmTestCase {
         XCTAssertEqual(all.min(ofProperty: "int") as Int?, 0)
         XCTAssertEqual(all.sum(ofProperty: "optInt") as Int, 249_500)
         XCTAssertEqual(all.average(ofProperty: "optInt") as Double?, 499)
+        // Lists and sets read their keys in batches too.
+        let station = Station()
+        try realm.write {
+            realm.add(station)
+            station.measures.append(objectsIn: all)
+            station.measureSet.insert(objectsIn: all)
+        }
+        XCTAssertEqual(station.measureSet.count, 1000)
+        for collection in [AnyRealmCollection(station.measures), AnyRealmCollection(station.measureSet)] {
+            XCTAssertEqual(collection.sum(ofProperty: "int") as Int, 499_500)
+            XCTAssertEqual(collection.max(of: \.optInt), 998)
+            XCTAssertEqual(collection.sorted(byKeyPath: "int", ascending: false).first?.int, 999)
+            XCTAssertEqual(collection.distinct(by: ["optInt"]).count, 501)
+        }
     }
 
     func testEmptyCollectionsAggregateToNilAndZero() throws {
