@@ -230,14 +230,46 @@ extension Map {
             fatalError("\(operation.rawValue)(ofProperty:) needs a map of objects; use \(operation.rawValue)() " +
                        "on a Map<\(Key.self), \(Value.self)>")
         }
-        let objects = values.compactMap { value -> Object? in
-            if case .object(let object) = value._larderStored { return object }
-            return nil
+        guard let ref else {
+            let objects = values.compactMap { value -> Object? in
+                if case .object(let object) = value._larderStored { return object }
+                return nil
+            }
+            return ObjectAggregate.run(operation, property, of: type, ObjectAggregate.source(of: objects), as: T.self)
         }
-        guard let ref else { return ObjectAggregate.run(operation, property, of: type, .objects(objects), as: T.self) }
         let table = ref.instance.table(for: type)
-        return ObjectAggregate.run(operation, property, of: type, .keys(ref.instance, table, objects.map(\.core.key)),
-                                   as: T.self)
+        return ObjectAggregate.run(operation, property, of: type, .keys(ref.instance, table, objectKeys(ref)), as: T.self)
+    }
+
+    /// Keys of the objects a managed map holds (nil values skipped), in key
+    /// order, read 256 entries per C call without accessors.
+    private func objectKeys(_ ref: CollectionRef) -> [lar_objkey] {
+        var objectKeys: [lar_objkey] = []
+        let capacity = 256
+        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var after: String? // copied: a key read lives only in its transaction
+                while true {
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if let after {
+                        rc = MapKey.with(after) {
+                            lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                        }
+                    } else {
+                        rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    }
+                    if rc == LAR_ENOTFOUND { return }
+                    ref.check(rc, "Cannot read a map")
+                    for index in 0..<count where values[index].type == LAR_TYPE_LINK {
+                        objectKeys.append(values[index].as.link.key)
+                    }
+                    after = String(larderString: keys[count - 1])
+                }
+            }
+        }
+        return objectKeys
     }
 }
 

@@ -225,6 +225,14 @@ final class AggregateTests: RealmTestCase {
         try realm.write { realm.add(station) }
         XCTAssertEqual(station.measureMap.count, 4)
         check()
+        // A map past one batch of entries, and one whose object was deleted (its key stays, nil).
+        try realm.write {
+            for n in 0..<300 { station.measureMap["k\(n)"] = Measure(value: ["int": n]) }
+            realm.delete(measures[0])
+        }
+        XCTAssertEqual(station.measureMap.count, 304)
+        XCTAssertEqual(station.measureMap.sum(ofProperty: "int") as Int, 44_850 + 2 + 3)
+        XCTAssertEqual(station.measureMap.min(ofProperty: "optInt") as Int?, 30)
     }
 
     func testAggregatesOfCollectionsOfValuesSkipNil() throws {
