@@ -17,6 +17,7 @@ typedef MDB_dbi kv_table;
 #define KV_NOTFOUND MDB_NOTFOUND
 #define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
 #define KV_APPEND MDB_APPEND
+#define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
     KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
 } kv_step;
@@ -209,6 +210,12 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi);
 /* Deletes the entry at cursor (of txn, on a table opened for writing); a next step then
  * finds the entry after it. */
 int txn_cursor_del(lar_txn *txn, kv_cursor *cursor);
+/* txn_put through a cursor of txn, which it leaves on the entry written (or, for
+ * LAR_EEXISTS, on the entry found, whose value data then holds). Puts in key order
+ * through one cursor are much cheaper than txn_put's: a key that belongs on the
+ * cursor's leaf page skips the descent from the root. KV_CURRENT replaces the
+ * entry the cursor is on (key must be its key). Fails and poisons as txn_put does. */
+int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags);
 /* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
  * one under fault injection (poisoning the write). */
 int txn_note_mutation(lar_txn *txn);

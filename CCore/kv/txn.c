@@ -385,6 +385,18 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi)
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
 }
 
+int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags)
+{
+    txn->cache_obj.key = 0;
+    int rc = inject(mdb_cursor_put(cursor, key, data, flags));
+    if (!rc) {
+        txn->mutations++;
+        return LAR_OK;
+    }
+    if (rc == MDB_KEYEXIST && (flags & MDB_NOOVERWRITE)) return LAR_EEXISTS;
+    return mutation_failed(txn, rc, "cannot write");
+}
+
 int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
 {
     txn->cache_obj.key = 0;
