@@ -112,6 +112,7 @@ static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t pro
 {
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
     const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
+    if (target && txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = target ? kv_get(txn, target->dbi, &key, &row) : KV_NOTFOUND;
     if (rc == KV_NOTFOUND)
