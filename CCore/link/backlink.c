@@ -158,6 +158,62 @@ static void sort_adds(pending_add *items, size_t n)
     }
 }
 
+/* Below this many adds, a radix pass costs more than the comparisons it saves. */
+#define RADIX_MIN 64
+
+/* Sorts adds whose bytes at positions[0..count) are the only ones that differ: an
+ * in-place MSD radix sort (American flag sort) on those bytes in order, handing short
+ * runs to sort_adds. Keys are equal once every differing byte was sorted on. */
+static void radix_sort_adds(pending_add *items, size_t n, const uint8_t *positions, int count)
+{
+    while (count > 0 && n >= RADIX_MIN) {
+        unsigned at = positions[0];
+        uint32_t start[257] = {0}, next[256];
+        for (size_t i = 0; i < n; i++) start[items[i].key[at] + 1]++;
+        for (int b = 0; b < 256; b++) start[b + 1] += start[b];
+        if (start[items[0].key[at] + 1] - start[items[0].key[at]] == n) { /* one bucket: the next byte */
+            positions++;
+            count--;
+            continue;
+        }
+        memcpy(next, start, sizeof next);
+        for (unsigned b = 0; b < 256; b++) {
+            while (next[b] < start[b + 1]) { /* each swap puts one add in its bucket for good */
+                unsigned v = items[next[b]].key[at];
+                if (v == b) next[b]++;
+                else swap_adds(&items[next[b]], &items[next[v]++]);
+            }
+        }
+        for (unsigned b = 0; b < 256; b++)
+            if (start[b + 1] - start[b] > 1)
+                radix_sort_adds(items + start[b], start[b + 1] - start[b], positions + 1, count - 1);
+        return;
+    }
+    if (count > 0 && n > 1) sort_adds(items, n);
+}
+
+/* Sorts the gathered adds in memcmp order. The keys of one write share most of their
+ * bytes (classes, properties, the high bytes of keys), so one pass finds the bytes
+ * that differ and the radix sort looks at those only. */
+static void sort_pending(pending_add *items, size_t n)
+{
+    if (n < 2) return;
+    uint8_t all_and[BACKLINK_KEY_SIZE], all_or[BACKLINK_KEY_SIZE];
+    memcpy(all_and, items[0].key, BACKLINK_KEY_SIZE);
+    memcpy(all_or, items[0].key, BACKLINK_KEY_SIZE);
+    for (size_t i = 1; i < n; i++) {
+        for (int b = 0; b < BACKLINK_KEY_SIZE; b++) {
+            all_and[b] &= items[i].key[b];
+            all_or[b] |= items[i].key[b];
+        }
+    }
+    uint8_t positions[BACKLINK_KEY_SIZE];
+    int count = 0;
+    for (int b = 0; b < BACKLINK_KEY_SIZE; b++)
+        if (all_and[b] != all_or[b]) positions[count++] = (uint8_t)b;
+    radix_sort_adds(items, n, positions, count);
+}
+
 /* Applies the gathered adds, sorted, equal keys together, through one cursor: a key
  * that lands on the leaf page of the one before it (most of a large batch) skips the
  * descent from the root. */
@@ -165,7 +221,7 @@ static int pending_flush(lar_txn *txn)
 {
     pending_adds *adds = PENDING(txn).data;
     if (!adds || !adds->count) return LAR_OK;
-    sort_adds(adds->items, adds->count);
+    sort_pending(adds->items, adds->count);
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, txn->schema->backlink_dbi, &cursor);
     int err = rc ? lar_fail_mdb(rc, "cannot write the backlink table") : LAR_OK;
