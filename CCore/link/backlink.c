@@ -11,13 +11,19 @@
  * range. The table exists once a class with a link property was declared.
  *
  * A write transaction gathers the links it adds (backlink_add) in memory and applies
- * them to the table in key order, through one cursor: when 1M (2^20) have gathered,
+ * them to the table in key order, through one cursor: when 2M (2^21) have gathered,
  * before anything reads or removes a backlink, and before the commit. Adds to random
- * targets then touch the table's pages in order, once per batch, and a key that lands
- * on the cursor's current leaf page skips the descent from the root. Memory is bounded:
- * 26 bytes per gathered add, at most 26 MiB (a write that links less holds less; its
- * buffer goes when it ends, if larger than 4096 adds). A bigger batch is faster still
- * for a write of more links (fewer passes over the table), but costs that much more. */
+ * targets then touch the table's pages in order, once per batch, a key that lands on
+ * the cursor's current leaf page skips the descent from the root, and keys past the
+ * table's last one are appended (full pages: a new table's are half the size).
+ *
+ * Memory is bounded: 26 bytes per gathered add, at most 52 MiB, and always less than
+ * the table pages the same adds fill (at least 40 bytes per entry), which LMDB holds
+ * as dirty pages anyway; a write that links less holds less, and its buffer goes when
+ * it ends (if larger than 4096 adds). The bound is set by measurement: one batch per
+ * write of up to 2M links appends into a new table and walks an old one once, where
+ * a write of 1.2M links in batches of 1M (then 200K into a full table, splitting nearly
+ * every page) was 1.5x slower and left the table twice as large. */
 #include "link/link.h"
 
 #include <stdlib.h>
@@ -80,7 +86,7 @@ static int read_count(lar_txn *txn, kv_val *key, uint32_t *count)
 
 /* ---- the adds a write gathers ---- */
 
-#define PENDING_LIMIT (1u << 20)
+#define PENDING_LIMIT (1u << 21)
 
 typedef struct pending_add {
     uint8_t key[BACKLINK_KEY_SIZE];
@@ -216,7 +222,9 @@ static void sort_pending(pending_add *items, size_t n)
 
 /* Applies the gathered adds, sorted, equal keys together, through one cursor: a key
  * that lands on the leaf page of the one before it (most of a large batch) skips the
- * descent from the root. */
+ * descent from the root. Keys past the table's last one (all of them for a new table)
+ * are appended, which leaves full pages behind where inserts in order would leave
+ * pages half full (LMDB splits a page in the middle unless it appends). */
 static int pending_flush(lar_txn *txn)
 {
     pending_adds *adds = PENDING(txn).data;
@@ -225,14 +233,36 @@ static int pending_flush(lar_txn *txn)
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, txn->schema->backlink_dbi, &cursor);
     int err = rc ? lar_fail_mdb(rc, "cannot write the backlink table") : LAR_OK;
+    uint8_t last[BACKLINK_KEY_SIZE];
+    size_t last_size = 0;
+    bool appending = false;
+    if (!err) {
+        kv_val key, data;
+        int found = kv_cursor_step(cursor, &key, &data, KV_LAST);
+        if (found == KV_NOTFOUND) appending = true;
+        else if (found) err = lar_fail_mdb(found, "cannot read the backlink table");
+        else {
+            last_size = key.mv_size < sizeof last ? key.mv_size : sizeof last;
+            memcpy(last, key.mv_data, last_size);
+        }
+    }
     for (size_t i = 0; !err && i < adds->count;) {
         size_t same = 1;
         while (i + same < adds->count && !memcmp(adds->items[i].key, adds->items[i + same].key, BACKLINK_KEY_SIZE))
             same++;
-        /* One search for a new entry; an existing one is handed back, then counted up in place. */
         kv_val key = {BACKLINK_KEY_SIZE, adds->items[i].key};
         uint32_t count = (uint32_t)same;
         kv_val data = {sizeof count, &count};
+        if (!appending) { /* sorted: once past the last key, every key after is too */
+            int order = memcmp(key.mv_data, last, last_size < BACKLINK_KEY_SIZE ? last_size : BACKLINK_KEY_SIZE);
+            appending = order > 0 || (order == 0 && last_size < BACKLINK_KEY_SIZE);
+        }
+        if (appending) {
+            err = txn_cursor_put(txn, cursor, &key, &data, KV_APPEND);
+            i += same;
+            continue;
+        }
+        /* One search for a new entry; an existing one is handed back, then counted up in place. */
         err = txn_cursor_put(txn, cursor, &key, &data, KV_NOOVERWRITE);
         if (err == LAR_EEXISTS) {
             if (data.mv_size != sizeof count) {

@@ -681,3 +681,59 @@ TEST(links_to_objects_created_in_the_same_write_see_deletes)
     commit_txn(txn);
     close_env(env);
 }
+
+static lar_objkey get_list_link(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+{
+    lar_value v;
+    CHECK_OK(lar_list_get(txn, obj, prop, index, &v));
+    CHECK_EQ(v.type, LAR_TYPE_LINK);
+    return v.as.link.key;
+}
+
+/* A write's backlinks and list nodes land before, on and after the table's last entry:
+ * the ones past it are appended, one already there is counted up, the rest inserted. */
+TEST(backlinks_and_list_nodes_added_around_the_last_entry)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    hub h = hub_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj first, second;
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &first));
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &second));
+    lar_obj s1 = make_spoke(txn, &h, 1), s2 = make_spoke(txn, &h, 2);
+    lar_value to_s1 = val_link(s1), to_s2 = val_link(s2);
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s2));  /* the table's last backlink */
+    CHECK_OK(lar_list_append(txn, second, h.list, &to_s1)); /* the last list node */
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    lar_obj s3 = make_spoke(txn, &h, 3);
+    lar_value to_s3 = val_link(s3);
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s2)); /* on the last entry: counted up to 2 */
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s1)); /* before it */
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s3)); /* after it */
+    CHECK_OK(lar_list_append(txn, second, h.list, &to_s3));
+    lar_obj third; /* a new list: its node goes after the last */
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &third));
+    CHECK_OK(lar_list_append(txn, third, h.list, &to_s1));
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    size_t count = 0;
+    CHECK_OK(lar_list_count(txn, first, h.list, &count));
+    CHECK_EQ(count, 4);
+    CHECK_OK(lar_list_count(txn, second, h.list, &count));
+    CHECK_EQ(count, 2);
+    const lar_obj want[] = {s2, s2, s1, s3};
+    for (size_t i = 0; i < 4; i++) CHECK_EQ(get_list_link(txn, first, h.list, i), want[i].key);
+    CHECK_EQ(get_list_link(txn, third, h.list, 0), s1.key);
+    CHECK_EQ(backlinks(txn, s1, h.hub, h.list), 3);
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 1);
+    CHECK_EQ(backlinks(txn, s3, h.hub, h.list), 2);
+    CHECK_OK(lar_list_remove(txn, first, h.list, 0)); /* one of two links first -> s2: the entry stays */
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 1);
+    CHECK_OK(lar_list_remove(txn, first, h.list, 0));
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 0);
+    commit_txn(txn);
+    close_env(env);
+}
