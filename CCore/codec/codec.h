@@ -27,6 +27,16 @@ bool value_equal(const lar_value *a, const lar_value *b);
 
 /* Encodes checked, normalized values into buffer (replacing its contents). */
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
+/* Copies row into buffer (replacing its contents) with prop set to value (checked,
+ * normalized, or null): the bytes row_encode would write, without decoding and encoding
+ * the other properties. For a property that is neither a collection nor a string or
+ * binary (whose bytes live in the variable area). */
+int row_patch(const schema_class *cls, const kv_val *row, uint32_t prop, const lar_value *value,
+              byte_buffer *buffer);
+static inline bool row_can_patch(const lar_property_def *def)
+{
+    return !def->collection && def->type != LAR_TYPE_STRING && def->type != LAR_TYPE_BINARY;
+}
 /* Whether row has room for its slots and bitmap (and, without strings or binaries, nothing more). */
 static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
 {

@@ -173,6 +173,41 @@ static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
     return cls->has_optional && (row[cls->fixed_size + prop / 8] & (1u << (prop % 8)));
 }
 
+int row_patch(const schema_class *cls, const kv_val *row, uint32_t prop, const lar_value *value,
+              byte_buffer *buffer)
+{
+    int err = row_check_shape(cls, row);
+    if (err) return err;
+    /* The strings and binaries it keeps must decode, as they must for a full rewrite:
+     * damage is reported, never copied on. */
+    for (uint32_t i = 0; cls->has_var && i < cls->property_count; i++) {
+        lar_type type = cls->properties[i].def.type;
+        if (cls->properties[i].def.collection || (type != LAR_TYPE_STRING && type != LAR_TYPE_BINARY) ||
+            is_null(cls, row->mv_data, i))
+            continue;
+        lar_value unused;
+        if (decode_var(cls, (const uint8_t *)row->mv_data + cls->properties[i].slot_offset, row,
+                       type == LAR_TYPE_STRING, &unused))
+            return corrupt(cls);
+    }
+    buffer->size = 0;
+    if (buffer_reserve(buffer, row->mv_size)) return LAR_ENOMEM;
+    uint8_t *bytes = buffer->data;
+    memcpy(bytes, row->mv_data, row->mv_size);
+    buffer->size = row->mv_size;
+    const schema_property *p = &cls->properties[prop];
+    memset(bytes + p->slot_offset, 0, p->slot_size);
+    uint8_t bit = (uint8_t)(1u << (prop % 8));
+    if (value->type == LAR_TYPE_NULL) {
+        bytes[cls->fixed_size + prop / 8] |= bit; /* only optional properties hold null: the bitmap is there */
+        return LAR_OK;
+    }
+    if (cls->has_optional) bytes[cls->fixed_size + prop / 8] &= (uint8_t)~bit;
+    uint32_t no_var = cls->var_at; /* unused: fixed-width values only */
+    encode_slot(bytes + p->slot_offset, value, bytes, &no_var);
+    return LAR_OK;
+}
+
 int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out)
 {
     int err = row_check_shape(cls, row);

@@ -82,6 +82,7 @@ int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_
     *out = value_normalize(&ref->prop->def, value);
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
     const schema_class *target = schema_class_at(txn->schema, value->as.link.cls); /* checked: the target */
+    if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = kv_get(txn, target->dbi, &key, &row);
     if (rc == KV_NOTFOUND)

@@ -151,27 +151,64 @@ static cached_node *cache_place(node_cache *cache, uint64_t id)
     return &cache->slots[i];
 }
 
+/* Writes nodes (their ids ascending) into the collection table through one cursor:
+ * ids past the table's last one, new nodes from the sequence, are appended, which
+ * leaves full pages where inserts would leave them half full. */
+static int write_nodes(lar_txn *txn, cached_node **nodes, uint32_t count)
+{
+    if (!count) return LAR_OK;
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->collection_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot write a list");
+    kv_val key, data;
+    uint64_t last = 0;
+    rc = kv_cursor_step(cursor, &key, &data, KV_LAST);
+    bool empty = rc == KV_NOTFOUND;
+    int err = rc && !empty ? lar_fail_mdb(rc, "cannot read a list") : LAR_OK;
+    if (!err && !empty) {
+        if (key.mv_size == sizeof last) memcpy(&last, key.mv_data, sizeof last);
+        else last = UINT64_MAX; /* damage: never append */
+    }
+    for (uint32_t i = 0; !err && i < count; i++) {
+        bool append = empty || nodes[i]->id > last;
+        key = (kv_val){sizeof nodes[i]->id, &nodes[i]->id};
+        data = (kv_val){nodes[i]->bytes.size, nodes[i]->bytes.data};
+        err = txn_cursor_put(txn, cursor, &key, &data, append ? KV_APPEND : 0);
+        if (append) {
+            empty = false;
+            last = nodes[i]->id;
+        }
+    }
+    kv_cursor_close(cursor);
+    return err;
+}
+
 /* Writes every entry that is not lent into LMDB and empties the table of them; lent
  * entries stay (a path holds them). */
 static int cache_write_out(lar_txn *txn, bool keep_lent)
 {
     node_cache *cache = NODES(txn).data;
     cached_node lent[CACHE_SLOTS];
-    uint32_t lent_count = 0;
-    int err = LAR_OK;
+    cached_node *writes[CACHE_SLOTS];
+    uint32_t lent_count = 0, write_count = 0;
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+        cached_node *slot = &cache->slots[i];
+        if (!slot->id || slot->id == TOMBSTONE) continue;
+        if (!slot->lent) { /* in id order */
+            uint32_t at = write_count++;
+            for (; at > 0 && writes[at - 1]->id > slot->id; at--) writes[at] = writes[at - 1];
+            writes[at] = slot;
+        }
+    }
+    int err = write_nodes(txn, writes, write_count);
     for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
         cached_node *slot = &cache->slots[i];
         if (!slot->id || slot->id == TOMBSTONE) {
             slot->id = 0;
             continue;
         }
-        if (slot->lent && keep_lent) {
-            lent[lent_count++] = *slot;
-        } else if (!err && !slot->lent) {
-            kv_val key = {sizeof slot->id, &slot->id}, data = {slot->bytes.size, slot->bytes.data};
-            err = txn_put(txn, txn->schema->collection_dbi, &key, &data, 0);
-        }
-        if (!(slot->lent && keep_lent)) buffer_free(&slot->bytes);
+        if (slot->lent && keep_lent) lent[lent_count++] = *slot;
+        else buffer_free(&slot->bytes);
         memset(slot, 0, sizeof *slot);
     }
     cache->used = 0;

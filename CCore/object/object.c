@@ -112,6 +112,7 @@ static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t pro
 {
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
     const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
+    if (target && txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = target ? kv_get(txn, target->dbi, &key, &row) : KV_NOTFOUND;
     if (rc == KV_NOTFOUND)
@@ -307,9 +308,28 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
 
 /* ---- changing ---- */
 
+/* set_value for a fixed-width property that no index holds: the row is copied with
+ * the one slot changed, and a link's backlinks follow it. */
+static int patch_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
+                       uint32_t prop, const lar_value *value)
+{
+    lar_value old_link;
+    int err = row_decode_raw(cls, row, prop, &old_link);
+    if (!err) err = row_patch(cls, row, prop, value, &txn->row);
+    if (!err) {
+        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
+        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+    }
+    if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
+    if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
+    return err;
+}
+
 static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
                      uint32_t prop, const lar_value *value)
 {
+    if (row_can_patch(&cls->properties[prop].def) && !is_indexed(cls, prop))
+        return patch_value(txn, cls, obj, row, prop, value);
     value_array values;
     int err = values_init(&values, cls->property_count);
     if (!err) err = row_decode_for_rewrite(cls, row, values.items);
