@@ -723,7 +723,8 @@ int lar_backlinks_count(lar_txn *txn, lar_obj target, lar_class origin_cls, uint
  * @param[in]  txn          An active transaction.
  * @param[in]  target       The object linked to.
  * @param[in]  origin_cls   The class of the linking objects.
- * @param[in]  origin_prop  A property of origin_cls that links to target's class.
+ * @param[in]  origin_prop  As lar_backlinks_count()'s: a property that links to target's
+ *                          class, or one of mixed values.
  * @param[in]  start        The smallest origin key to return; 0 for all.
  * @param[out] out          Receives the linking objects.
  * @param[in]  capacity     The most objects to return; at least 1.
@@ -878,7 +879,8 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  float 1.0 and double 1.0 are one element, which reads back with the type it
  *  was first inserted with (lookups and removals with any of them find it).
  *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
- *  binaries are distinct (as in Realm 20). A set of mixed values holds
+ *  binaries are distinct kinds (Realm 20's queries no longer treat them as
+ *  equal). A set of mixed values holds
  *  scalars and links to objects of any class (in the backlink index).
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a set, invalid

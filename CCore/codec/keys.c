@@ -20,7 +20,8 @@
  * doubles), so the key is exact for every int64 and double and memcmp orders them
  * as numbers. Decimal128 values are their own kind, ordered by their bits (Realm
  * compares them with numbers by value; not done here). Strings and binaries are
- * distinct kinds (Realm 20 no longer treats them as equal). The key is not decoded
+ * distinct kinds (Realm 14 compared them as bytes; Realm 20's queries no longer
+ * treat them as equal, and neither does Larder). The key is not decoded
  * back (a set of mixed keeps each element's own typed encoding beside its key),
  * except for links, whose backlinks the set keeps. */
 #include "codec/codec.h"
