@@ -4,6 +4,7 @@
  * that change nothing; the schema's rules. */
 #include "test.h"
 
+#include <lmdb.h>
 #include <math.h>
 
 /* Box {any: mixed, name: string, list: [mixed], set: set<mixed>, map: map<mixed>, other: set<mixed>};
@@ -541,4 +542,68 @@ TEST(mixed_schema_rules_and_stored_schema)
     CHECK_VALUE(get_value(txn, box, b.any), val_null());
     commit_txn(txn);
     close_env(env);
+}
+
+/* Writes a row straight into a class's table, as a damaged file would hold it. */
+static void put_raw_row(const char *path, lar_class cls, lar_objkey key, const void *bytes, size_t size)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof key, &key}, data = {size, (void *)bytes};
+    CHECK(mdb_put(txn, dbi, &k, &data, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+/* Holder {value: mixed}: a row is the 17-byte slot [type][16 bytes], then the variable area. */
+TEST(mixed_damaged_slots_read_as_corrupt)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    lar_property_def props[] = {PROP("value", LAR_TYPE_MIXED, 0)};
+    lar_class_def cls = CLASS_DEF("Holder", props);
+    CHECK_OK(lar_schema_apply(env, &cls, 1, 1));
+    lar_class holder = class_id(env, "Holder");
+    lar_txn *txn = begin_write(env);
+    lar_obj obj = make(txn, holder);
+    lar_value text = val_str("abc");
+    CHECK_OK(lar_obj_set(txn, obj, 0, &text));
+    commit_txn(txn);
+    close_env(env);
+
+    struct { uint8_t type; uint32_t offset, length; const char *tail; size_t tail_size; int rc; } cases[] = {
+        {LAR_TYPE_STRING, 17, 3, "abc", 4, LAR_OK},              /* sound: "abc" and its NUL */
+        {99, 17, 3, "abc", 4, LAR_ECORRUPT},                     /* no such type */
+        {LAR_TYPE_MIXED, 17, 3, "abc", 4, LAR_ECORRUPT},         /* mixed is not a value type */
+        {LAR_TYPE_STRING, 3, 3, "abc", 4, LAR_ECORRUPT},         /* inside the slot */
+        {LAR_TYPE_STRING, 17, 9, "abc", 4, LAR_ECORRUPT},        /* past the row */
+        {LAR_TYPE_STRING, 17, 3, "abcd", 4, LAR_ECORRUPT},       /* no NUL */
+        {LAR_TYPE_BINARY, 17, 4, "abcd", 4, LAR_OK},
+    };
+    for (size_t i = 0; i < COUNT_OF(cases); i++) {
+        uint8_t row[32] = {0};
+        row[0] = cases[i].type;
+        memcpy(row + 1, &cases[i].offset, 4);
+        memcpy(row + 5, &cases[i].length, 4);
+        memcpy(row + 17, cases[i].tail, cases[i].tail_size);
+        put_raw_row(path, holder, obj.key, row, 17 + cases[i].tail_size);
+        env = open_env(path);
+        txn = begin_read(env);
+        lar_value got;
+        CHECK_RC(lar_obj_get(txn, obj, 0, &got), cases[i].rc);
+        if (cases[i].rc) CHECK_MSG_HAS("undecodable");
+        else CHECK_EQ(got.type, cases[i].type);
+        lar_value all[1];
+        CHECK_RC(lar_obj_get_all(txn, obj, all, 1), cases[i].rc);
+        commit_txn(txn);
+        close_env(env);
+    }
 }
