@@ -10,7 +10,12 @@
  * iterate in its order: numbers, timestamps and strings (bytewise) ascending. The
  * set algebra walks two sets' runs of keys side by side, as a merge of sorted lists.
  * An element's encoding must fit a key: strings and binaries of sets hold at most
- * LAR_SET_ELEMENT_MAX bytes. */
+ * LAR_SET_ELEMENT_MAX bytes.
+ *
+ * Sets of mixed values key their elements with codec's key_encode_mixed (ranked by
+ * kind, numbers by value, so int 1 and double 1.0 are one element), and keep as the
+ * entry's value the element as first inserted, typed (codec/element.c), which reads
+ * return: a set that holds double 1.0 reads it back as a double. */
 #include "collection/collection.h"
 
 #include <string.h>
@@ -35,7 +40,10 @@ static int encode_member(const collection_ref *set, uint64_t id, const lar_value
     keyed_prefix(out->bytes, id);
     size_t length = value->type == LAR_TYPE_STRING ? value->as.string.size
                   : value->type == LAR_TYPE_BINARY ? value->as.binary.size : 0;
-    size_t size = length <= LAR_SET_ELEMENT_MAX ? key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE) : 0;
+    bool mixed = set->prop->def.type == LAR_TYPE_MIXED;
+    size_t size = length > LAR_SET_ELEMENT_MAX ? 0
+                : mixed ? key_encode_mixed(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE)
+                        : key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE);
     if (!size)
         return lar_fail(LAR_EINVAL, "set '%s.%s' holds strings and binaries of at most %d bytes", set->cls->name,
                         set->prop->def.name, LAR_SET_ELEMENT_MAX);
@@ -50,26 +58,49 @@ static bool member_exists(lar_txn *txn, const member_key *key, int *rc)
     return *rc == 0;
 }
 
-/* The link an encoded member of a set of links holds. */
-static lar_obj member_link(const collection_ref *set, const uint8_t *element, size_t size)
+/* Whether an encoded member is a link (every member of a set of links, the links of a
+ * set of mixed values), and which. */
+static bool member_link(const collection_ref *set, const uint8_t *element, size_t size, lar_obj *out)
 {
+    if (set->prop->def.type == LAR_TYPE_MIXED) return key_decode_mixed_link(element, size, out);
+    if (set->prop->def.type != LAR_TYPE_LINK) return false;
     lar_value value;
     if (!key_decode_element(element, size, LAR_TYPE_LINK, set->prop->target, &value) || value.type != LAR_TYPE_LINK)
-        return (lar_obj){set->prop->target, 0};
-    return value.as.link;
+        *out = (lar_obj){set->prop->target, 0};
+    else
+        *out = value.as.link;
+    return true;
+}
+
+/* What a member's entry holds: nothing, or, in a set of mixed values, the typed
+ * element (into buffer, which the caller frees). */
+static int member_data(const collection_ref *set, const lar_value *element, byte_buffer *buffer, kv_val *out)
+{
+    *out = (kv_val){0, NULL};
+    if (set->prop->def.type != LAR_TYPE_MIXED) return LAR_OK;
+    size_t size = element_encoded_size(element, true);
+    buffer->size = 0;
+    if (buffer_reserve(buffer, size)) return LAR_ENOMEM;
+    element_encode(element, true, buffer->data);
+    *out = (kv_val){size, buffer->data};
+    return LAR_OK;
 }
 
 /* Adds an encoded element known to be absent; the set has its id already. */
-static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, const member_key *key)
+static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, const member_key *key,
+                      const lar_value *element)
 {
     uint64_t count;
-    kv_val k = {key->size, (void *)key->bytes}, empty = {0, NULL};
-    int err = keyed_count(txn, id, &count);
-    if (!err) err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
+    byte_buffer bytes = {0};
+    kv_val k = {key->size, (void *)key->bytes}, data;
+    lar_obj link;
+    int err = member_data(set, element, &bytes, &data);
+    if (!err) err = keyed_count(txn, id, &count);
+    if (!err) err = txn_put(txn, txn->schema->keyed_dbi, &k, &data, 0);
     if (!err) err = keyed_count_store(txn, id, count + 1);
-    if (!err && set->prop->def.type == LAR_TYPE_LINK)
-        err = backlink_add(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
-                           set->prop_index);
+    if (!err && member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE, &link))
+        err = backlink_add(txn, link, set->obj, set->prop_index);
+    buffer_free(&bytes);
     return err;
 }
 
@@ -83,17 +114,17 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
     if (err == LAR_ENOTFOUND) err = corrupt();
     if (!err) err = keyed_count_store(txn, set->root, count ? count - 1 : 0);
     if (!err && count <= 1) err = collection_write_root(txn, set, 0);
-    if (!err && set->prop->def.type == LAR_TYPE_LINK)
-        err = backlink_remove(txn, member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE), set->obj,
-                              set->prop_index);
+    lar_obj link;
+    if (!err && member_link(set, key->bytes + ID_SIZE, key->size - ID_SIZE, &link))
+        err = backlink_remove(txn, link, set->obj, set->prop_index);
     return err;
 }
 
 /* ---- walking a set's elements ---- */
 
 /* Calls visit with each encoded element of set id after `after` (or from the first),
- * in order; visit returns LAR_OK to go on, 1 to stop. */
-typedef int (*member_visitor)(const uint8_t *element, size_t size, void *context);
+ * and its entry's value, in order; visit returns LAR_OK to go on, 1 to stop. */
+typedef int (*member_visitor)(const uint8_t *element, size_t size, const kv_val *data, void *context);
 
 typedef struct member_walk {
     member_visitor visit;
@@ -102,9 +133,8 @@ typedef struct member_walk {
 
 static int visit_member(const kv_val *key, const kv_val *data, void *context)
 {
-    (void)data;
     const member_walk *walk = context;
-    return walk->visit((const uint8_t *)key->mv_data + ID_SIZE, key->mv_size - ID_SIZE, walk->context);
+    return walk->visit((const uint8_t *)key->mv_data + ID_SIZE, key->mv_size - ID_SIZE, data, walk->context);
 }
 
 static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, member_visitor visit, void *context)
@@ -114,8 +144,9 @@ static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, memb
 }
 
 /* Encoded elements collected for changes made after a walk: (u32 size, bytes) records. */
-static int collect_member(const uint8_t *element, size_t size, void *context)
+static int collect_member(const uint8_t *element, size_t size, const kv_val *data, void *context)
 {
+    (void)data;
     uint32_t length = (uint32_t)size;
     int err = buffer_append(context, &length, 4);
     return err ? err : buffer_append(context, element, size);
@@ -136,8 +167,9 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
         kv_val k = {key.size, key.bytes};
         err = txn_del(txn, txn->schema->keyed_dbi, &k, NULL);
         if (err == LAR_ENOTFOUND) err = LAR_OK;
-        if (!err && set->prop->def.type == LAR_TYPE_LINK)
-            err = backlink_remove_all(txn, member_link(set, key.bytes + ID_SIZE, size), set->obj, set->prop_index);
+        lar_obj link;
+        if (!err && member_link(set, key.bytes + ID_SIZE, size, &link))
+            err = backlink_remove_all(txn, link, set->obj, set->prop_index);
         at += 4 + size;
     }
     if (!err) err = keyed_count_store(txn, id, 0);
@@ -224,7 +256,7 @@ static int insert_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_val
         if (!err) err = collection_write_root(txn, &set, id);
         if (!err) err = encode_member(&set, id, &element, &key);
     }
-    if (!err) err = add_member(txn, &set, id, &key);
+    if (!err) err = add_member(txn, &set, id, &key, &element);
     if (!err && inserted) *inserted = 1;
     return err;
 }
@@ -276,11 +308,14 @@ typedef struct element_list {
     size_t capacity, count;
 } element_list;
 
-static int list_member(const uint8_t *element, size_t size, void *context)
+static int list_member(const uint8_t *element, size_t size, const kv_val *data, void *context)
 {
     element_list *list = context;
     lar_value *value = &list->out[list->count];
-    if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value))
+    if (list->set->prop->def.type == LAR_TYPE_MIXED) { /* the typed element beside the key */
+        if (!data->mv_size || element_size(data->mv_data, data->mv_size) != data->mv_size) return corrupt();
+        element_decode(data->mv_data, 0, value);
+    } else if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value))
         return corrupt();
     int err = collection_keep(list->txn, value);
     if (err) return err;
@@ -388,7 +423,7 @@ typedef struct change_plan {
 static int plan_member(int where, const uint8_t *element, size_t size, void *context)
 {
     change_plan *plan = context;
-    return where == plan->wanted ? collect_member(element, size, &plan->members) : LAR_OK;
+    return where == plan->wanted ? collect_member(element, size, NULL, &plan->members) : LAR_OK;
 }
 
 /* Bytewise order of two keys, as the keyed table sorts them. */
@@ -401,7 +436,7 @@ static int compare_keys(const kv_val *a, const kv_val *b)
 
 /* Adds (add) or drops the planned elements from set a (elements known to be absent,
  * or present). The count is read once and stored once; an emptied set gives its id up. */
-static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, bool add)
+static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, bool add, uint64_t from)
 {
     if (!plan->members.size) return LAR_OK;
     int err = LAR_OK;
@@ -412,8 +447,9 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         if (!err) a->root = id;
     }
     uint64_t count = 0;
+    byte_buffer copy = {0};
     if (!err) err = keyed_count(txn, a->root, &count);
-    bool links = a->prop->def.type == LAR_TYPE_LINK;
+    bool mixed = a->prop->def.type == LAR_TYPE_MIXED;
     /* Drops go through one cursor walking a forward: the planned elements are in order. */
     kv_cursor *cursor = NULL;
     bool positioned = false;
@@ -428,10 +464,21 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         keyed_prefix(key.bytes, a->root);
         memcpy(key.bytes + ID_SIZE, plan->members.data + at + 4, size);
         key.size = ID_SIZE + size;
-        kv_val k = {key.size, key.bytes}, empty = {0, NULL};
-        lar_obj target = links ? member_link(a, key.bytes + ID_SIZE, size) : (lar_obj){0, 0};
+        kv_val k = {key.size, key.bytes}, value = {0, NULL};
+        lar_obj target;
+        bool links = member_link(a, key.bytes + ID_SIZE, size, &target);
+        if (add && mixed) { /* the element as the other set (id from) keeps it; copied: the put may move it */
+            member_key theirs = key;
+            keyed_prefix(theirs.bytes, from);
+            kv_val tk = {theirs.size, theirs.bytes};
+            int rc = kv_get(txn, txn->schema->keyed_dbi, &tk, &value);
+            if (rc) err = rc == KV_NOTFOUND ? corrupt() : lar_fail_mdb(rc, "cannot read a set");
+            if (!err) err = buffer_append(&copy, value.mv_data, value.mv_size) ? LAR_ENOMEM : LAR_OK;
+            value = (kv_val){copy.size, copy.data};
+        }
         if (add) {
-            err = txn_put(txn, txn->schema->keyed_dbi, &k, &empty, 0);
+            if (!err) err = txn_put(txn, txn->schema->keyed_dbi, &k, &value, 0);
+            copy.size = 0;
             count++;
             if (!err && links) err = backlink_add(txn, target, a->obj, a->prop_index);
         } else {
@@ -448,6 +495,7 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const change_plan *plan, 
         at += 4 + size;
     }
     if (cursor) kv_cursor_close(cursor);
+    buffer_free(&copy);
     if (!err) err = keyed_count_store(txn, a->root, count);
     if (!err && !count) {
         err = collection_write_root(txn, a, 0);
@@ -469,7 +517,7 @@ static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, ui
         err = drop_all(txn, &a, a.root);
         if (!err) err = collection_write_root(txn, &a, 0);
     } else if (!err && a.root != b.root) {
-        err = apply_plan(txn, &a, &plan, wanted == IN_SECOND);
+        err = apply_plan(txn, &a, &plan, wanted == IN_SECOND, b.root);
     }
     buffer_free(&plan.members);
     return err;

@@ -439,7 +439,7 @@ static int open_lookup(lar_txn *txn, lar_obj target, lar_class origin_cls, uint3
         return lar_fail(LAR_EINVAL, "class '%s' has no property %u (it has %u)", origin->name, prop,
                         origin->property_count);
     const schema_property *p = &origin->properties[prop];
-    if (!property_links(&p->def) || p->target != target.cls)
+    if (!property_may_link(&p->def) || (property_links(&p->def) && p->target != target.cls))
         return lar_fail(LAR_EINVAL, "property '%s.%s' does not link to class '%s'", origin->name, p->def.name,
                         target_cls->name);
     kv_val key = {sizeof target.key, &target.key}, row;
