@@ -692,7 +692,8 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out);
  * the objects of other classes that they alone owned go too.
  * @param[in] txn  An active write transaction.
  * @param[in] cls  The class.
- * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO.
+ * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO; with
+ *         cascades, also #LAR_ENOMEM and #LAR_ECORRUPT (see lar_obj_delete()).
  */
 int lar_objects_delete_all(lar_txn *txn, lar_class cls);
 /** @} */
