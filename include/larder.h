@@ -368,6 +368,20 @@ typedef enum lar_collection {
 #define LAR_PRIMARY_KEY_MAX 475
 /** The property has an index (int, bool, string, timestamp, ObjectId, UUID). */
 #define LAR_PROP_INDEXED 0x4u
+/** The property owns the objects it links to: deleting its object deletes them
+ *  too (cascading deletes; Realm has no such option). Valid only on links: a
+ *  to-one link, or a list, set or map of objects. The rule, applied by
+ *  lar_obj_delete() and lar_objects_delete_all() in the same transaction:
+ *  an object reached from a deleted object through a cascading property is
+ *  deleted as well, recursively, unless a cascading link from an object that
+ *  is not being deleted still holds it (directly, or through a chain of
+ *  cascading links from such an object). Only cascading links own: an object
+ *  that ordinary links also reach is deleted, and those links become null (or
+ *  leave their lists and sets) as with any delete. Cycles of cascading links
+ *  end: each object is visited once, and a cycle that only the deleted objects
+ *  reach is deleted whole. The flag is stored with the schema; declaring a
+ *  stored property with the flag added or removed is a schema change. */
+#define LAR_PROP_CASCADE 0x8u
 
 /** A property of a class. */
 typedef struct lar_property_def {
@@ -410,6 +424,8 @@ typedef struct lar_class_def {
  *   any class. As in Realm it is never #LAR_PROP_OPTIONAL (null is one of its
  *   values), has no target_class, and cannot be a primary key or indexed. A
  *   schema with a mixed property makes every class a possible link target.
+ * Any link property (to one object or a collection of them) may also be
+ * #LAR_PROP_CASCADE: deletes then cascade through it.
  * A link's target may be a class stored in the file or one declared in the
  * same call, in any order. Links, collections, primary keys and indexes do not
  * mix: a link or collection cannot be a primary key or indexed. Linking
@@ -431,7 +447,8 @@ typedef struct lar_class_def {
  *         exist, a to-one link or map of objects without #LAR_PROP_OPTIONAL, a
  *         list or set of objects with it, a mixed property with it, a
  *         target_class on a property that is not a link, an origin_property on
- *         one that is not linking objects;
+ *         one that is not linking objects,
+ *         #LAR_PROP_CASCADE on a property that holds no links;
  *         the message names the class and property); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
  *         version); #LAR_EREADONLY; #LAR_EBUSY (too many classes); #LAR_EIO;
  *         #LAR_ENOMEM.
@@ -643,17 +660,26 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
  */
 int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value);
 
-/** @brief Delete an object.
+/** @brief Delete an object, and the objects it owns through cascading properties.
  *
  * Links to it from other objects become null and it leaves every list, as in
  * Realm; the same holds for links held in mixed values: a mixed property
  * becomes null, lists and sets of mixed values lose the element, and a map of
  * mixed values keeps the key with null. Its own links leave the backlink
  * index and its collections are freed.
+ * Cascades: when obj's class has #LAR_PROP_CASCADE properties, the objects
+ * they link to are deleted in the same call, recursively, except those that
+ * a cascading link from an object outside the deleted ones still holds
+ * (directly or through a chain of cascading links); see #LAR_PROP_CASCADE.
+ * Each deleted object is deleted as obj is. The objects to delete are found
+ * before anything changes: an error while finding them (#LAR_ENOMEM,
+ * #LAR_ECORRUPT) leaves the transaction as it was; an error after the first
+ * change fails the transaction (see @ref failed). Cost: the objects reachable
+ * from obj through cascading links are read once, with their backlinks.
  * @param[in] txn  An active write transaction.
  * @param[in] obj  The object.
  * @return #LAR_OK, or: #LAR_EINVAL; #LAR_EDELETED (already deleted);
- *         #LAR_EMISUSE; #LAR_EMAPFULL; #LAR_EIO.
+ *         #LAR_EMISUSE; #LAR_EMAPFULL; #LAR_EIO; #LAR_ENOMEM; #LAR_ECORRUPT.
  */
 int lar_obj_delete(lar_txn *txn, lar_obj obj);
 
@@ -686,9 +712,13 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
 int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out);
 
 /** @brief Delete every object of a class.
+ *
+ * Each object is deleted as lar_obj_delete() deletes it, cascades included:
+ * the objects of other classes that they alone owned go too.
  * @param[in] txn  An active write transaction.
  * @param[in] cls  The class.
- * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO.
+ * @return #LAR_OK, or #LAR_EINVAL, #LAR_EMISUSE, #LAR_EMAPFULL, #LAR_EIO; with
+ *         cascades, also #LAR_ENOMEM and #LAR_ECORRUPT (see lar_obj_delete()).
  */
 int lar_objects_delete_all(lar_txn *txn, lar_class cls);
 /** @} */

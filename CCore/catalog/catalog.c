@@ -92,6 +92,7 @@ static int class_finish(schema_class *cls)
     cls->has_var = false;
     cls->has_links = false;
     cls->has_collections = false;
+    cls->has_cascades = false;
     for (uint32_t i = 0; i < cls->property_count; i++) {
         schema_property *p = &cls->properties[i];
         p->slot_offset = offset;
@@ -108,6 +109,7 @@ static int class_finish(schema_class *cls)
             cls->has_var = true;
         if ((p->def.type == LAR_TYPE_LINK || mixed) && !p->def.collection) cls->has_links = true;
         if (p->def.collection) cls->has_collections = true;
+        if (p->def.flags & LAR_PROP_CASCADE) cls->has_cascades = true;
         cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }
@@ -361,7 +363,7 @@ static int check_property(const lar_class_def *def, size_t index)
             return lar_fail(LAR_EINVAL, "class '%s' has two properties named '%s'", def->name, p->name);
     if (p->type <= LAR_TYPE_NULL || p->type > LAR_TYPE_LINKING_OBJECTS ||
         (unsigned)p->collection > LAR_COLLECTION_MAP ||
-        (p->flags & ~(LAR_PROP_OPTIONAL | LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)))
+        (p->flags & ~(LAR_PROP_OPTIONAL | LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED | LAR_PROP_CASCADE)))
         return lar_fail(LAR_EINVAL, "property '%s.%s' has an unknown type, collection or flag",
                         def->name, p->name);
     if (p->type == LAR_TYPE_LINKING_OBJECTS)
@@ -374,6 +376,10 @@ static int check_property(const lar_class_def *def, size_t index)
         (p->type == LAR_TYPE_LINK || p->collection != LAR_COLLECTION_NONE))
         return lar_fail(LAR_EINVAL, "property '%s.%s' (a %s of %s) cannot be a primary key or indexed",
                         def->name, p->name, collection_name(p->collection), type_name(p->type));
+    if ((p->flags & LAR_PROP_CASCADE) && p->type != LAR_TYPE_LINK)
+        return lar_fail(LAR_EINVAL, "property '%s.%s' (a %s of %s) cannot cascade deletes: only a link "
+                        "or a collection of objects can (clear LAR_PROP_CASCADE)", def->name, p->name,
+                        collection_name(p->collection), type_name(p->type));
     if (p->origin_property)
         return lar_fail(LAR_EINVAL, "property '%s.%s' has an origin_property, which only linking "
                         "objects have", def->name, p->name);
@@ -467,6 +473,7 @@ static void compare_class(difference_list *list, const schema_class *cls, const 
         compare_flag(list, cls, old, new, LAR_PROP_OPTIONAL, "optional");
         compare_flag(list, cls, old, new, LAR_PROP_PRIMARY_KEY, "the primary key");
         compare_flag(list, cls, old, new, LAR_PROP_INDEXED, "indexed");
+        compare_flag(list, cls, old, new, LAR_PROP_CASCADE, "cascading");
     }
     for (size_t i = 0; i < def->property_count; i++) {
         bool known = false;

@@ -33,6 +33,7 @@ typedef struct schema_class {
     bool has_links;         /* a to-one link property: writes keep the backlink table in step */
     bool has_collections;   /* a list, set or map property */
     bool is_link_target;    /* some class links here: deletes null the links to its objects */
+    bool has_cascades;      /* a LAR_PROP_CASCADE property: deletes take its targets along */
     uint32_t fixed_size;    /* sum of slot sizes */
     uint32_t var_at;        /* where a row's variable area starts: after its slots and bitmap */
     slot_plan *plan;        /* one per property */

@@ -468,7 +468,7 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
     return err;
 }
 
-static int delete_object(lar_txn *txn, lar_obj obj)
+int object_delete_one(lar_txn *txn, lar_obj obj)
 {
     const schema_class *cls;
     kv_val row;
@@ -491,6 +491,14 @@ static int delete_object(lar_txn *txn, lar_obj obj)
     buffer_free(&keys);
     buffer_free(&copy);
     return err;
+}
+
+static int delete_object(lar_txn *txn, lar_obj obj)
+{
+    const schema_class *cls;
+    int err = open_class(txn, true, obj.cls, &cls);
+    if (err) return err;
+    return cls->has_cascades ? cascade_delete(txn, cls, obj) : object_delete_one(txn, obj);
 }
 
 int lar_obj_delete(lar_txn *txn, lar_obj obj)

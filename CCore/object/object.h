@@ -9,6 +9,15 @@
 /* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills txn's row cache. */
 int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row);
 
+/* Deletes one object: its keys, links, collections and row; the links to it become null. */
+int object_delete_one(lar_txn *txn, lar_obj obj);
+
+/* ---- cascading deletes (cascade.c) ---- */
+
+/* Deletes root (of class cls, which has LAR_PROP_CASCADE properties) and the objects
+ * it owns through them (the rule at LAR_PROP_CASCADE in larder.h). */
+int cascade_delete(lar_txn *txn, const schema_class *cls, lar_obj root);
+
 /* ---- iterators (iter.c) ---- */
 
 /* A property that every step copies into the caller's variable. */

@@ -136,4 +136,5 @@ struct PropertyOptions: OptionSet {
     @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
     @usableFromInline static let primaryKey = PropertyOptions(rawValue: 1)
     @usableFromInline static let indexed = PropertyOptions(rawValue: 2)
+    @usableFromInline static let cascadeDelete = PropertyOptions(rawValue: 4)
 }

@@ -73,6 +73,9 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
     public let isIndexed: Bool
     /// The property is its class's primary key.
     public let isPrimary: Bool
+    /// The property owns the objects it links to: deleting its object deletes them,
+    /// as declared with `@Persisted(cascadeDelete: true)` (beyond Realm).
+    public let isCascading: Bool
     /// A `List`.
     public let isArray: Bool
     /// A `MutableSet`.
@@ -91,6 +94,7 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
         isOptional = def.flags & LAR_PROP_OPTIONAL != 0
         isPrimary = def.flags & LAR_PROP_PRIMARY_KEY != 0
         isIndexed = isPrimary || def.flags & LAR_PROP_INDEXED != 0
+        isCascading = def.flags & LAR_PROP_CASCADE != 0
         isArray = def.collection == LAR_COLLECTION_LIST
         isSet = def.collection == LAR_COLLECTION_SET
         isMap = def.collection == LAR_COLLECTION_MAP
@@ -115,8 +119,9 @@ public struct Property: CustomStringConvertible, Equatable, Sendable {
             "\tset = \(yesNo(isSet));",
             "\tdictionary = \(yesNo(isMap));",
             "\toptional = \(yesNo(isOptional));",
-            "}",
         ]
+        if isCascading { lines.append("\tcascadeDelete = YES;") } // Larder's own: Realm has no cascades
+        lines.append("}")
         return lines.joined(separator: "\n")
     }
 }

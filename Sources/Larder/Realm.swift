@@ -133,7 +133,7 @@ public struct Realm: Equatable {
     public func delete(_ object: Object) { instance.delete(object) }
 
     public func delete<S: Sequence>(_ objects: S) where S.Iterator.Element: Object {
-        for object in Array(objects) { instance.delete(object) }
+        instance.delete(Array(objects) as [Object])
     }
 
     public func delete<Element: Object>(_ objects: Results<Element>) {

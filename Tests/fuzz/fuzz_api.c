@@ -201,7 +201,7 @@ static void op_schema(state *s, program *p)
             def->name = take_name(p);
             def->type = (lar_type)(type < 200 ? type % 15 : type);
             def->collection = (lar_collection)(collection % 5);
-            def->flags = flags < 200 ? flags % 8 : flags;
+            def->flags = flags < 200 ? flags % 16 : flags; /* 8: LAR_PROP_CASCADE */
             def->target_class = (flags & 0x40) ? take_name(p) : NULL;
             def->origin_property = (flags & 0x80) ? take_name(p) : NULL;
         }

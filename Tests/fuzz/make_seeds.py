@@ -14,7 +14,7 @@ LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
 INT, BOOL, FLOAT, DOUBLE, STRING, BINARY, TIMESTAMP, OBJECT_ID, UUID, DECIMAL, LINK, MIXED = range(1, 13)
-OPTIONAL, PRIMARY, INDEXED = 1, 2, 4
+OPTIONAL, PRIMARY, INDEXED, CASCADE = 1, 2, 4, 8
 COMMIT, ABORT, RENEW, STATE, FREE = range(5)
 
 
@@ -215,6 +215,14 @@ MIXED_VALUES = [val_int(1), val_double_bits(0x3FF0000000000000), val_str(b"s"), 
                 bytes([BOOL]) + struct.pack(">I", 1), bytes([FLOAT]) + struct.pack(">I", 0x3F800000), val_ts(3, 4), val_fixed(OBJECT_ID, 2), val_fixed(UUID, 3),
                 val_fixed(DECIMAL, 5), val_link(1), val_link(2), val_fixed(MIXED, 0), val_str(b"\xff")]
 
+# Cascading deletes: Dog (class 0) {name, owner -> Person (cascading)}; Person (class 1)
+# {name, x -> Dog (cascading), y -> Dog, age: set<Dog>, score: map<Dog?>, tag: [Dog]}, the
+# collections cascading: a cycle (a person's dog owns the person), shared and plain links.
+CASCADER_DOG = ("Dog", [prop("name", STRING), link_prop("owner", "Person", 0, OPTIONAL | CASCADE)])
+CASCADER = ("Person", [prop("name", STRING), link_prop("x", "Dog", 0, OPTIONAL | CASCADE), link_prop("y", "Dog"),
+                       link_prop("age", "Dog", SET_OF, CASCADE), link_prop("score", "Dog", MAP, OPTIONAL | CASCADE),
+                       link_prop("tag", "Dog", LIST, CASCADE)])
+
 SEEDS = {
     # Mixed values of every kind in a property, a list, a set (int 1 and double 1.0: one
     # element) and a map; links to objects whose deletion nulls or removes them; a reopen.
@@ -231,6 +239,19 @@ SEEDS = {
     + set_op(1, 0, 0, 2, 0, S_COUNT) + map_op(1, 0, 3, M_GET, 11) + end(1, COMMIT) + bytes([REOPEN, 0])
     + begin(2, False) + get_all(2, 0, 5) + list_op(2, 0, 1, BATCH_OP, 0, 8) + end(2, COMMIT) + end(2, FREE)
     + begin(2, True) + bytes([DELETE, 2, 0, 0]) + end(2, COMMIT),
+
+    # Deletes that cascade through links, lists, sets and maps, around a cycle, to targets
+    # held by another owner or by a plain link; then every person deleted at once.
+    "cascades": bytes([0]) + schema([CASCADER_DOG, CASCADER]) + begin(0, True)
+    + b"".join(create(0, 0, [val_str(b"d%d" % i), val_null()]) for i in range(4))
+    + create(0, 1, [val_str(b"ann"), val_link(0), val_link(1), val_null(), val_null(), val_null()])
+    + create(0, 1, [val_str(b"bob"), val_link(1), val_link(2), val_null(), val_null(), val_null()])
+    + set_value(0, 0, 1, val_link(4)) + list_op(0, 4, 5, APPEND_OP, 0, 0, val_link(2))
+    + list_op(0, 4, 5, APPEND_OP, 0, 0, val_link(2)) + set_op(0, 4, 0, 3, 0, S_INSERT, val_link(3))
+    + map_op(0, 5, 4, M_PUT, 0, val_link(3)) + map_op(0, 5, 4, M_PUT, 1, val_null()) + end(0, COMMIT)
+    + begin(1, True) + bytes([DELETE, 1, 0, 4]) + backlinks_count(1, 3, 1, 4) + get(1, 5, 2)
+    + bytes([DELETE, 1, 0, 0]) + bytes([DELETE, 1, 1, 1]) + end(1, COMMIT)
+    + begin(0, True) + bytes([DELETE, 0, 0, 5]) + bytes([DELETE, 0, 2, 3, 0]) + end(0, COMMIT),
 
     # Maps: keys of every kind (rule-breaking ones among them), values, objects whose
     # deletion leaves null, listing after a key; a map entry damaged.

@@ -8,6 +8,8 @@ struct PropertySchema {
     let valueType: any _Persistable.Type
     let isPrimaryKey: Bool
     let isIndexed: Bool
+    /// `@Persisted(cascadeDelete: true)`: deleting the object deletes what this property links to.
+    var isCascading = false
 
     var type: lar_type { valueType._larderType }
     var isOptional: Bool { valueType._larderIsOptional }
@@ -54,6 +56,7 @@ final class ClassSchema: @unchecked Sendable {
         linkSlots = properties.indices.filter { properties[$0].targetClass != nil && !properties[$0].isCollection }
         collectionSlots = properties.indices.filter { properties[$0].isCollection }
         hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
+        hasCascades = properties.contains { $0.isCascading }
     }
 
     /// Slots of link properties.
@@ -62,6 +65,8 @@ final class ClassSchema: @unchecked Sendable {
     let collectionSlots: [Int]
     /// Whether the class has links or collections: most have neither, and their adds skip that work.
     let hasRelations: Bool
+    /// Whether a property cascades deletes: deleting an object may then delete objects of other classes.
+    let hasCascades: Bool
 
     /// This class and every class its links reach, which the file needs declared together.
     var withLinkedClasses: [ClassSchema] {
@@ -114,7 +119,8 @@ final class ClassSchema: @unchecked Sendable {
             let options = prototype.options(of: field)
             return PropertySchema(name: name, valueType: field.valueType,
                                   isPrimaryKey: options.contains(.primaryKey) || name == legacyKey,
-                                  isIndexed: options.contains(.indexed) || legacyIndexed.contains(name))
+                                  isIndexed: options.contains(.indexed) || legacyIndexed.contains(name),
+                                  isCascading: options.contains(.cascadeDelete))
         }
         // Slots list a subclass's properties first; the file lists the superclass's first.
         let storedOrder = found.indices.sorted { found[$0].depth != found[$1].depth ? found[$0].depth > found[$1].depth : $0 < $1 }
@@ -194,6 +200,7 @@ final class ClassSchema: @unchecked Sendable {
             if property.isOptional { flags |= LAR_PROP_OPTIONAL }
             if property.isPrimaryKey { flags |= LAR_PROP_PRIMARY_KEY }
             if property.isIndexed && !property.isPrimaryKey { flags |= LAR_PROP_INDEXED }
+            if property.isCascading { flags |= LAR_PROP_CASCADE }
             return lar_property_def(name: names[index], type: property.type, collection: property.collection,
                                     flags: flags, target_class: targets[index], origin_property: nil)
         }

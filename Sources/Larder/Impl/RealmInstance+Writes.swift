@@ -190,9 +190,26 @@ extension RealmInstance {
         let rc = lar_obj_delete(txn, lar_obj(cls: core.table.id, key: core.key))
         version &+= 1
         core.table.changes.didDelete()
+        // A cascade may have deleted objects of other classes: their results must look again.
+        if core.table.schema.hasCascades { state.membershipChanged() }
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot delete an object") }
         core.invalidated = true
+    }
+
+    /// Deletes objects in order; one that a cascading delete earlier in the call
+    /// already deleted (a person's dog, listed after the person) is skipped.
+    func delete(_ objects: [Object]) {
+        var cascaded = false
+        for object in objects {
+            let core = object.core
+            if cascaded, core.realm === self, !isInvalidated(core), !exists(core) {
+                core.invalidated = true
+                continue
+            }
+            delete(object)
+            cascaded = cascaded || core.table.schema.hasCascades
+        }
     }
 
     func delete<Element: Object>(_ results: Results<Element>) {
@@ -204,6 +221,7 @@ extension RealmInstance {
         }
         version &+= 1
         table.changes.didDelete()
+        if table.schema.hasCascades { state.membershipChanged() }
     }
 
     func deleteAll() {

@@ -50,6 +50,10 @@ struct SchemaDifferences {
         if wasIndexed != isIndexed {
             messages.append("\(property) has been made \(isIndexed ? "indexed" : "unindexed").")
         }
+        let wasCascading = old.flags & LAR_PROP_CASCADE != 0
+        if wasCascading != new.isCascading {
+            messages.append("\(property) has been made \(new.isCascading ? "cascading" : "non-cascading").")
+        }
     }
 
     /// A property's type as Realm's messages name it: 'int', '<Dog>', 'array<int>'.
