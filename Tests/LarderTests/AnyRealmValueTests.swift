@@ -298,6 +298,43 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertThrowsError(try realm.write { realm.add(second) })
     }
 
+    func testUpsertReplacesAMixedValueOfAnyType() throws {
+        let realm = try open()
+        try realm.write { realm.add(MixedKeyedHolder(value: ["id": 1, "value": AnyRealmValue.int(1)])) }
+        let stored = realm.object(ofType: MixedKeyedHolder.self, forPrimaryKey: 1)!
+        XCTAssertEqual(stored.value, .int(1))
+        try realm.write { realm.add(MixedKeyedHolder(value: ["id": 1, "value": AnyRealmValue.string("x")]), update: .modified) }
+        XCTAssertEqual(stored.value, .string("x"))
+        try realm.write { realm.add(MixedKeyedHolder(value: ["id": 1, "value": AnyRealmValue.object(MixedCat())]), update: .all) }
+        XCTAssertNotNil(stored.value.object(MixedCat.self))
+        try realm.write { realm.add(MixedKeyedHolder(value: ["id": 1]), update: .all) }
+        XCTAssertEqual(stored.value, .none)
+        try realm.write { realm.create(MixedKeyedHolder.self, value: ["id": 1, "value": 2.5] as [String: Any], update: .modified) }
+        XCTAssertEqual(stored.value, .double(2.5))
+        XCTAssertEqual(realm.objects(MixedKeyedHolder.self).count, 1)
+    }
+
+    func testValueInputFillsCollectionsOfMixedValues() throws {
+        let realm = try open()
+        let cat = MixedCat(value: ["name": "Tom"])
+        let holder = try realm.write {
+            realm.create(MixedHolder.self, value: [
+                "values": [1, "two", nil, AnyRealmValue.double(3), cat],
+                "valueSet": [true, 1] as [Any],
+                "valueMap": ["a": 1, "b": "b", "c": NSNull()],
+            ])
+        }
+        XCTAssertEqual(Array(holder.values.prefix(4)), [.int(1), .string("two"), .none, .double(3)])
+        XCTAssertEqual(holder.values[4].object(MixedCat.self)?.name, "Tom")
+        XCTAssertEqual(Set(holder.valueSet), [.bool(true), .int(1)], "a bool is never a number")
+        XCTAssertEqual(holder.valueMap["a"], .int(1))
+        XCTAssertEqual(holder.valueMap["b"], .string("b"))
+        XCTAssertEqual(holder.valueMap["c"], AnyRealmValue.none)
+        let unmanaged = MixedHolder(value: ["values": [AnyRealmValue.int(1), .string("x")], "value": Data([7])])
+        XCTAssertEqual(Array(unmanaged.values), [.int(1), .string("x")])
+        XCTAssertEqual(unmanaged.value, .data(Data([7])))
+    }
+
     func testCreateCopiesAnUnmanagedTargetIn() throws {
         let realm = try open()
         let cat = MixedCat(value: ["name": "Tom"])
