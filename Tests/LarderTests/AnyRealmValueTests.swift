@@ -508,6 +508,36 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertNil(map["missing"])
     }
 
+    // MARK: Sorting
+
+    /// Values of different types sort by kind (numbers by value across ints,
+    /// floats and doubles), as the C core orders a set of mixed values.
+    func testResultsAndListsSortOnMixedValues() throws {
+        let realm = try open()
+        let date = Date(timeIntervalSince1970: 1_000)
+        let ordered: [AnyRealmValue] = [
+            .none, .bool(false), .bool(true), .int(-3), .float(0.5), .int(1), .double(1.5), .int(2),
+            .decimal128(Decimal128(0)), .string("a"), .string("b"), .data(Data([1])), .date(date),
+            .objectId(ObjectId("5f481c21f634a1f4eeaa7268")), .uuid(UUID(uuidString: "12345678-1234-1234-1234-123456789ABC")!),
+        ]
+        try realm.write {
+            for (index, value) in ordered.enumerated().reversed() {
+                realm.add(MixedHolder(value: ["name": "\(index)", "value": value]))
+            }
+        }
+        let sorted = realm.objects(MixedHolder.self).sorted(byKeyPath: "value")
+        XCTAssertEqual(sorted.map(\.value), ordered)
+        XCTAssertEqual(realm.objects(MixedHolder.self).sorted(byKeyPath: "value", ascending: false).map(\.value),
+                       ordered.reversed())
+        let holder = MixedHolder()
+        try realm.write {
+            realm.add(holder)
+            holder.values.append(objectsIn: ordered.reversed())
+        }
+        XCTAssertEqual(holder.values.sorted(), ordered)
+        XCTAssertEqual(holder.values.sorted(ascending: false), ordered.reversed())
+    }
+
     // MARK: The seed
 
     /// The seed page's sample for `Dog.companion`, as written (its `where` query

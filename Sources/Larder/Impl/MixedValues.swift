@@ -83,3 +83,40 @@ extension ValueReader {
         }
     }
 }
+
+extension _StoredValue {
+    /// The order of values of two different types, which only mixed values
+    /// mix: ints, floats and doubles by numeric value, else by kind in the order
+    /// the C core keeps a set of mixed values (null, bool, numbers, decimal128,
+    /// string, binary, timestamp, ObjectId, UUID, then objects, which have no
+    /// order among themselves).
+    static func mixedAscending(_ a: _StoredValue, _ b: _StoredValue) -> Bool {
+        if let x = a.numericValue, let y = b.numericValue { return x < y }
+        return a.mixedRank < b.mixedRank
+    }
+
+    private var numericValue: Double? {
+        switch self {
+        case .int(let v): return Double(v)
+        case .float(let v): return Double(v)
+        case .double(let v): return v
+        default: return nil
+        }
+    }
+
+    private var mixedRank: Int {
+        switch self {
+        case .null: return 0
+        case .bool: return 1
+        case .int, .float, .double: return 2
+        case .decimal128: return 3
+        case .string: return 4
+        case .data: return 5
+        case .date: return 6
+        case .objectId: return 7
+        case .uuid: return 8
+        case .object: return 9
+        case .collection: return 10
+        }
+    }
+}
