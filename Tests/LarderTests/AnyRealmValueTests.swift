@@ -335,6 +335,17 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(unmanaged.value, .data(Data([7])))
     }
 
+    func testJSONNumbersKeepTheirType() throws {
+        let json = #"{"name": "j", "value": 5, "values": [true, 2.5, -7, "x", null], "valueMap": {"f": false}}"#
+        let parsed = try JSONSerialization.jsonObject(with: Data(json.utf8))
+        let realm = try open()
+        let holder = try realm.write { realm.create(MixedHolder.self, value: parsed) }
+        XCTAssertEqual(holder.value, .int(5))
+        XCTAssertEqual(Array(holder.values), [.bool(true), .double(2.5), .int(-7), .string("x"), .none])
+        XCTAssertEqual(holder.valueMap["f"], .bool(false))
+        XCTAssertEqual(MixedHolder(value: ["value": NSNumber(value: Float(1.5))]).value, .float(1.5))
+    }
+
     func testCreateCopiesAnUnmanagedTargetIn() throws {
         let realm = try open()
         let cat = MixedCat(value: ["name": "Tom"])

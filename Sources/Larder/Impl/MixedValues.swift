@@ -59,7 +59,8 @@ extension ClassSchema {
 
 extension ValueReader {
     /// The stored form of item for a mixed property or element: nil and NSNull are
-    /// `.none`; an `AnyRealmValue`, any value a property can hold, or an object.
+    /// `.none`; an `AnyRealmValue`, any value a property can hold, an object, or
+    /// an `NSNumber` (as `JSONSerialization` makes them) with its own type.
     /// When creating, an object not of that Realm is created in it (as a link's
     /// target is). Nil for what a mixed value cannot hold (a collection).
     static func mixed(_ item: Any?, _ creating: Creating?) -> _StoredValue? {
@@ -71,6 +72,8 @@ extension ValueReader {
             stored = .object(object)
         } else if let persistable = item as? any _Persistable {
             stored = persistable._larderStored
+        } else if let number = item as? NSNumber, let read = number.mixedValue {
+            stored = read
         } else {
             return nil
         }
@@ -118,5 +121,14 @@ extension _StoredValue {
         case .object: return 9
         case .collection: return 10
         }
+    }
+}
+
+extension NSNumber {
+    /// The number as the mixed value of its own type: a boolean, an integer, a
+    /// float, else a double.
+    fileprivate var mixedValue: _StoredValue? {
+        let types = String(cString: objCType) == "f" ? [LAR_TYPE_FLOAT] : [LAR_TYPE_BOOL, LAR_TYPE_INT, LAR_TYPE_DOUBLE]
+        return types.lazy.compactMap { NumberReader.stored(self, for: $0) }.first
     }
 }
