@@ -16,11 +16,12 @@ import Foundation
 /// values. Realm's nested `.list` and `.dictionary` cases are not there yet: the
 /// C core cannot store a collection inside a mixed value.
 ///
-/// Equality and hashing are Realm's (its enum's synthesized `==`): by case and
-/// payload, so `.int(1)` and `.double(1)` differ, and objects compare with
-/// `Object`'s `==`: two accessors of one managed object are equal when its class
-/// has a primary key; otherwise only an instance equals itself (use
-/// `isSameObject(as:)` to compare those).
+/// Equality is Realm's (its enum's synthesized `==`), and hashing agrees with it:
+/// by case and payload, so `.int(1)` and `.double(1)` differ, and objects compare
+/// with `Object`'s `==`: two accessors of one managed object are equal when its
+/// class has a primary key; otherwise only an instance equals itself (use
+/// `isSameObject(as:)` to compare those). A managed `MutableSet` is the C core's
+/// and holds numbers of equal value once, as Realm's `Set<Mixed>` does.
 public enum AnyRealmValue: Hashable {
     case none
     case int(Int)
