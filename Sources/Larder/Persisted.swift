@@ -108,7 +108,8 @@ public struct Persisted<Value: _Persistable> {
                 if Value._larderCollection != LAR_COLLECTION_NONE {
                     return instanceRef._withUnsafeGuaranteedRef { $0.assignCollection(core, slot: slot, newValue._larderStored) }
                 }
-                if Value._larderTargetClass != nil {
+                // A link, or a mixed value that may hold one: an unmanaged target is added first.
+                if Value._larderTargetClass != nil || Value._larderType == LAR_TYPE_MIXED {
                     return instanceRef._withUnsafeGuaranteedRef { $0.writeLink(core, slot: slot, newValue._larderStored) }
                 }
                 return instanceRef._withUnsafeGuaranteedRef { $0.write(core, slot: slot, newValue._larderStored) }

@@ -35,7 +35,7 @@ extension _StoredValue {
         case (.objectId(let x), .objectId(let y)): return x < y
         case (.uuid(let x), .uuid(let y)): return x.uuidString < y.uuidString
         case (.decimal128(let x), .decimal128(let y)): return x < y
-        default: return false
+        default: return mixedAscending(a, b) // values of two types: only a mixed property holds them
         }
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import XCTest
 @testable import Larder
 
-/// The models of the seed (seeds/000_019b421e1700c9ab.txt), less AnyRealmValue and
-/// EmbeddedObject, which Larder does not have yet.
+/// The models of the seed (seeds/000_019b421e1700c9ab.txt), less EmbeddedObject,
+/// which Larder does not have yet.
 enum SeedModels {
     final class DogToy: Object {
         @Persisted var name = ""
@@ -15,6 +15,7 @@ enum SeedModels {
         @Persisted var color = ""
         @Persisted var currentCity = ""
         @Persisted var citiesVisited: MutableSet<String>
+        @Persisted var companion: AnyRealmValue
         // Map of city name -> favorite park in that city
         @Persisted var favoriteParksByCity: Map<String, String>
         @Persisted var favoriteToy: DogToy?

@@ -53,13 +53,15 @@ final class ClassSchema: @unchecked Sendable {
         for (slot, property) in properties.enumerated() { slots[property.name] = slot }
         slotByName = slots
         primaryKeySlot = properties.firstIndex { $0.isPrimaryKey }
-        linkSlots = properties.indices.filter { properties[$0].targetClass != nil && !properties[$0].isCollection }
+        linkSlots = properties.indices.filter {
+            (properties[$0].targetClass != nil || properties[$0].type == LAR_TYPE_MIXED) && !properties[$0].isCollection
+        }
         collectionSlots = properties.indices.filter { properties[$0].isCollection }
         hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
         hasCascades = properties.contains { $0.isCascading }
     }
 
-    /// Slots of link properties.
+    /// Slots of link properties, and of mixed ones (which may hold a link).
     let linkSlots: [Int]
     /// Slots of List, MutableSet and Map properties.
     let collectionSlots: [Int]

@@ -81,13 +81,17 @@ final class Environment: @unchecked Sendable {
     /// met so far whose names are unambiguous (the rest are checked on first use).
     private static func schemas(of configuration: Realm.Configuration) throws -> [ClassSchema] {
         guard let types = configuration.objectTypes else {
-            let known = ClassSchema.all.filter { !$0.properties.isEmpty }
+            // Classes Realm refuses are left to their first use, which traps.
+            let known = ClassSchema.all.filter { !$0.properties.isEmpty && $0.optionalMixedMessage == nil }
             let counts = Dictionary(known.map { ($0.name, 1) }, uniquingKeysWith: +)
             return known.filter { counts[$0.name] == 1 }
         }
         let schemas = types.map(ClassSchema.of)
         if let empty = schemas.first(where: { $0.properties.isEmpty }) {
             throw Realm.Error(.invalidInput, empty.noPropertiesMessage)
+        }
+        if let message = schemas.lazy.compactMap(\.optionalMixedMessage).first {
+            throw Realm.Error(.invalidInput, message)
         }
         try checkLinkTargets(schemas)
         return schemas

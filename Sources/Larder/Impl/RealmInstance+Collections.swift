@@ -92,9 +92,7 @@ extension RealmInstance {
 
     /// A collection element in stored form; objects as accessors.
     func storedElement(_ value: lar_value, property: PropertySchema) -> _StoredValue {
-        if value.type == LAR_TYPE_LINK, let target = property.targetClass {
-            return .object(linkTarget(target, key: value.as.link.key))
-        }
+        if value.type == LAR_TYPE_LINK { return .object(linkedObject(value, property: property)) }
         return _StoredValue(value)
     }
 }

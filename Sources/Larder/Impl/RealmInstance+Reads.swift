@@ -28,9 +28,7 @@ extension RealmInstance {
         }
         load(core, table)
         let value = table.slotValues[slot]
-        if value.type == LAR_TYPE_LINK, let target = table.schema.properties[slot].targetClass {
-            return .object(linkTarget(target, key: value.as.link.key))
-        }
+        if value.type == LAR_TYPE_LINK { return .object(linkedObject(value, property: table.schema.properties[slot])) }
         return _StoredValue(value)
     }
 

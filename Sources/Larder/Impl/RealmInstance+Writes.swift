@@ -83,14 +83,19 @@ extension RealmInstance {
                              update: Realm.UpdatePolicy) {
         let schema = table.schema
         var rowValues = values
-        for slot in schema.linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        // A mixed value that holds no object goes in the row with the plain values.
+        let linkSlots = schema.linkSlots.filter { slot in
+            if case .object = values[slot] { return true }
+            return !schema.properties[slot].isMixed
+        }
+        for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
         let named = update == .error ? nil : schema.properties.indices
-            .filter { !schema.linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
+            .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, rowValues[$0]) }
         guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
-        for slot in schema.linkSlots {
+        for slot in linkSlots {
             let value = values[slot]
             switch update {
             case .error: if case .null = value { continue } // a new row's links are null already

@@ -143,6 +143,7 @@ final class RealmInstance {
                        "list of `objectClasses` / `objectTypes`.")
         }
         if schema.properties.isEmpty { fatalError(schema.noPropertiesMessage) }
+        if let message = schema.optionalMixedMessage { fatalError(message) }
         do {
             let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
             return try ManagedClass(schema: schema, id: id, environment: environment)

@@ -58,6 +58,7 @@ enum ValueReader {
     /// one of an enum's raw values).
     static func convert(_ item: Any?, to property: PropertySchema, _ creating: Creating? = nil) -> _StoredValue? {
         if property.isCollection { return collection(item, to: property, creating) }
+        if property.type == LAR_TYPE_MIXED { return mixed(item, creating) }
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
         if let target = property.targetClass { return link(item, to: target, property, creating) }
         // Swift values first: on Linux an Int in an Any also casts to NSNumber.

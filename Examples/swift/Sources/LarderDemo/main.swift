@@ -14,6 +14,7 @@ class Dog: Object {
     @Persisted var currentCity = ""
     @Persisted var favoriteToy: DogToy?
     @Persisted var citiesVisited: MutableSet<String>
+    @Persisted var companion: AnyRealmValue
     // Map of city name -> favorite park in that city
     @Persisted var favoriteParksByCity: Map<String, String>
     @Persisted(originProperty: "dogs") var owners: LinkingObjects<Person>
@@ -73,6 +74,14 @@ func populate() throws {
         bowie.dogs.move(from: 0, to: 1)
     }
 
+    // AnyRealmValue: a value of any type, or an object of any class.
+    try realm.write {
+        let wolfie = realm.objects(Dog.self).first { $0.name == "Wolfie" }!
+        let bella = realm.objects(Dog.self).first { $0.name == "Bella" }!
+        wolfie.companion = .object(bella)
+        bella.companion = .string("the neighbour's cat")
+    }
+
     // A failed write changes nothing: a duplicate primary key is an error.
     do {
         try realm.write { realm.add(Person(value: ["id": 5678, "name": "Duplicate"])) }
@@ -97,6 +106,13 @@ for dog in realm.objects(Dog.self) where dog.favoriteToy != nil {
     print("\(dog.name) plays with its \(dog.favoriteToy!.name), has been to \(dog.citiesVisited.sorted().joined(separator: ", "))" +
           " and belongs to \(dog.owners.map(\.name).joined(separator: ", "))")
     for (city, park) in dog.favoriteParksByCity { print("  favorite park in \(city): \(park)") }
+}
+for dog in realm.objects(Dog.self) {
+    switch dog.companion {
+    case .object(let other as Dog): print("\(dog.name)'s companion is the dog \(other.name)")
+    case .string(let text): print("\(dog.name)'s companion is \(text)")
+    default: print("\(dog.name) has no companion")
+    }
 }
 if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
     print("\(bowie.name)'s dogs, in order: \(bowie.dogs.map(\.name).joined(separator: ", "))")
