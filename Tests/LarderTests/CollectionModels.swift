@@ -154,6 +154,46 @@ enum CollectionScenarios {
             case "map-dot-key": try realm.write { atlas.parks["a.b"] = "y" }
             default: atlas.parks["x"] = "y"
             }
+        case "map-dollar-combining-key":
+            // '$' and a combining accent are one Character; Realm checks the first byte.
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let atlas = Atlas()
+            try realm.write { realm.add(atlas, update: .modified) }
+            try realm.write { atlas.counts["$\u{301}x"] = 1 }
+        case "list-iterate-owner-deleted", "list-iterate-owner-deleted-in-write", "list-iterate-invalidated",
+             "list-iterate-other-thread":
+            // A list longer than a batch (ListIterator.batchSize, 64): its next batch is read after the change.
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let owner = Owner()
+            try realm.write {
+                realm.add(owner)
+                owner.numbers.append(objectsIn: 0..<1000)
+            }
+            let numbers = owner.numbers
+            if scenario == "list-iterate-other-thread" {
+                print("OWNER READ \(numbers.count)")
+                nonisolated(unsafe) let shared = numbers
+                let thread = Thread {
+                    var sum = 0
+                    for number in shared { sum += number }
+                    print("NO TRAP \(sum)")
+                }
+                thread.start()
+                Thread.sleep(forTimeInterval: 5)
+                return true
+            }
+            if scenario == "list-iterate-owner-deleted-in-write" { realm.beginWrite() }
+            var seen = 0
+            for number in numbers {
+                seen += 1
+                if number != 1 { continue }
+                switch scenario {
+                case "list-iterate-owner-deleted": try realm.write { realm.delete(owner) }
+                case "list-iterate-owner-deleted-in-write": realm.delete(owner)
+                default: realm.invalidate()
+                }
+            }
+            print("NO TRAP \(seen)")
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:

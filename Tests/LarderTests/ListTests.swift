@@ -241,6 +241,11 @@ final class ListTests: RealmTestCase {
             ("list-negative-index", "Cannot pass a negative value for 'index'."),
             ("list-insert-past-end", "Index 4 is out of bounds (must be less than 4)."),
             ("unmanaged-list-out-of-bounds", "Index 0 is out of bounds (must be less than 0)."),
+            // The iterator checks when it reads its next batch.
+            ("list-iterate-owner-deleted", "Object has been deleted or invalidated."),
+            ("list-iterate-owner-deleted-in-write", "Object has been deleted or invalidated."),
+            ("list-iterate-invalidated", "Object has been deleted or invalidated."),
+            ("list-iterate-other-thread", "Realm accessed from incorrect thread."),
         ]
         for (scenario, message) in cases {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
@@ -265,5 +270,49 @@ extension ListTests {
         XCTAssertEqual(seen, 1000)
         XCTAssertEqual(owner.numbers.index(of: 999), 999)
         XCTAssertEqual(owner.numbers[500], 500)
+    }
+
+    func testIterationCrossesBatchesForEveryKindOfElement() throws {
+        let realm = try Realm(configuration: linkConfiguration(fileURL))
+        let size = 2 * ListIterator<Int>.batchSize + 3
+        let owner = Owner()
+        let names: [String?] = (0..<size).map { $0 % 3 == 0 ? nil : "name \($0)" }
+        try realm.write {
+            realm.add(owner)
+            owner.numbers.append(objectsIn: 0..<size)
+            owner.names.append(objectsIn: names)
+            owner.pets.append(objectsIn: (0..<size).map { Pet(value: ["name": "pet \($0)"]) })
+        }
+        var numbers: [Int] = []
+        for number in owner.numbers { numbers.append(number) }
+        XCTAssertEqual(numbers, Array(0..<size))
+        XCTAssertEqual(owner.numbers.sum(), size * (size - 1) / 2)
+        XCTAssertEqual(Array(owner.names), names)
+        var petNames: [String] = []
+        for pet in owner.pets { petNames.append(pet.name) }
+        XCTAssertEqual(petNames, (0..<size).map { "pet \($0)" })
+        // Strings read in a write stay valid after the batch that read them.
+        try realm.write {
+            var iterator = owner.names.makeIterator()
+            var read: [String?] = []
+            while let name = iterator.next() {
+                read.append(name)
+                if read.count == 1 { owner.names.append("late") }
+            }
+            XCTAssertEqual(read, names + ["late"])
+        }
+    }
+
+    func testAnIteratorOfAnUnmanagedListFollowsIt() throws {
+        let realm = try Realm(configuration: linkConfiguration(fileURL))
+        let owner = Owner()
+        owner.numbers.append(objectsIn: [1, 2, 3])
+        var iterator = owner.numbers.makeIterator()
+        XCTAssertEqual(iterator.next(), 1)
+        owner.numbers.append(4)
+        try realm.write { realm.add(owner) }  // the list becomes managed while iterated
+        XCTAssertEqual(IteratorSequence(iterator).map { $0 }, [2, 3, 4])
+        var empty = List<Int>().makeIterator()
+        XCTAssertNil(empty.next())
     }
 }
