@@ -9,7 +9,7 @@ import Foundation
 public final class List<Element: RealmCollectionValue>: _LarderCollection, MutableCollection, RandomAccessCollection {
     public typealias Index = Int
     /// The elements while unmanaged.
-    private var items: [Element] = []
+    @usableFromInline var items: [Element] = []
 
     public required init() {}
 
@@ -102,18 +102,21 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
 
     // MARK: Changing
 
+    /// Inlinable, so a client specializes it (and the loops of the two below) for
+    /// its element type; the append itself is not generic.
+    @inlinable
     public func append(_ element: Element) {
         guard let ref else { return items.append(element) }
-        let txn = ref.writeTxn("List")
-        _ = ref.withElement(element._larderStored) { lar_list_append(txn, ref.owner, ref.prop, $0) }
-            .map { ref.check($0, "Cannot append to a list") }
+        ref.appendListElement(element._larderStored)
     }
 
+    @inlinable
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         for element in elements { append(element) }
     }
 
     /// Realm's older name for `append(contentsOf:)`.
+    @inlinable
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         append(contentsOf: elements)
     }

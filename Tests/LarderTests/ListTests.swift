@@ -315,4 +315,32 @@ extension ListTests {
         var empty = List<Int>().makeIterator()
         XCTAssertNil(empty.next())
     }
+
+    /// Each kind of value through a managed list's own append (in place, or through an arena for bytes).
+    func testEveryElementTypeAppendsToAManagedList() throws {
+        let realm = try open()
+        let all = EveryList()
+        try realm.write { realm.add(all) }
+        let date = Date(timeIntervalSince1970: 1_700_000_000.5)
+        let id = ObjectId.generate(), uuid = UUID(), decimal = Decimal128(number: 12)
+        try realm.write {
+            all.int.append(-1); all.int8.append(8); all.int16.append(16); all.int32.append(32)
+            all.int64.append(64); all.bool.append(true); all.float.append(1.5); all.double.append(2.5)
+            all.string.append(objectsIn: ["s", ""]); all.data.append(objectsIn: [Data([1, 2]), Data()])
+            all.date.append(date); all.objectId.append(id); all.uuid.append(uuid); all.decimal.append(decimal)
+            all.optInt.append(contentsOf: [1, nil]); all.optString.append(contentsOf: ["o", nil])
+            all.optDate.append(contentsOf: [date, nil]); all.optDecimal.append(contentsOf: [decimal, nil])
+        }
+        XCTAssertEqual(Array(all.int), [-1]); XCTAssertEqual(Array(all.int8), [8])
+        XCTAssertEqual(Array(all.int16), [16]); XCTAssertEqual(Array(all.int32), [32])
+        XCTAssertEqual(Array(all.int64), [64]); XCTAssertEqual(Array(all.bool), [true])
+        XCTAssertEqual(Array(all.float), [1.5]); XCTAssertEqual(Array(all.double), [2.5])
+        XCTAssertEqual(Array(all.string), ["s", ""]); XCTAssertEqual(Array(all.data), [Data([1, 2]), Data()])
+        XCTAssertEqual(all.date[0].timeIntervalSince1970, date.timeIntervalSince1970, accuracy: 1e-6)
+        XCTAssertEqual(Array(all.objectId), [id]); XCTAssertEqual(Array(all.uuid), [uuid])
+        XCTAssertEqual(Array(all.decimal), [decimal])
+        XCTAssertEqual(Array(all.optInt), [1, nil]); XCTAssertEqual(Array(all.optString), ["o", nil])
+        XCTAssertEqual(all.optDate.count, 2); XCTAssertNil(all.optDate[1])
+        XCTAssertEqual(Array(all.optDecimal), [decimal, nil])
+    }
 }

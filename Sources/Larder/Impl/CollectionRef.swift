@@ -58,6 +58,13 @@ final class CollectionRef {
         return count
     }
 
+    /// Appends element to the list, after the checks of every write.
+    @usableFromInline
+    func appendListElement(_ element: _StoredValue) {
+        let txn = writeTxn("List")
+        _ = withElement(element) { lar_list_append(txn, owner, prop, $0) }.map { check($0, "Cannot append to a list") }
+    }
+
     /// Puts key and element into the map: the checks of every write, then the
     /// key's (a bad one traps with Realm's message), then one C call.
     @usableFromInline
