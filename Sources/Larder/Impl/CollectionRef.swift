@@ -91,11 +91,19 @@ final class CollectionRef {
         T._larderRead(value, owner: instance)
     }
 
-    /// Calls body with the C form of element; an unmanaged object is added first
-    /// (with policy), one of another Realm traps. Nil when adding it failed.
-    func withElement<R>(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
-                        _ body: (UnsafePointer<lar_value>) -> R) -> R? {
-        if case .object(let object) = element, !instance.makeLinkable(object, update: update) { return nil }
-        return element.withCValue { body($0) }
+    /// Calls body (a C write of the collection) with the C form of element and
+    /// returns its result; an unmanaged object is added first (with policy), one of
+    /// another Realm traps. Nil when adding it failed.
+    ///
+    /// A link's target row is looked up by the C write itself, which refuses a
+    /// missing one: only when the write fails does this look again, to trap with
+    /// Realm's message for a deleted object (one lookup per link saved).
+    func withElement(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
+                     _ body: (UnsafePointer<lar_value>) -> Int32) -> Int32? {
+        guard case .object(let object) = element else { return element.withCValue { body($0) } }
+        if !instance.makeLinkable(object, update: update, checkingRow: false) { return nil }
+        let rc = element.withCValue { body($0) }
+        if rc != LAR_OK, !instance.exists(object.core) { instance.deletedTargetTrap() }
+        return rc
     }
 }

@@ -42,7 +42,7 @@ extension RealmInstance {
     /// Makes object linkable from this Realm: an unmanaged one is added with
     /// policy (recursively), one of this Realm is linked as it is. False when
     /// adding it failed (the write's error is recorded).
-    func makeLinkable(_ object: Object, update: Realm.UpdatePolicy) -> Bool {
+    func makeLinkable(_ object: Object, update: Realm.UpdatePolicy, checkingRow: Bool = true) -> Bool {
         let core = object.core
         guard let owner = core.realm else {
             add(object, update: nestedPolicy(update, for: type(of: object)))
@@ -51,7 +51,12 @@ extension RealmInstance {
         if owner !== self {
             fatalError("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
-        if !exists(core) { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }
+        if checkingRow ? !exists(core) : isInvalidated(core) { deletedTargetTrap() }
         return true
+    }
+
+    /// Realm's trap for a link to a deleted or invalidated object.
+    func deletedTargetTrap() -> Never {
+        fatalError("Adding a deleted or invalidated object to a Realm is not permitted")
     }
 }
