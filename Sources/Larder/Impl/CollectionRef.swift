@@ -61,7 +61,8 @@ final class CollectionRef {
     /// Appends element to the list, after the checks of every write.
     @usableFromInline
     func appendListElement(_ element: _StoredValue) {
-        let txn = writeTxn("List")
+        // The closure captures the handle, not self: capturing self cost a retain and a release per call.
+        let txn = writeTxn("List"), owner = owner, prop = prop
         _ = withElement(element) { lar_list_append(txn, owner, prop, $0) }.map { check($0, "Cannot append to a list") }
     }
 
@@ -69,7 +70,7 @@ final class CollectionRef {
     /// key's (a bad one traps with Realm's message), then one C call.
     @usableFromInline
     func putMapEntry(_ key: String, _ element: _StoredValue) {
-        let txn = writeTxn("Dictionary")
+        let txn = writeTxn("Dictionary"), owner = owner, prop = prop
         MapKey.with(key) { key in
             MapKey.validate(key.pointee)
             _ = withElement(element) { lar_map_put(txn, owner, prop, key, $0) }.map { check($0, "Cannot put into a map") }
