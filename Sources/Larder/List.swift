@@ -9,7 +9,7 @@ import Foundation
 public final class List<Element: RealmCollectionValue>: _LarderCollection, MutableCollection, RandomAccessCollection {
     public typealias Index = Int
     /// The elements while unmanaged.
-    private var items: [Element] = []
+    @usableFromInline var items: [Element] = []
 
     public required init() {}
 
@@ -62,13 +62,15 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         return count == 0 ? nil : self[count - 1]
     }
 
-    /// Reads the managed list in batches: one C call per 64 elements.
+    /// Reads the managed list in batches: one C call per `ListIterator.batchSize` elements.
+    @inlinable
     public func makeIterator() -> ListIterator<Element> {
         ListIterator(list: self)
     }
 
     /// Copies through the batched iterator: Collection's default reads one
     /// element (and the count) per C call. `Array(list)` and `map` come here.
+    @inlinable
     public func _copyToContiguousArray() -> ContiguousArray<Element> {
         var copy = ContiguousArray<Element>()
         var iterator = makeIterator()
@@ -110,18 +112,21 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
 
     // MARK: Changing
 
+    /// Inlinable, so a client specializes it (and the loops of the two below) for
+    /// its element type; the append itself is not generic.
+    @inlinable
     public func append(_ element: Element) {
         guard let ref else { return items.append(element) }
-        let txn = ref.writeTxn("List")
-        _ = ref.withElement(element._larderStored) { lar_list_append(txn, ref.owner, ref.prop, $0) }
-            .map { ref.check($0, "Cannot append to a list") }
+        ref.appendListElement(element._larderStored)
     }
 
+    @inlinable
     public func append<S: Sequence>(contentsOf elements: S) where S.Element == Element {
         for element in elements { append(element) }
     }
 
     /// Realm's older name for `append(contentsOf:)`.
+    @inlinable
     public func append<S: Sequence>(objectsIn elements: S) where S.Element == Element {
         append(contentsOf: elements)
     }
@@ -322,42 +327,67 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
     }
 }
 
-/// Iterates a list; a managed one is read 64 elements per C call.
+/// Iterates a list; a managed one is read `batchSize` elements per C call.
+///
+/// The hot path is inlinable, so a client specializes it for its element type:
+/// converting an element of a `List<Int>` is a load, with no witness or metadata
+/// call. The checks a read makes (the thread, an invalidated Realm, a deleted
+/// owner) run once per batch, when the next one is read, as they always have.
 public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
-    private let list: List<Element>
-    private var buffer: [Element] = []
-    private var bufferIndex = 0
-    private var position = 0
+    /// Elements read per C call. 256 measured no faster: once the conversion is
+    /// specialized, the C call's share at 64 is small.
+    @usableFromInline static var batchSize: Int { 64 }
 
+    @usableFromInline let list: List<Element>
+    /// A managed list's current batch, converted; empty while the list is unmanaged.
+    @usableFromInline var buffer: ContiguousArray<Element> = []
+    @usableFromInline var bufferIndex = 0
+    /// The list position of the element the next call returns.
+    @usableFromInline var position = 0
+
+    @usableFromInline
     init(list: List<Element>) {
         self.list = list
     }
 
+    @inlinable
     public mutating func next() -> Element? {
+        if bufferIndex < buffer.count {
+            defer {
+                bufferIndex &+= 1
+                position &+= 1
+            }
+            return buffer[bufferIndex]
+        }
+        return nextBatch()
+    }
+
+    /// Reads the next batch of a managed list (an unmanaged one: its next element).
+    @inlinable
+    mutating func nextBatch() -> Element? {
         guard let ref = list.ref else {
             defer { position += 1 }
             return list.count > position ? list[position] : nil
         }
-        if bufferIndex == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            bufferIndex = 0
-            Self.read(ref, from: position, capacity: 64) { buffer.append(ref.element($0, as: Element.self)) }
-            if buffer.isEmpty { return nil }
+        buffer.removeAll(keepingCapacity: true)
+        bufferIndex = 0
+        Self.read(ref, from: position, capacity: Self.batchSize) { values in
+            buffer.reserveCapacity(values.count)
+            for index in values.indices { buffer.append(Element._larderRead(values[index], owner: ref.instance)) }
         }
-        defer {
-            bufferIndex += 1
-            position += 1
-        }
-        return buffer[bufferIndex]
+        if buffer.isEmpty { return nil }
+        bufferIndex = 1
+        position &+= 1
+        return buffer[0]
     }
 
     /// Calls body with up to capacity elements from start on; borrowed values live during the call.
-    static func read(_ ref: CollectionRef, from start: Int, capacity: Int, _ body: (lar_value) -> Void) {
+    @inlinable
+    static func read(_ ref: CollectionRef, from start: Int, capacity: Int,
+                     _ body: (UnsafeMutableBufferPointer<lar_value>) -> Void) {
         withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            var count = 0
-            let rc = lar_list_get_batch(ref.readTxn(), ref.owner, ref.prop, start, values.baseAddress!, capacity, &count)
-            if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a list") }
-            for index in 0..<count { body(values[index]) }
+            let count = ref.readListBatch(from: start, into: values)
+            body(UnsafeMutableBufferPointer(rebasing: values[..<count]))
         }
     }
 
@@ -365,7 +395,10 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
         var start = 0
         while true {
             var read = 0
-            Self.read(ref, from: start, capacity: 256) { body($0); read += 1 }
+            Self.read(ref, from: start, capacity: batchSize) { values in
+                for value in values { body(value) }
+                read = values.count
+            }
             if read == 0 { return }
             start += read
         }

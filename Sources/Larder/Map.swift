@@ -20,7 +20,7 @@ extension String: _MapKey {
 public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollection, Sequence {
     public typealias Element = (key: Key, value: Value)
     /// The entries while unmanaged.
-    private var entries: [String: Value] = [:]
+    @usableFromInline var entries: [String: Value] = [:]
 
     public required init() {}
 
@@ -41,6 +41,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     public var isEmpty: Bool { count == 0 }
 
     /// The value of key, or nil when the map has no such key; assigning nil removes the key.
+    @inlinable
     public subscript(key: Key) -> Value? {
         get { value(of: key._larderKey) }
         set {
@@ -48,7 +49,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         }
     }
 
-    private func value(of key: String) -> Value? {
+    @usableFromInline
+    func value(of key: String) -> Value? {
         guard let ref else { return entries[key] }
         var value = lar_value()
         let txn = ref.readTxn()
@@ -79,14 +81,13 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     // MARK: Changing
 
     /// Sets the value of key, adding the key when it is new.
+    ///
+    /// Inlinable, so a client specializes it for its key and value types; the
+    /// put itself (the checks, the key's bytes, the C call) is not generic.
+    @inlinable
     public func updateValue(_ value: Value, forKey key: Key) {
-        let key = key._larderKey
-        guard let ref else { return entries[key] = value }
-        let txn = ref.writeTxn("Dictionary")
-        MapKey.validate(key)
-        _ = ref.withElement(value._larderStored) { element in
-            MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, element) }
-        }.map { ref.check($0, "Cannot put into a map") }
+        guard let ref else { return entries[key._larderKey] = value }
+        ref.putMapEntry(key._larderKey, value._larderStored)
     }
 
     public func removeObject(for key: Key) {

@@ -182,6 +182,91 @@ enum CollectionScenarios {
             case "map-dot-key": try realm.write { atlas.parks["a.b"] = "y" }
             default: atlas.parks["x"] = "y"
             }
+        case "map-dollar-combining-key":
+            // '$' and a combining accent are one Character; Realm checks the first byte.
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let atlas = Atlas()
+            try realm.write { realm.add(atlas, update: .modified) }
+            try realm.write { atlas.counts["$\u{301}x"] = 1 }
+        case "list-iterate-owner-deleted", "list-iterate-owner-deleted-in-write", "list-iterate-invalidated",
+             "list-iterate-other-thread":
+            // A list longer than a batch (ListIterator.batchSize, 64): its next batch is read after the change.
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let owner = Owner()
+            try realm.write {
+                realm.add(owner)
+                owner.numbers.append(objectsIn: 0..<1000)
+            }
+            let numbers = owner.numbers
+            if scenario == "list-iterate-other-thread" {
+                print("OWNER READ \(numbers.count)")
+                nonisolated(unsafe) let shared = numbers
+                let thread = Thread {
+                    var sum = 0
+                    for number in shared { sum += number }
+                    print("NO TRAP \(sum)")
+                }
+                thread.start()
+                Thread.sleep(forTimeInterval: 5)
+                return true
+            }
+            if scenario == "list-iterate-owner-deleted-in-write" { realm.beginWrite() }
+            var seen = 0
+            for number in numbers {
+                seen += 1
+                if number != 1 { continue }
+                switch scenario {
+                case "list-iterate-owner-deleted": try realm.write { realm.delete(owner) }
+                case "list-iterate-owner-deleted-in-write": realm.delete(owner)
+                default: realm.invalidate()
+                }
+            }
+            print("NO TRAP \(seen)")
+        case "deleted-target-list-append", "deleted-target-list-set", "deleted-target-list-insert",
+             "deleted-target-set-insert", "deleted-target-map-put", "deleted-target-link", "deleted-owner-and-target",
+             "deleted-here-list-append", "invalidated-target-list-append":
+            // Links to an object deleted in this write (through another accessor, or
+            // through this one: deleted-here), or of an invalidated Realm.
+            let realm = try Realm(configuration: linkConfiguration(url))
+            let owner = Owner(), toy = Toy(), pet = Pet(), traveler = Traveler(), atlas = Atlas()
+            try realm.write {
+                realm.add([owner, toy, pet])
+                realm.add(traveler, update: .modified)
+                realm.add(atlas, update: .modified)
+                owner.pets.append(Pet())
+            }
+            func deleteThroughAnother<T: Object>(_ object: T) {
+                realm.delete(realm.objects(T.self).first { $0.isSameObject(as: object) }!)
+            }
+            switch scenario {
+            case "invalidated-target-list-append":
+                let stale = owner.pets[0]
+                realm.invalidate()
+                try realm.write { owner.pets.append(stale) }
+                return true
+            case "deleted-here-list-append":
+                try realm.write {
+                    realm.delete(pet)
+                    owner.pets.append(pet)
+                }
+                return true
+            default: break
+            }
+            try realm.write {
+                deleteThroughAnother(pet)
+                deleteThroughAnother(toy)
+                switch scenario {
+                case "deleted-target-list-append": owner.pets.append(pet)
+                case "deleted-target-list-set": owner.pets[0] = pet
+                case "deleted-target-list-insert": owner.pets.insert(pet, at: 0)
+                case "deleted-target-set-insert": traveler.toys.insert(toy)
+                case "deleted-target-map-put": atlas.toys["t"] = toy
+                case "deleted-target-link": owner.pets[0].toy = toy
+                default:
+                    deleteThroughAnother(owner)
+                    owner.pets.append(pet)
+                }
+            }
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:

@@ -179,4 +179,16 @@ final class LinkTests: RealmTestCase {
                 "Object is already managed by another Realm. Use create instead to copy it into this Realm."), outcome.output)
         }
     }
+
+    /// A deleted object, or one of an invalidated Realm, is refused by every write of a link, with Realm's message.
+    func testLinkingADeletedTargetFromACollectionTraps() throws {
+        for scenario in ["deleted-target-list-append", "deleted-target-list-set", "deleted-target-list-insert",
+                         "deleted-target-set-insert", "deleted-target-map-put", "deleted-target-link",
+                         "deleted-owner-and-target", "deleted-here-list-append", "invalidated-target-list-append"] {
+            let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+            XCTAssertTrue(outcome.trapped, scenario)
+            XCTAssertTrue(outcome.output.contains("Adding a deleted or invalidated object to a Realm is not permitted"),
+                          "\(scenario): \(outcome.output)")
+        }
+    }
 }

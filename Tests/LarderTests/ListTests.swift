@@ -241,6 +241,11 @@ final class ListTests: RealmTestCase {
             ("list-negative-index", "Cannot pass a negative value for 'index'."),
             ("list-insert-past-end", "Index 4 is out of bounds (must be less than 4)."),
             ("unmanaged-list-out-of-bounds", "Index 0 is out of bounds (must be less than 0)."),
+            // The iterator checks when it reads its next batch.
+            ("list-iterate-owner-deleted", "Object has been deleted or invalidated."),
+            ("list-iterate-owner-deleted-in-write", "Object has been deleted or invalidated."),
+            ("list-iterate-invalidated", "Object has been deleted or invalidated."),
+            ("list-iterate-other-thread", "Realm accessed from incorrect thread."),
         ]
         for (scenario, message) in cases {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
@@ -265,5 +270,77 @@ extension ListTests {
         XCTAssertEqual(seen, 1000)
         XCTAssertEqual(owner.numbers.index(of: 999), 999)
         XCTAssertEqual(owner.numbers[500], 500)
+    }
+
+    func testIterationCrossesBatchesForEveryKindOfElement() throws {
+        let realm = try Realm(configuration: linkConfiguration(fileURL))
+        let size = 2 * ListIterator<Int>.batchSize + 3
+        let owner = Owner()
+        let names: [String?] = (0..<size).map { $0 % 3 == 0 ? nil : "name \($0)" }
+        try realm.write {
+            realm.add(owner)
+            owner.numbers.append(objectsIn: 0..<size)
+            owner.names.append(objectsIn: names)
+            owner.pets.append(objectsIn: (0..<size).map { Pet(value: ["name": "pet \($0)"]) })
+        }
+        var numbers: [Int] = []
+        for number in owner.numbers { numbers.append(number) }
+        XCTAssertEqual(numbers, Array(0..<size))
+        XCTAssertEqual(owner.numbers.sum(), size * (size - 1) / 2)
+        XCTAssertEqual(Array(owner.names), names)
+        var petNames: [String] = []
+        for pet in owner.pets { petNames.append(pet.name) }
+        XCTAssertEqual(petNames, (0..<size).map { "pet \($0)" })
+        // Strings read in a write stay valid after the batch that read them.
+        try realm.write {
+            var iterator = owner.names.makeIterator()
+            var read: [String?] = []
+            while let name = iterator.next() {
+                read.append(name)
+                if read.count == 1 { owner.names.append("late") }
+            }
+            XCTAssertEqual(read, names + ["late"])
+        }
+    }
+
+    func testAnIteratorOfAnUnmanagedListFollowsIt() throws {
+        let realm = try Realm(configuration: linkConfiguration(fileURL))
+        let owner = Owner()
+        owner.numbers.append(objectsIn: [1, 2, 3])
+        var iterator = owner.numbers.makeIterator()
+        XCTAssertEqual(iterator.next(), 1)
+        owner.numbers.append(4)
+        try realm.write { realm.add(owner) }  // the list becomes managed while iterated
+        XCTAssertEqual(IteratorSequence(iterator).map { $0 }, [2, 3, 4])
+        var empty = List<Int>().makeIterator()
+        XCTAssertNil(empty.next())
+    }
+
+    /// Each kind of value through a managed list's own append (in place, or through an arena for bytes).
+    func testEveryElementTypeAppendsToAManagedList() throws {
+        let realm = try open()
+        let all = EveryList()
+        try realm.write { realm.add(all) }
+        let date = Date(timeIntervalSince1970: 1_700_000_000.5)
+        let id = ObjectId.generate(), uuid = UUID(), decimal = Decimal128(number: 12)
+        try realm.write {
+            all.int.append(-1); all.int8.append(8); all.int16.append(16); all.int32.append(32)
+            all.int64.append(64); all.bool.append(true); all.float.append(1.5); all.double.append(2.5)
+            all.string.append(objectsIn: ["s", ""]); all.data.append(objectsIn: [Data([1, 2]), Data()])
+            all.date.append(date); all.objectId.append(id); all.uuid.append(uuid); all.decimal.append(decimal)
+            all.optInt.append(contentsOf: [1, nil]); all.optString.append(contentsOf: ["o", nil])
+            all.optDate.append(contentsOf: [date, nil]); all.optDecimal.append(contentsOf: [decimal, nil])
+        }
+        XCTAssertEqual(Array(all.int), [-1]); XCTAssertEqual(Array(all.int8), [8])
+        XCTAssertEqual(Array(all.int16), [16]); XCTAssertEqual(Array(all.int32), [32])
+        XCTAssertEqual(Array(all.int64), [64]); XCTAssertEqual(Array(all.bool), [true])
+        XCTAssertEqual(Array(all.float), [1.5]); XCTAssertEqual(Array(all.double), [2.5])
+        XCTAssertEqual(Array(all.string), ["s", ""]); XCTAssertEqual(Array(all.data), [Data([1, 2]), Data()])
+        XCTAssertEqual(all.date[0].timeIntervalSince1970, date.timeIntervalSince1970, accuracy: 1e-6)
+        XCTAssertEqual(Array(all.objectId), [id]); XCTAssertEqual(Array(all.uuid), [uuid])
+        XCTAssertEqual(Array(all.decimal), [decimal])
+        XCTAssertEqual(Array(all.optInt), [1, nil]); XCTAssertEqual(Array(all.optString), ["o", nil])
+        XCTAssertEqual(all.optDate.count, 2); XCTAssertNil(all.optDate[1])
+        XCTAssertEqual(Array(all.optDecimal), [decimal, nil])
     }
 }

@@ -115,11 +115,49 @@ final class MapTests: RealmTestCase {
             ("map-dot-key", "Dictionary::insert: key must not contain '.'"),
             ("map-add-dot-key", "Dictionary::insert: key must not contain '.'"),
             ("map-put-outside-write", "Cannot modify Dictionary outside of a write transaction."),
+            ("map-dollar-combining-key", "Dictionary::insert: key must not start with '$'"),
         ]
         for (scenario, message) in cases {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
             XCTAssertTrue(outcome.trapped, scenario)
             XCTAssertTrue(outcome.output.contains(message), "\(scenario): \(outcome.output)")
         }
+    }
+
+    func testKeysAreCheckedByTheirBytes() throws {
+        let realm = try open()
+        let atlas = Atlas()
+        try realm.write { realm.add(atlas) }
+        try realm.write {
+            atlas.counts["a$"] = 1          // '$' only matters first
+            atlas.counts["é"] = 2
+            atlas.counts["\u{2024}"] = 3    // ONE DOT LEADER is not '.'
+            atlas.counts[""] = 4
+        }
+        XCTAssertEqual(atlas.counts.keys, ["", "a$", "é", "\u{2024}"])
+        XCTAssertEqual(atlas.counts.values, [4, 1, 2, 3])
+    }
+
+    func testEveryValueKindIsPut() throws {
+        let realm = try open()
+        let atlas = Atlas()
+        try realm.write { realm.add(atlas) }
+        let toy = Toy(value: ["name": "Ball"])
+        try realm.write {
+            atlas.parks["s"] = "string"
+            atlas.parks[""] = ""
+            atlas.counts["n"] = 5
+            atlas.counts["nil"] = .some(nil)
+            atlas.toys["t"] = toy           // an unmanaged object is added
+            atlas.toys["none"] = .some(nil)
+        }
+        XCTAssertEqual(atlas.parks["s"], "string")
+        XCTAssertEqual(atlas.parks[""], "")
+        XCTAssertEqual(atlas.counts["n"], .some(5))
+        XCTAssertEqual(atlas.counts["nil"], .some(nil))
+        XCTAssertEqual(toy.realm, realm)
+        XCTAssertEqual(atlas.toys["t"]??.name, "Ball")
+        XCTAssertEqual(atlas.toys["none"], .some(nil))
+        XCTAssertEqual(realm.objects(Toy.self).count, 1)
     }
 }

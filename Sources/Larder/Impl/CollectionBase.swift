@@ -16,7 +16,7 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
     class var elementType: any _Persistable.Type { fatalError("abstract") }
 
     /// The binding to an owner's row once managed; nil while unmanaged.
-    var ref: CollectionRef?
+    @usableFromInline final var ref: CollectionRef?
 
     /// The elements, in order (a map: its values, see `unmanagedKeys`).
     func storedElements() -> [_StoredValue] { fatalError("abstract") }

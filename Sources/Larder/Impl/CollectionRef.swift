@@ -3,8 +3,9 @@ import CLarder
 /// A managed collection's place: its Realm, and the owner's row and property as
 /// they were when the collection was taken (an iterator may rebind the owner's
 /// accessor to another row later; the collection stays with its own).
+@usableFromInline
 final class CollectionRef {
-    let instance: RealmInstance
+    @usableFromInline let instance: RealmInstance
     let ownerTable: ManagedClass
     let owner: lar_obj
     let prop: UInt32
@@ -44,6 +45,36 @@ final class CollectionRef {
         if !instance.isInWriteTransaction { fatalError("Cannot modify \(kind) outside of a write transaction.") }
         if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
         return instance.txn!
+    }
+
+    /// Reads a list's elements from start on into values (up to its count), after
+    /// the checks of every read; returns how many it read, 0 past the end.
+    /// Borrowed strings and bytes live until the transaction ends.
+    @usableFromInline
+    func readListBatch(from start: Int, into values: UnsafeMutableBufferPointer<lar_value>) -> Int {
+        var count = 0
+        let rc = lar_list_get_batch(readTxn(), owner, prop, start, values.baseAddress!, values.count, &count)
+        if rc != LAR_ENOTFOUND { check(rc, "Cannot read a list") }
+        return count
+    }
+
+    /// Appends element to the list, after the checks of every write.
+    @usableFromInline
+    func appendListElement(_ element: _StoredValue) {
+        // The closure captures the handle, not self: capturing self cost a retain and a release per call.
+        let txn = writeTxn("List"), owner = owner, prop = prop
+        _ = withElement(element) { lar_list_append(txn, owner, prop, $0) }.map { check($0, "Cannot append to a list") }
+    }
+
+    /// Puts key and element into the map: the checks of every write, then the
+    /// key's (a bad one traps with Realm's message), then one C call.
+    @usableFromInline
+    func putMapEntry(_ key: String, _ element: _StoredValue) {
+        let txn = writeTxn("Dictionary"), owner = owner, prop = prop
+        MapKey.with(key) { key in
+            MapKey.validate(key.pointee)
+            _ = withElement(element) { lar_map_put(txn, owner, prop, key, $0) }.map { check($0, "Cannot put into a map") }
+        }
     }
 
     /// Stops on a C error, in Realm's words where it has them.

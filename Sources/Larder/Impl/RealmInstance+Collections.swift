@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// The object store, writing collections: a List, MutableSet or Map assigned to
 /// a property or copied in when its owner is added or created.
@@ -101,8 +102,17 @@ extension RealmInstance {
 enum MapKey {
     /// A managed map's key may not start with '$' or hold '.': traps with Realm's message.
     static func validate(_ key: String) {
-        if key.hasPrefix("$") { fatalError("Dictionary::insert: key must not start with '$'") }
-        if key.contains(".") { fatalError("Dictionary::insert: key must not contain '.'") }
+        with(key) { validate($0.pointee) }
+    }
+
+    /// The same on the key's UTF-8 bytes, which Realm checks (a '$' followed by a
+    /// combining mark still starts with '$').
+    static func validate(_ key: lar_string) {
+        guard key.size > 0, let bytes = key.data else { return }
+        if bytes[0] == CChar(UInt8(ascii: "$")) { fatalError("Dictionary::insert: key must not start with '$'") }
+        if memchr(bytes, Int32(UInt8(ascii: ".")), key.size) != nil {
+            fatalError("Dictionary::insert: key must not contain '.'")
+        }
     }
 
     static func with<R>(_ key: String, _ body: (UnsafePointer<lar_string>) -> R) -> R {

@@ -132,7 +132,19 @@ public enum _StoredValue: Hashable {
 
     /// Calls body with the C form of this value.
     func withCValue<R>(_ body: (UnsafeMutablePointer<lar_value>) -> R) -> R {
-        _StoredValue.withCValues(CollectionOfOne(self)) { values, _ in body(values) }
+        switch self {
+        case .string, .data:
+            return _StoredValue.withCValues(CollectionOfOne(self)) { values, _ in body(values) }
+        default:
+            // Nothing to copy to an arena: the value is written in place (a
+            // single put's hot path, where the arena's allocations showed).
+            var value = lar_value()
+            return withUnsafeMutablePointer(to: &value) { out in
+                var noArena = UnsafeMutableRawPointer(out) // never written: only strings and bytes use the arena
+                write(to: out, arena: &noArena)
+                return body(out)
+            }
+        }
     }
 
     /// The value as Realm's KVC returns it (nil for null).
