@@ -18,7 +18,7 @@ typedef MDB_dbi kv_table;
 #define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
 #define KV_APPEND MDB_APPEND
 typedef enum kv_step {
-    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
+    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
 } kv_step;
 
 /* Maps an LMDB or errno code to a LAR_E* code and records it with context. */
@@ -209,6 +209,11 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi);
 /* Deletes the entry at cursor (of txn, on a table opened for writing); a next step then
  * finds the entry after it. */
 int txn_cursor_del(lar_txn *txn, kv_cursor *cursor);
+/* Puts through cursor (of txn, on a table opened for writing), which then rests on the
+ * entry written: puts in key order stay on the leaf page they reached. KV_CURRENT
+ * replaces the entry the cursor is on (key must be its key). */
+int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags);
+#define KV_CURRENT MDB_CURRENT /* txn_cursor_put flags */
 /* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
  * one under fault injection (poisoning the write). */
 int txn_note_mutation(lar_txn *txn);

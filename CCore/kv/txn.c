@@ -393,6 +393,17 @@ int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
     return rc ? mutation_failed(txn, rc, "cannot delete") : LAR_OK;
 }
 
+int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags)
+{
+    txn->cache_obj.key = 0;
+    int rc = inject(mdb_cursor_put(cursor, key, data, flags));
+    if (!rc) {
+        txn->mutations++;
+        return LAR_OK;
+    }
+    return mutation_failed(txn, rc, "cannot write");
+}
+
 int txn_note_mutation(lar_txn *txn)
 {
     int rc = inject(0);
