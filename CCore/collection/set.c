@@ -64,10 +64,28 @@ static int encode_member(const collection_ref *set, uint64_t id, const lar_value
     return LAR_OK;
 }
 
+/* Bytewise, a prefix first, as LMDB orders keys; inline, eight bytes at a time: most
+ * elements are a tag and eight bytes, and the set algebra compares every one. */
 static inline int compare_elements(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-    int order = memcmp(a, b, an < bn ? an : bn);
-    return order ? order : (an > bn) - (an < bn);
+    size_t n = an < bn ? an : bn, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+            x = __builtin_bswap64(x);
+            y = __builtin_bswap64(y);
+#elif !defined(__BYTE_ORDER__)
+            return memcmp(a + i, b + i, 8);
+#endif
+            return x < y ? -1 : 1;
+        }
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return (an > bn) - (an < bn);
 }
 
 /* Reads the element at *at (before end) and moves *at past it; false when malformed. */
@@ -848,31 +866,37 @@ enum { UNITE, INTERSECT, SUBTRACT };
  * consecutive blocks that change, each to be replaced by its new elements. */
 typedef struct plan {
     int op;
-    byte_buffer runs;    /* [u64 keys size][u64 payload size][u64 count][keys][payload] per run */
-    byte_buffer keys;    /* the open run's old keys, [u16 size][key] records */
-    byte_buffer payload; /* and its elements */
+    byte_buffer runs;    /* per run, u64 [keys from, to][payload from, to][count] */
+    byte_buffer keys;    /* the runs' old keys, [u16 size][key] records */
+    byte_buffer payload; /* and their new elements */
     size_t count;        /* how many */
+    size_t run_keys, run_from, run_count; /* where the open run starts */
     bool open;
     bool with_links;
     byte_buffer links;   /* for sets of links: elements added or dropped, (u32 size, bytes) */
     int64_t delta;       /* the change of a's count */
 } plan;
 
+static void open_run(plan *p, size_t from, size_t count)
+{
+    if (p->open) return;
+    p->open = true;
+    p->run_keys = p->keys.size;
+    p->run_from = from;
+    p->run_count = count;
+}
+
 static int close_run(plan *p)
 {
     if (!p->open) return LAR_OK;
-    uint64_t sizes[3] = {p->keys.size, p->payload.size, p->count};
-    int err = buffer_append(&p->runs, sizes, sizeof sizes);
-    if (!err) err = buffer_append(&p->runs, p->keys.data, p->keys.size);
-    if (!err) err = buffer_append(&p->runs, p->payload.data, p->payload.size);
-    p->keys.size = p->payload.size = p->count = 0;
+    uint64_t run[5] = {p->run_keys, p->keys.size, p->run_from, p->payload.size, p->count - p->run_count};
     p->open = false;
-    return err;
+    return buffer_append(&p->runs, run, sizeof run);
 }
 
 static inline int emit(plan *p, const uint8_t *element, size_t size)
 {
-    int err = buffer_reserve(&p->payload, ENTRY_MAX);
+    int err = p->payload.capacity - p->payload.size < ENTRY_MAX ? buffer_reserve(&p->payload, ENTRY_MAX) : LAR_OK;
     if (!err) p->payload.size += put_entry(p->payload.data + p->payload.size, element, size);
     p->count++;
     return err;
@@ -933,10 +957,10 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
     }
     if (err) return err;
     if (changed) {
-        p->open = true;
+        open_run(p, mark, count_mark);
         return note_key_buffer(&p->keys, blk);
     }
-    if (p->open && mark < BLOCK_MIN) { /* a small run takes this block in, rather than end small */
+    if (p->open && mark - p->run_from < BLOCK_MIN) { /* a small run takes this block in, rather than end small */
         err = note_key_buffer(&p->keys, blk);
         return err ? err : close_run(p);
     }
@@ -949,7 +973,10 @@ static int plan_change(lar_txn *txn, uint64_t a, uint64_t b, plan *p)
 {
     block_array blocks = {0};
     member_iter it;
-    int err = walk_blocks(txn, a, gather_block, &blocks);
+    int err = buffer_reserve(&p->payload, 16 * BLOCK_MAX); /* never NULL, even when nothing is kept */
+    if (!err) err = buffer_reserve(&p->keys, 16 * (2 + SET_KEY_MAX));
+    if (!err) err = walk_blocks(txn, a, gather_block, &blocks);
+    memset(&it, 0, sizeof it);
     if (!err) err = iter_open(txn, b, &it);
     if (err) {
         iter_close(&it);
@@ -962,7 +989,7 @@ static int plan_change(lar_txn *txn, uint64_t a, uint64_t b, plan *p)
     }
     if (!err && !blocks.count && p->op == UNITE) { /* a is empty: it takes all of b */
         for (; !err && it.valid; err = iter_next(&it)) {
-            p->open = true;
+            open_run(p, p->payload.size, p->count);
             err = emit(p, it.element, it.size);
             if (!err) err = note_change(p, it.element, it.size, 1);
         }
@@ -985,12 +1012,11 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const plan *p)
     }
     kv_cursor *cursor = NULL;
     if (!err) err = open_cursor(txn, &cursor);
-    for (size_t at = 0; !err && at < p->runs.size;) {
-        uint64_t sizes[3];
-        memcpy(sizes, p->runs.data + at, sizeof sizes);
-        const uint8_t *keys = p->runs.data + at + sizeof sizes;
-        err = rewrite(txn, cursor, a->root, keys, sizes[0], keys + sizes[0], sizes[1], sizes[2], BLOCK_FILL);
-        at += sizeof sizes + sizes[0] + sizes[1];
+    for (size_t at = 0; !err && at < p->runs.size; at += 5 * sizeof(uint64_t)) {
+        uint64_t run[5];
+        memcpy(run, p->runs.data + at, sizeof run);
+        err = rewrite(txn, cursor, a->root, p->keys.data + run[0], run[1] - run[0], p->payload.data + run[2],
+                      run[3] - run[2], run[4], BLOCK_FILL);
     }
     if (cursor) kv_cursor_close(cursor);
     for (size_t at = 0; !err && at < p->links.size;) {
