@@ -189,7 +189,8 @@ typedef enum lar_type {
     LAR_TYPE_UUID = 9,        /**< 16-byte UUID. */
     LAR_TYPE_DECIMAL128 = 10, /**< IEEE 754 decimal128, BID encoding. */
     LAR_TYPE_LINK = 11,       /**< A link to an object (property: to target_class). */
-    LAR_TYPE_MIXED = 12,      /**< Property type only: holds a value of any type. */
+    LAR_TYPE_MIXED = 12,      /**< Property type only (Realm's AnyRealmValue): holds null, a value
+                                   of any scalar type, or a link to an object of any class. */
     LAR_TYPE_LINKING_OBJECTS = 13 /**< Property type only: the computed backlinks of origin_property. */
 } lar_type;
 
@@ -218,7 +219,14 @@ typedef struct lar_binary { const void *data; size_t size; } lar_binary;
  *  transaction ends, and functions report LAR_EDELETED once it is deleted. */
 typedef struct lar_obj { lar_class cls; lar_objkey key; } lar_obj;
 
-/** A tagged value. `type` says which member of `as` is meaningful. */
+/** A tagged value. `type` says which member of `as` is meaningful.
+ *
+ *  A mixed property, or element of a mixed collection, is read and written as the
+ *  lar_value it holds: #LAR_TYPE_NULL, a scalar type, or #LAR_TYPE_LINK whose
+ *  `link` names the object's class and key (a typed link). A value of type
+ *  #LAR_TYPE_MIXED or #LAR_TYPE_LINKING_OBJECTS is never one. Nested lists and
+ *  dictionaries inside a mixed value are not supported yet (lar_value cannot hold
+ *  them). */
 typedef struct lar_value {
     lar_type type;
     union {
@@ -400,10 +408,15 @@ typedef struct lar_class_def {
  * - a list, set or map (string keys) of any scalar type, whose elements may be
  *   null when #LAR_PROP_OPTIONAL; or of objects (type #LAR_TYPE_LINK with a
  *   target_class): lists and sets of objects never hold null (no
- *   #LAR_PROP_OPTIONAL), map values of objects always may (#LAR_PROP_OPTIONAL).
+ *   #LAR_PROP_OPTIONAL), map values of objects always may (#LAR_PROP_OPTIONAL);
+ * - a mixed value (#LAR_TYPE_MIXED, Realm's AnyRealmValue), alone or as the
+ *   elements of a list, set or map: null, any scalar, or a link to an object of
+ *   any class. As in Realm it is never #LAR_PROP_OPTIONAL (null is one of its
+ *   values), has no target_class, and cannot be a primary key or indexed. A
+ *   schema with a mixed property makes every class a possible link target.
  * A link's target may be a class stored in the file or one declared in the
  * same call, in any order. Links, collections, primary keys and indexes do not
- * mix: a link or collection cannot be a primary key or indexed. Mixed, linking
+ * mix: a link or collection cannot be a primary key or indexed. Linking
  * objects and embedded classes return #LAR_ENOTSUP.
  * Property indexes in the other functions follow the stored order: look them
  * up with lar_property_find().
@@ -420,8 +433,9 @@ typedef struct lar_class_def {
  *         invalid UTF-8, two primary keys, a type that cannot be a primary key
  *         or indexed, a link without a target_class or to a class that does not
  *         exist, a to-one link or map of objects without #LAR_PROP_OPTIONAL, a
- *         list or set of objects with it, a target_class on a property that is
- *         not a link, an origin_property on one that is not linking objects;
+ *         list or set of objects with it, a mixed property with it, a
+ *         target_class on a property that is not a link, an origin_property on
+ *         one that is not linking objects;
  *         the message names the class and property); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
  *         version); #LAR_EREADONLY; #LAR_EBUSY (too many classes); #LAR_EIO;
  *         #LAR_ENOMEM.
@@ -557,8 +571,10 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * binary, the epoch, the zero ObjectId, UUID and decimal, or null when
  * optional. A value of type #LAR_TYPE_INT is accepted for float and double
  * properties. A link property takes #LAR_TYPE_LINK (an existing object of its
- * target class) or #LAR_TYPE_NULL; a collection property takes only
- * #LAR_TYPE_NULL, and starts empty.
+ * target class) or #LAR_TYPE_NULL; a mixed property takes null, any scalar
+ * (kept with its own type: an int stays an int) or #LAR_TYPE_LINK to an
+ * existing object of any class (its default is null); a collection property
+ * takes only #LAR_TYPE_NULL, and starts empty.
  * @param[in]  txn          An active write transaction.
  * @param[in]  cls          The class.
  * @param[in]  values       value_count values, or NULL; copied.
@@ -567,9 +583,11 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, wrong count,
  *         invalid UTF-8, a bad timestamp, a string primary key longer than
  *         #LAR_PRIMARY_KEY_MAX bytes, a link to an object that does not exist
- *         or was deleted); #LAR_ETYPE (a value of the wrong type, a link to an
+ *         or was deleted, or, from a mixed property, to a class the schema does
+ *         not have); #LAR_ETYPE (a value of the wrong type, a link to an
  *         object of another class than the target, a value other than null for
- *         a collection, or null for a required property); #LAR_EEXISTS (the primary key is
+ *         a collection, null for a required property, or a value of type
+ *         #LAR_TYPE_MIXED or #LAR_TYPE_LINKING_OBJECTS for a mixed one); #LAR_EEXISTS (the primary key is
  *         taken; the transaction stays usable); #LAR_EMISUSE (not an active
  *         write transaction); #LAR_EMAPFULL; #LAR_EIO.
  */
@@ -585,8 +603,9 @@ int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t 
  * @param[in]  obj   The object.
  * @param[in]  prop  A property index.
  * A link reads as #LAR_TYPE_LINK with the target object, or #LAR_TYPE_NULL;
- * a collection property reads as #LAR_TYPE_NULL (its elements are read with
- * the collection functions).
+ * a mixed property reads as the value it holds, with its type (a link with its
+ * class; a string or binary borrowed as above); a collection property reads as
+ * #LAR_TYPE_NULL (its elements are read with the collection functions).
  * @param[out] out   Receives the value; #LAR_TYPE_NULL for null.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
  *         of range); #LAR_EDELETED (no such object); #LAR_EMISUSE (ended
@@ -610,16 +629,20 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
  *
  * A primary key can be written only with the value it already has. A link
  * takes an existing object of the property's target class, or null; the
- * backlink index follows (see lar_backlinks_count()). A collection property
- * takes only null, which empties it (as Realm does).
+ * backlink index follows (see lar_backlinks_count()). A mixed property takes
+ * a value of any other type than before (null, a scalar, a link to an existing
+ * object of any class), and keeps the backlink index in step the same way. A
+ * collection property takes only null, which empties it (as Realm does).
  * @param[in] txn    An active write transaction.
  * @param[in] obj    The object.
  * @param[in] prop   A property index.
  * @param[in] value  The value; copied.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, index out
  *         of range, invalid UTF-8, a changed primary key, a link to an
- *         object that does not exist or was deleted); #LAR_ETYPE (also a link
- *         to an object of another class); #LAR_EDELETED; #LAR_EMISUSE;
+ *         object that does not exist or was deleted, or from a mixed property
+ *         to a class the schema does not have); #LAR_ETYPE (also a link
+ *         to an object of another class, a value of type #LAR_TYPE_MIXED or
+ *         #LAR_TYPE_LINKING_OBJECTS for a mixed property); #LAR_EDELETED; #LAR_EMISUSE;
  *         #LAR_EMAPFULL; #LAR_EIO. Nothing is changed on error.
  */
 int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value);
@@ -627,7 +650,10 @@ int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value
 /** @brief Delete an object.
  *
  * Links to it from other objects become null and it leaves every list, as in
- * Realm; its own links leave the backlink index and its collections are freed.
+ * Realm; the same holds for links held in mixed values: a mixed property
+ * becomes null, lists and sets of mixed values lose the element, and a map of
+ * mixed values keeps the key with null. Its own links leave the backlink
+ * index and its collections are freed.
  * @param[in] txn  An active write transaction.
  * @param[in] obj  The object.
  * @return #LAR_OK, or: #LAR_EINVAL; #LAR_EDELETED (already deleted);
@@ -681,7 +707,9 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls);
  * @param[in]  txn          An active transaction.
  * @param[in]  target       The object linked to.
  * @param[in]  origin_cls   The class of the linking objects.
- * @param[in]  origin_prop  A property of origin_cls that links to target's class.
+ * @param[in]  origin_prop  A property of origin_cls that links to target's class,
+ *                          or a mixed property (or collection of mixed values),
+ *                          whose links may go to any class.
  * @param[out] out          Receives the count: each linking object once.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL out, unknown class, index out of
  *         range, a property that does not link to target's class);
@@ -699,7 +727,8 @@ int lar_backlinks_count(lar_txn *txn, lar_obj target, lar_class origin_cls, uint
  * @param[in]  txn          An active transaction.
  * @param[in]  target       The object linked to.
  * @param[in]  origin_cls   The class of the linking objects.
- * @param[in]  origin_prop  A property of origin_cls that links to target's class.
+ * @param[in]  origin_prop  As lar_backlinks_count()'s: a property that links to target's
+ *                          class, or one of mixed values.
  * @param[in]  start        The smallest origin key to return; 0 for all.
  * @param[out] out          Receives the linking objects.
  * @param[in]  capacity     The most objects to return; at least 1.
@@ -718,13 +747,16 @@ int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint3
  *  An element is a value of the property's type, or #LAR_TYPE_NULL when the
  *  property is #LAR_PROP_OPTIONAL; a list of objects holds #LAR_TYPE_LINK
  *  values of its target class (existing objects, never null), and keeps the
- *  backlink index (an object that appears twice links twice). Deleting an
+ *  backlink index (an object that appears twice links twice). A list of mixed
+ *  values (#LAR_TYPE_MIXED) holds any of them, each with its own type, and links
+ *  to objects of any class (also in the backlink index). Deleting an
  *  object takes it out of every list; deleting a list's owner frees the list.
  *  Reads, inserts, sets and removals cost O(log n), whatever the list's size.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a list, a
  *  position out of range, invalid UTF-8, a link to an object that does not
- *  exist or was deleted); #LAR_ETYPE (an element of the wrong type or a link
+ *  exist or was deleted, or, in a list of mixed values, to a class the schema
+ *  does not have); #LAR_ETYPE (an element of the wrong type or a link
  *  to another class, null in a list that is not optional); #LAR_EDELETED (the
  *  owner does not exist); #LAR_EMISUSE (ended transaction, a change in a read
  *  transaction or a failed one); #LAR_ECORRUPT (damaged storage); and, for
@@ -844,10 +876,24 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  first. -0.0 and 0.0 are one element, and so are all NaNs. A string or
  *  binary element holds at most #LAR_SET_ELEMENT_MAX bytes. A set of objects
  *  keeps the backlink index; deleting an object takes it out of every set.
+ *  A set of mixed values (#LAR_TYPE_MIXED) follows Realm's Set<Mixed>: its
+ *  elements are unique and ordered by kind first (null, bool, numbers,
+ *  decimal128, strings, binaries, timestamps, ObjectIds, UUIDs, links by class
+ *  then key), and ints, floats and doubles compare by numeric value: int 1,
+ *  float 1.0 and double 1.0 are one element, which reads back with the type it
+ *  was first inserted with (lookups and removals with any of them find it).
+ *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
+ *  binaries are distinct kinds (Realm 20's queries no longer treat them as
+ *  equal). A set of mixed values holds
+ *  scalars and links to objects of any class (in the backlink index); its
+ *  strings and binaries too hold at most #LAR_SET_ELEMENT_MAX bytes. A union
+ *  adds the other set's elements with their types; an element both sets hold
+ *  keeps its type in the set changed.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a set, invalid
  *  UTF-8, an element too long, a link to an object that does not exist or was
- *  deleted, two sets of different element types); #LAR_ETYPE (an element of
+ *  deleted or, in a set of mixed values, to a class the schema does not have,
+ *  two sets of different element types); #LAR_ETYPE (an element of
  *  the wrong type or a link to another class, null in a set that is not
  *  optional); #LAR_EDELETED (the owner does not exist); #LAR_EMISUSE (ended
  *  transaction, a change in a read transaction or a failed one);
@@ -967,11 +1013,15 @@ int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, 
  *  and remove cost O(log n); entries are listed in bytewise key order. A key
  *  is valid UTF-8 of at most #LAR_MAP_KEY_MAX bytes, does not start with '$'
  *  and holds no '.' (Realm's rules). A map of objects keeps the backlink
- *  index; deleting an object leaves the keys that held it with null.
+ *  index; deleting an object leaves the keys that held it with null. A map of
+ *  mixed values (#LAR_TYPE_MIXED, Realm's Map<String, AnyRealmValue>) holds
+ *  null, any scalar with its own type, or links to objects of any class, with
+ *  the same backlinks and the same null left by a delete.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a map, a key
  *  that breaks the rules above (the message says which), invalid UTF-8, a
- *  link to an object that does not exist or was deleted); #LAR_ETYPE (a value
+ *  link to an object that does not exist or was deleted or, in a map of mixed
+ *  values, to a class the schema does not have); #LAR_ETYPE (a value
  *  of the wrong type or a link to another class, null in a map that is not
  *  optional); #LAR_EDELETED (the owner does not exist); #LAR_EMISUSE (ended
  *  transaction, a change in a read transaction or a failed one);

@@ -391,16 +391,25 @@ static uint64_t capi_lookup(lar_db *db, const int64_t *order)
 static char result_lines[40][160];
 static int result_count;
 
-void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns)
+void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns,
+                 const char *other, uint64_t other_ns)
 {
     if (result_count == (int)(sizeof result_lines / sizeof result_lines[0])) die("report", "too many lines");
     double per_op = (double)best_ns / (double)n;
     double ratio = (double)best_ns / (double)raw_ns;
     char *line = result_lines[result_count++];
-    snprintf(line, sizeof result_lines[0], "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2f",
-             workload, impl, n, per_op, ratio);
+    int used = snprintf(line, sizeof result_lines[0], "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2f",
+                        workload, impl, n, per_op, ratio);
+    if (other && used > 0 && (size_t)used < sizeof result_lines[0])
+        snprintf(line + used, sizeof result_lines[0] - (size_t)used, " vs_%s=%.2f", other,
+                 (double)best_ns / (double)other_ns);
     printf("%s\n", line);
     fflush(stdout);
+}
+
+void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns)
+{
+    report_n_vs(workload, impl, n, best_ns, raw_ns, NULL, 0);
 }
 
 static void report(const char *workload, const char *impl, uint64_t best_ns, uint64_t raw_ns)

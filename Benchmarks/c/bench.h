@@ -71,6 +71,9 @@ void remove_database(const char *path);
 /* Print and keep (for <dir>/c-results.txt) a BENCH line: best_ns over n operations,
  * and its ratio to raw_ns, the raw-LMDB time of the same workload. */
 void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns);
+/* The same with one more field, vs_<other>=best_ns / other_ns: the ratio to another baseline. */
+void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns,
+                 const char *other, uint64_t other_ns);
 /* The collection workloads (bench_collections.c): lists, links, maps and sets, files in dir. */
 void bench_collections(const char *dir);
 

@@ -29,7 +29,9 @@
  *          line, impl=raw-lmdb+backlinks, does the same and also keeps one: a table keyed
  *          by (target, origin, property), all big-endian, counting the links (an origin's
  *          list may hold a target twice), one put per link as it is written (a get and a
- *          put for a repeat). Its vs_raw is against raw-lmdb; the c-api line's too;
+ *          put for a repeat). Its vs_raw is against raw-lmdb; the c-api line's too, and
+ *          that line's vs_raw_backlinks against raw-lmdb+backlinks, the baseline doing the
+ *          same job (LarderBench adds the same field to the swift line of link-insert);
  *   maps   one table keyed by (map id big-endian, key bytes), plain puts; one mdb_get per lookup;
  *   sets   one table keyed by (set id, value big-endian with the sign bit flipped), empty
  *          data; union and intersection merge two cursors over the sorted keys, putting
@@ -632,7 +634,7 @@ static void bench_links(const char *dir)
     }
     report_n("link-insert", "raw-lmdb", LINK_N, best_raw, best_raw);
     report_n("link-insert", "raw-lmdb+backlinks", LINK_N, best_raw_backlinks, best_raw);
-    report_n("link-insert", "c-api", LINK_N, best_capi, best_raw);
+    report_n_vs("link-insert", "c-api", LINK_N, best_capi, best_raw, "raw_backlinks", best_raw_backlinks);
 
     best_raw = best_capi = UINT64_MAX;
     for (int rep = 0; rep < READ_REPEATS; rep++) {

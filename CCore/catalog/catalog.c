@@ -27,7 +27,7 @@ uint32_t slot_size_of(const lar_property_def *def)
     case LAR_TYPE_STRING: case LAR_TYPE_BINARY: return 8; /* u32 offset, u32 length */
     case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
     case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
-    case LAR_TYPE_MIXED: return 17; /* a type tag and an inline value or a var-area reference */
+    case LAR_TYPE_MIXED: return 17; /* a type tag and an inline value or a var-area reference (codec/row.c) */
     default: return 0;              /* linking objects are computed, not stored */
     }
 }
@@ -103,9 +103,10 @@ static int class_finish(schema_class *cls)
         if ((p->def.type != LAR_TYPE_INT && p->def.type != LAR_TYPE_DOUBLE) || p->def.collection ||
             (p->def.flags & LAR_PROP_OPTIONAL))
             cls->all_wide_numbers = false;
-        if ((p->def.type == LAR_TYPE_STRING || p->def.type == LAR_TYPE_BINARY) && !p->def.collection)
+        bool mixed = p->def.type == LAR_TYPE_MIXED;
+        if ((p->def.type == LAR_TYPE_STRING || p->def.type == LAR_TYPE_BINARY || mixed) && !p->def.collection)
             cls->has_var = true;
-        if (p->def.type == LAR_TYPE_LINK && !p->def.collection) cls->has_links = true;
+        if ((p->def.type == LAR_TYPE_LINK || mixed) && !p->def.collection) cls->has_links = true;
         if (p->def.collection) cls->has_collections = true;
         cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
@@ -269,11 +270,13 @@ static int check_stored(const lar_schema *schema)
  * and notes which tables the schema needs. */
 static void resolve_links(lar_schema *schema)
 {
+    bool mixed = false;
     for (uint32_t c = 0; c < schema->class_count; c++) {
         schema_class *cls = &schema->classes[c];
         schema->has_collections |= cls->has_collections;
         for (uint32_t i = 0; i < cls->property_count; i++) {
             schema_property *p = &cls->properties[i];
+            mixed |= p->def.type == LAR_TYPE_MIXED;
             if (!property_links(&p->def)) continue;
             const schema_class *target = find_class(schema, p->def.target_class);
             p->target = (lar_class)(target - schema->classes);
@@ -281,6 +284,10 @@ static void resolve_links(lar_schema *schema)
             schema->has_links = true;
         }
     }
+    if (!mixed) return;
+    /* A mixed value may link to an object of any class. */
+    schema->has_links = true;
+    for (uint32_t c = 0; c < schema->class_count; c++) schema->classes[c].is_link_target = true;
 }
 
 int parse(const void *data, size_t size, lar_schema *schema)
@@ -357,9 +364,12 @@ static int check_property(const lar_class_def *def, size_t index)
         (p->flags & ~(LAR_PROP_OPTIONAL | LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)))
         return lar_fail(LAR_EINVAL, "property '%s.%s' has an unknown type, collection or flag",
                         def->name, p->name);
-    if (p->type == LAR_TYPE_MIXED || p->type == LAR_TYPE_LINKING_OBJECTS)
+    if (p->type == LAR_TYPE_LINKING_OBJECTS)
         return lar_fail(LAR_ENOTSUP, "property '%s.%s': %s%s properties are not supported yet",
                         def->name, p->name, p->collection ? "collection of " : "", type_name(p->type));
+    if (p->type == LAR_TYPE_MIXED && (p->flags & LAR_PROP_OPTIONAL)) /* Realm's rule */
+        return lar_fail(LAR_EINVAL, "property '%s.%s': a mixed property cannot be optional, its null is a "
+                        "value (clear LAR_PROP_OPTIONAL)", def->name, p->name);
     if ((p->flags & (LAR_PROP_PRIMARY_KEY | LAR_PROP_INDEXED)) &&
         (p->type == LAR_TYPE_LINK || p->collection != LAR_COLLECTION_NONE))
         return lar_fail(LAR_EINVAL, "property '%s.%s' (a %s of %s) cannot be a primary key or indexed",

@@ -78,6 +78,12 @@ static inline bool property_links(const lar_property_def *def)
 {
     return def->type == LAR_TYPE_LINK;
 }
+/* Whether a property may hold links, and keeps the backlink table: links to its
+ * target class, or mixed values (links to any class). */
+static inline bool property_may_link(const lar_property_def *def)
+{
+    return def->type == LAR_TYPE_LINK || def->type == LAR_TYPE_MIXED;
+}
 /* Compares definitions with the stored schema (LAR_ESCHEMA names each difference);
  * collects in added the classes that are new. */
 int diff_schema(const lar_schema *stored, const lar_class_def *classes, size_t class_count,

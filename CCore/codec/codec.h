@@ -27,6 +27,17 @@ bool value_equal(const lar_value *a, const lar_value *b);
 
 /* Encodes checked, normalized values into buffer (replacing its contents). */
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
+/* Copies row into buffer (replacing its contents) with prop set to value (checked,
+ * normalized, or null): the bytes row_encode would write, without decoding and encoding
+ * the other properties. For a property that is neither a collection nor a string,
+ * binary or mixed (whose bytes live, or may live, in the variable area). */
+int row_patch(const schema_class *cls, const kv_val *row, uint32_t prop, const lar_value *value,
+              byte_buffer *buffer);
+static inline bool row_can_patch(const lar_property_def *def)
+{
+    return !def->collection && def->type != LAR_TYPE_STRING && def->type != LAR_TYPE_BINARY &&
+           def->type != LAR_TYPE_MIXED;
+}
 /* Whether row has room for its slots and bitmap (and, without strings or binaries, nothing more). */
 static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
 {
@@ -48,10 +59,14 @@ int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_
 /* Elements of lists and values of maps (element.c). */
 /* The size of the encoded element at `at`, or 0 when it is damaged or passes left bytes. */
 size_t element_size(const uint8_t *at, size_t left);
-size_t element_encoded_size(const lar_value *value);
+/* The tag of a link that carries its class: the elements of mixed collections. */
+#define ELEMENT_TYPED_LINK (0x80 | LAR_TYPE_LINK)
+/* typed: the element of a mixed collection, whose links carry their class. */
+size_t element_encoded_size(const lar_value *value, bool typed);
 /* Encodes a checked, normalized value into element_encoded_size() bytes. */
-void element_encode(const lar_value *value, uint8_t *out);
-/* Decodes an element element_size() accepted; strings and binaries point into it. */
+void element_encode(const lar_value *value, bool typed, uint8_t *out);
+/* Decodes an element element_size() accepted; strings and binaries point into it; a
+ * link takes target as its class unless it carries its own. */
 void element_decode(const uint8_t *at, lar_class target, lar_value *out);
 
 #define KEY_MAX 480
@@ -66,5 +81,16 @@ size_t key_encode_element(const lar_value *value, uint8_t *out, size_t room);
 /* Decodes an element of a collection of type (links: to target); strings and binaries
  * point into bytes. False when the bytes are not such an element. */
 bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_class target, lar_value *out);
+/* An element of a set of mixed values: kinds ranked as Realm's, numbers compared by
+ * value (int 1 and double 1.0 encode alike). Returns 0 when it needs more than room. */
+size_t key_encode_mixed(const lar_value *value, uint8_t *out, size_t room);
+/* The link a key_encode_mixed() key holds; false when it holds no link. */
+bool key_decode_mixed_link(const uint8_t *bytes, size_t size, lar_obj *out);
+/* Decodes a key_encode_mixed() key of any kind but a number (whose key does not say
+ * whether it was an int, a float or a double); strings and binaries point into bytes.
+ * False for a number or bytes that are no such key. */
+bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out);
+/* Whether a key_encode_mixed() key is a number's. */
+bool key_mixed_is_number(const uint8_t *bytes, size_t size);
 
 #endif

@@ -3,7 +3,11 @@
  *   [u8 type][payload]: nothing for null; the 1 to 16 bytes of a number, timestamp,
  *   ObjectId, UUID or decimal; the u64 key of a link (its class is the property's
  *   target); u32 length and the bytes of a binary, or of a string followed by its NUL
- *   (so reads hand out the stored bytes). Numbers in the host's byte order, as rows. */
+ *   (so reads hand out the stored bytes). Numbers in the host's byte order, as rows.
+ * Elements of mixed collections use the same encoding (each element carries its type
+ * already), except for links, which have no target class to take theirs from: a
+ * typed link is [u8 ELEMENT_TYPED_LINK (0x8B)][u64 key][u32 class]. Collections of
+ * objects keep the 9-byte form. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -20,6 +24,7 @@ static size_t payload_size(uint8_t type)
     case LAR_TYPE_INT: case LAR_TYPE_DOUBLE: case LAR_TYPE_LINK: return 8;
     case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
     case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
+    case ELEMENT_TYPED_LINK: return 12;
     default: return SIZE_MAX;
     }
 }
@@ -39,16 +44,23 @@ size_t element_size(const uint8_t *at, size_t left)
     return size < left ? 1 + size : 0;
 }
 
-size_t element_encoded_size(const lar_value *v)
+size_t element_encoded_size(const lar_value *v, bool typed)
 {
+    if (typed && v->type == LAR_TYPE_LINK) return 1 + payload_size(ELEMENT_TYPED_LINK);
     if (v->type == LAR_TYPE_STRING) return 5 + v->as.string.size + 1;
     if (v->type == LAR_TYPE_BINARY) return 5 + v->as.binary.size;
     return 1 + payload_size((uint8_t)v->type);
 }
 
-void element_encode(const lar_value *v, uint8_t *out)
+void element_encode(const lar_value *v, bool typed, uint8_t *out)
 {
     out[0] = (uint8_t)v->type;
+    if (typed && v->type == LAR_TYPE_LINK) {
+        out[0] = ELEMENT_TYPED_LINK;
+        memcpy(out + 1, &v->as.link.key, 8);
+        memcpy(out + 9, &v->as.link.cls, 4);
+        return;
+    }
     uint8_t *p = out + 1;
     switch (v->type) {
     case LAR_TYPE_BOOL: p[0] = (uint8_t)(v->as.boolean != 0); break;
@@ -83,8 +95,14 @@ void element_encode(const lar_value *v, uint8_t *out)
 void element_decode(const uint8_t *at, lar_class target, lar_value *out)
 {
     memset(out, 0, sizeof *out);
-    out->type = (lar_type)at[0];
     const uint8_t *p = at + 1;
+    if (at[0] == ELEMENT_TYPED_LINK) {
+        out->type = LAR_TYPE_LINK;
+        memcpy(&out->as.link.key, p, 8);
+        memcpy(&out->as.link.cls, p + 8, 4);
+        return;
+    }
+    out->type = (lar_type)at[0];
     switch (out->type) {
     case LAR_TYPE_BOOL: out->as.boolean = p[0] != 0; break;
     case LAR_TYPE_FLOAT: memcpy(&out->as.float32, p, 4); break;

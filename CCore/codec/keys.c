@@ -6,7 +6,25 @@
  *   index:       [class u32 BE][property u16 BE][tag][value]
  * The tag is 0 for null (sorting first) and 1 for a value. Integers are
  * big-endian with the sign bit flipped. Index strings are truncated to fit a
- * key; primary-key strings must fit whole. */
+ * key; primary-key strings must fit whole.
+ *
+ * Elements of sets (key_encode_element) are encoded the same way, one-to-one. Those
+ * of sets of mixed values (key_encode_mixed) start with a rank, so that values of
+ * different kinds sort by kind, as Realm's Set<Mixed> does:
+ *   0 null | 1 bool [0|1] | 2 number [u64 order of its double][u16 BE rest ^ 0x8000]
+ *   | 3 decimal128 [high BE][low BE] | 4 string [bytes][0] | 5 binary [bytes]
+ *   | 6 timestamp | 7 ObjectId | 8 UUID (as above) | 9 link [class u32 BE][key u64 BE]
+ * Ints, floats and doubles compare by numeric value, as in Realm (int 1 and double
+ * 1.0 are one element): a number is its nearest double (one NaN, -0.0 is 0.0), then
+ * what an int differs from that double by (|rest| <= 1024; 0 for floats and
+ * doubles), so the key is exact for every int64 and double and memcmp orders them
+ * as numbers. Decimal128 values are their own kind, ordered by their bits (Realm
+ * compares them with numbers by value; not done here). Strings and binaries are
+ * distinct kinds (Realm 14 compared them as bytes; Realm 20's queries no longer
+ * treat them as equal, and neither does Larder). A number's key is not decoded
+ * back (it does not say whether it was an int, a float or a double: a set of mixed
+ * keeps a number's own typed encoding beside its key); every other kind's is
+ * (key_decode_mixed), links also for the backlinks the set keeps. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -209,4 +227,124 @@ bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_cl
         break;
     }
     return true;
+}
+
+/* ---- elements of sets of mixed values ---- */
+
+enum { RANK_NULL, RANK_BOOL, RANK_NUMBER, RANK_DECIMAL, RANK_STRING, RANK_BINARY, RANK_TIMESTAMP,
+       RANK_OBJECT_ID, RANK_UUID, RANK_LINK };
+
+static size_t put_number(uint8_t *out, double nearest, int64_t rest)
+{
+    put_u64_be(out, double_order(nearest));
+    uint16_t r = (uint16_t)((uint16_t)(int16_t)rest ^ 0x8000u);
+    out[8] = (uint8_t)(r >> 8);
+    out[9] = (uint8_t)r;
+    return 10;
+}
+
+size_t key_encode_mixed(const lar_value *value, uint8_t *out, size_t room)
+{
+    uint8_t *p = out + 1;
+    switch (value->type) {
+    case LAR_TYPE_NULL: out[0] = RANK_NULL; return 1;
+    case LAR_TYPE_BOOL: out[0] = RANK_BOOL; p[0] = (uint8_t)(value->as.boolean != 0); return 2;
+    case LAR_TYPE_INT: {
+        out[0] = RANK_NUMBER;
+        double nearest = (double)value->as.integer; /* within 2^63 of 0: its integer part fits __int128 */
+        __int128 rest = (__int128)value->as.integer - (__int128)nearest;
+        return 1 + put_number(p, nearest, (int64_t)rest);
+    }
+    case LAR_TYPE_FLOAT: out[0] = RANK_NUMBER; return 1 + put_number(p, (double)value->as.float32, 0);
+    case LAR_TYPE_DOUBLE: out[0] = RANK_NUMBER; return 1 + put_number(p, value->as.float64, 0);
+    case LAR_TYPE_DECIMAL128:
+        out[0] = RANK_DECIMAL;
+        put_u64_be(p, value->as.decimal128.high);
+        put_u64_be(p + 8, value->as.decimal128.low);
+        return 17;
+    case LAR_TYPE_STRING: case LAR_TYPE_BINARY: {
+        bool string = value->type == LAR_TYPE_STRING;
+        size_t size = string ? value->as.string.size : value->as.binary.size;
+        if (size + 1 + string > room) return 0;
+        out[0] = string ? RANK_STRING : RANK_BINARY;
+        if (size) memcpy(p, string ? (const void *)value->as.string.data : value->as.binary.data, size);
+        if (string) p[size] = 0;
+        return 1 + size + string;
+    }
+    case LAR_TYPE_TIMESTAMP:
+        out[0] = RANK_TIMESTAMP;
+        put_u64_be(p, (uint64_t)value->as.timestamp.seconds ^ (1ull << 63));
+        put_u32_be(p + 8, (uint32_t)value->as.timestamp.nanoseconds ^ (1u << 31));
+        return 13;
+    case LAR_TYPE_OBJECT_ID: out[0] = RANK_OBJECT_ID; memcpy(p, value->as.object_id.bytes, 12); return 13;
+    case LAR_TYPE_UUID: out[0] = RANK_UUID; memcpy(p, value->as.uuid.bytes, 16); return 17;
+    case LAR_TYPE_LINK:
+        out[0] = RANK_LINK;
+        put_u32_be(p, value->as.link.cls);
+        put_u64_be(p + 4, value->as.link.key);
+        return 13;
+    default: return 0;
+    }
+}
+
+bool key_decode_mixed_link(const uint8_t *bytes, size_t size, lar_obj *out)
+{
+    if (size != 13 || bytes[0] != RANK_LINK) return false;
+    out->cls = get_u32_be(bytes + 1);
+    out->key = get_u64_be(bytes + 5);
+    return true;
+}
+
+bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out)
+{
+    if (!size) return false;
+    const uint8_t *p = bytes + 1;
+    switch (bytes[0]) {
+    case RANK_NULL: *out = (lar_value){.type = LAR_TYPE_NULL}; return size == 1;
+    case RANK_BOOL:
+        *out = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = size == 2 ? p[0] : 0};
+        return size == 2 && p[0] <= 1;
+    case RANK_DECIMAL:
+        if (size != 17) return false;
+        out->type = LAR_TYPE_DECIMAL128;
+        out->as.decimal128.high = get_u64_be(p);
+        out->as.decimal128.low = get_u64_be(p + 8);
+        return true;
+    case RANK_STRING: /* [bytes][0]: the string points into the key, NUL-terminated */
+        if (size < 2 || bytes[size - 1]) return false;
+        out->type = LAR_TYPE_STRING;
+        out->as.string.data = (const char *)p;
+        out->as.string.size = size - 2;
+        return true;
+    case RANK_BINARY:
+        out->type = LAR_TYPE_BINARY;
+        out->as.binary.data = p;
+        out->as.binary.size = size - 1;
+        return true;
+    case RANK_TIMESTAMP:
+        if (size != 13) return false;
+        out->type = LAR_TYPE_TIMESTAMP;
+        out->as.timestamp.seconds = (int64_t)(get_u64_be(p) ^ (1ull << 63));
+        out->as.timestamp.nanoseconds = (int32_t)(get_u32_be(p + 8) ^ (1u << 31));
+        return true;
+    case RANK_OBJECT_ID:
+        if (size != 13) return false;
+        out->type = LAR_TYPE_OBJECT_ID;
+        memcpy(out->as.object_id.bytes, p, 12);
+        return true;
+    case RANK_UUID:
+        if (size != 17) return false;
+        out->type = LAR_TYPE_UUID;
+        memcpy(out->as.uuid.bytes, p, 16);
+        return true;
+    case RANK_LINK:
+        out->type = LAR_TYPE_LINK;
+        return key_decode_mixed_link(bytes, size, &out->as.link);
+    default: return false; /* a number (its type is not in the key) or damage */
+    }
+}
+
+bool key_mixed_is_number(const uint8_t *bytes, size_t size)
+{
+    return size && bytes[0] == RANK_NUMBER;
 }

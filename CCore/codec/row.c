@@ -10,7 +10,15 @@
  * its class's current properties: no header, so a class of numbers costs what
  * the numbers do (a later change to a class's properties rewrites its rows).
  * Numbers are stored in the host's byte order, as LMDB stores its own pages, so
- * a file moves only between machines of the same byte order. */
+ * a file moves only between machines of the same byte order.
+ *
+ * A mixed property (LAR_TYPE_MIXED, never in the null bitmap: null is one of its
+ * values) has a 17-byte slot: [u8 type][16 bytes], the type being the value's
+ * lar_type (0 for null) and the 16 bytes what a slot of that type holds, left-aligned
+ * (a number, timestamp, ObjectId, UUID or decimal inline; a string's or binary's
+ * u32 offset and u32 length into the variable area, which such classes always
+ * have), except for a link: [u64 key][u32 class], a typed link to any class. The
+ * unused bytes are 0. So one mixed property still decodes alone, without a walk. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -62,6 +70,14 @@ static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uin
     }
 }
 
+/* A mixed slot: the value's type, then its own slot's bytes (see the top). */
+static void encode_mixed(uint8_t *slot, const lar_value *value, uint8_t *row, uint32_t *var_offset)
+{
+    slot[0] = (uint8_t)value->type;
+    encode_slot(slot + 1, value, row, var_offset);
+    if (value->type == LAR_TYPE_LINK) memcpy(slot + 9, &value->as.link.cls, 4);
+}
+
 /* Rows of required ints and doubles: each value's 8 bytes into consecutive slots. */
 static void encode_wide(const schema_class *cls, const lar_value *values, uint8_t *row)
 {
@@ -90,6 +106,10 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
             /* The collection's id (see row_decode_for_rewrite), or 0 for none yet. */
             uint64_t id = values[i].type == LAR_TYPE_INT ? (uint64_t)values[i].as.integer : 0;
             memcpy(row + cls->properties[i].slot_offset, &id, 8);
+            continue;
+        }
+        if (cls->properties[i].def.type == LAR_TYPE_MIXED) {
+            encode_mixed(row + cls->properties[i].slot_offset, &values[i], row, &var_offset);
             continue;
         }
         if (values[i].type == LAR_TYPE_NULL) {
@@ -129,6 +149,8 @@ static int decode_var(const schema_class *cls, const uint8_t *slot, const kv_val
     return LAR_OK;
 }
 
+static int decode_mixed(const schema_class *cls, const uint8_t *slot, const kv_val *row, lar_value *out);
+
 /* Decodes the slot of a non-null value of type def->type. */
 static int decode_slot(const schema_class *cls, const schema_property *prop, const uint8_t *slot,
                        const kv_val *row, lar_value *out)
@@ -157,10 +179,28 @@ static int decode_slot(const schema_class *cls, const schema_property *prop, con
     case LAR_TYPE_STRING: case LAR_TYPE_BINARY:
         if (decode_var(cls, slot, row, def->type == LAR_TYPE_STRING, out)) return corrupt(cls);
         break;
+    case LAR_TYPE_MIXED: return decode_mixed(cls, slot, row, out);
     default:
         return lar_fail(LAR_ENOTSUP, "%s properties are not supported yet", type_name(def->type));
     }
     return LAR_OK;
+}
+
+/* A mixed slot: its type byte says how to read the rest as that type's slot. */
+static int decode_mixed(const schema_class *cls, const uint8_t *slot, const kv_val *row, lar_value *out)
+{
+    uint8_t type = slot[0];
+    if (type == LAR_TYPE_NULL) {
+        memset(out, 0, sizeof *out);
+        return LAR_OK;
+    }
+    if (type > LAR_TYPE_LINK) return corrupt(cls);
+    schema_property inner;
+    memset(&inner, 0, sizeof inner);
+    inner.def.type = (lar_type)type;
+    int err = decode_slot(cls, &inner, slot + 1, row, out);
+    if (!err && type == LAR_TYPE_LINK) memcpy(&out->as.link.cls, slot + 9, 4);
+    return err;
 }
 
 int row_check_shape(const schema_class *cls, const kv_val *row)
@@ -171,6 +211,41 @@ int row_check_shape(const schema_class *cls, const kv_val *row)
 static bool is_null(const schema_class *cls, const uint8_t *row, uint32_t prop)
 {
     return cls->has_optional && (row[cls->fixed_size + prop / 8] & (1u << (prop % 8)));
+}
+
+int row_patch(const schema_class *cls, const kv_val *row, uint32_t prop, const lar_value *value,
+              byte_buffer *buffer)
+{
+    int err = row_check_shape(cls, row);
+    if (err) return err;
+    /* The strings and binaries it keeps must decode, as they must for a full rewrite:
+     * damage is reported, never copied on. */
+    for (uint32_t i = 0; cls->has_var && i < cls->property_count; i++) {
+        lar_type type = cls->properties[i].def.type;
+        if (cls->properties[i].def.collection || (type != LAR_TYPE_STRING && type != LAR_TYPE_BINARY) ||
+            is_null(cls, row->mv_data, i))
+            continue;
+        lar_value unused;
+        if (decode_var(cls, (const uint8_t *)row->mv_data + cls->properties[i].slot_offset, row,
+                       type == LAR_TYPE_STRING, &unused))
+            return corrupt(cls);
+    }
+    buffer->size = 0;
+    if (buffer_reserve(buffer, row->mv_size)) return LAR_ENOMEM;
+    uint8_t *bytes = buffer->data;
+    memcpy(bytes, row->mv_data, row->mv_size);
+    buffer->size = row->mv_size;
+    const schema_property *p = &cls->properties[prop];
+    memset(bytes + p->slot_offset, 0, p->slot_size);
+    uint8_t bit = (uint8_t)(1u << (prop % 8));
+    if (value->type == LAR_TYPE_NULL) {
+        bytes[cls->fixed_size + prop / 8] |= bit; /* only optional properties hold null: the bitmap is there */
+        return LAR_OK;
+    }
+    if (cls->has_optional) bytes[cls->fixed_size + prop / 8] &= (uint8_t)~bit;
+    uint32_t no_var = cls->var_at; /* unused: fixed-width values only */
+    encode_slot(bytes + p->slot_offset, value, bytes, &no_var);
+    return LAR_OK;
 }
 
 int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out)

@@ -23,15 +23,23 @@ int value_check(const schema_class *cls, uint32_t prop, const lar_value *value)
 int value_check_element(const schema_class *cls, uint32_t prop, const lar_value *value)
 {
     const lar_property_def *def = &cls->properties[prop].def;
+    bool mixed = def->type == LAR_TYPE_MIXED;
     if (value->type == LAR_TYPE_NULL) {
-        if (def->flags & LAR_PROP_OPTIONAL) return LAR_OK;
+        if ((def->flags & LAR_PROP_OPTIONAL) || mixed) return LAR_OK; /* null is a mixed value */
         return lar_fail(LAR_ETYPE, def->collection ? "property '%s.%s' cannot hold null elements"
                                                    : "property '%s.%s' is required and cannot be null",
                         cls->name, def->name);
     }
     bool numeric_alias = value->type == LAR_TYPE_INT &&
                          (def->type == LAR_TYPE_FLOAT || def->type == LAR_TYPE_DOUBLE);
-    if (value->type != def->type && !numeric_alias)
+    if (mixed) {
+        /* Any scalar or a typed link; a link's class and target are checked by the
+         * layers that see the schema (object and collection). */
+        if ((unsigned)value->type > LAR_TYPE_LINK)
+            return lar_fail(LAR_ETYPE, "property '%s.%s' holds mixed values: a value of type %s (%d) is "
+                            "not one (nested lists and dictionaries are not supported yet)", cls->name,
+                            def->name, type_name(value->type), (int)value->type);
+    } else if (value->type != def->type && !numeric_alias)
         return lar_fail(LAR_ETYPE, "property '%s.%s' holds %s values, not %s", cls->name, def->name,
                         type_name(def->type), type_name(value->type));
     switch (value->type) {
@@ -58,7 +66,7 @@ int value_check_element(const schema_class *cls, uint32_t prop, const lar_value 
     case LAR_TYPE_OBJECT_ID: case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128:
         return LAR_OK;
     case LAR_TYPE_LINK:
-        if (value->as.link.cls != cls->properties[prop].target)
+        if (!mixed && value->as.link.cls != cls->properties[prop].target)
             return lar_fail(LAR_ETYPE, "property '%s.%s' links to '%s' objects; this object is of "
                             "another class (%u)", cls->name, def->name, def->target_class,
                             value->as.link.cls);
@@ -88,7 +96,8 @@ lar_value value_default(const lar_property_def *def)
     lar_value out;
     memset(&out, 0, sizeof out);
     /* A collection's default is empty, which its slot says with null. */
-    out.type = (def->flags & LAR_PROP_OPTIONAL) || def->collection ? LAR_TYPE_NULL : def->type;
+    out.type = (def->flags & LAR_PROP_OPTIONAL) || def->collection || def->type == LAR_TYPE_MIXED ? LAR_TYPE_NULL
+                                                                                                  : def->type;
     if (out.type == LAR_TYPE_STRING) out.as.string.data = "";
     return out;
 }

@@ -81,7 +81,12 @@ int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_
     if (err) return err;
     *out = value_normalize(&ref->prop->def, value);
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
-    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls); /* checked: the target */
+    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls); /* checked, unless mixed */
+    if (!target)
+        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot hold a link to an object of class %u: the schema has no "
+                        "such class", kind_name(ref->prop->def.collection), ref->cls->name, ref->prop->def.name,
+                        value->as.link.cls);
+    if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = kv_get(txn, target->dbi, &key, &row);
     if (rc == KV_NOTFOUND)
@@ -295,7 +300,7 @@ int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
                    : lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no collection");
     if (err == LAR_EDELETED) /* a stale entry: only damage leaves one */
         return backlink_remove_all(txn, target, link->origin, link->prop);
-    if (!err && ref.prop->def.type != LAR_TYPE_LINK)
+    if (!err && !property_may_link(&ref.prop->def))
         err = lar_fail(LAR_ECORRUPT, "a backlink entry names a collection that holds no links");
     if (!err && kind == LAR_COLLECTION_LIST) err = list_remove_target(txn, &ref, target);
     if (!err && kind == LAR_COLLECTION_SET) err = set_remove_target(txn, &ref, target);

@@ -4,7 +4,8 @@
  *   leaf:    [u8 1][u32 n][n elements]                                  n <= 64
  *   inner:   [u8 2][u32 n][u64 total][n x (u64 child id, u64 child count)]  n <= 64
  *   element: a value with its type (codec/element.c): [u8 type][payload], a string
- *            followed by its NUL so that reads hand out the mapped bytes
+ *            followed by its NUL so that reads hand out the mapped bytes; in a list of
+ *            mixed values, a link carries its class (a typed link)
  *
  * The object's row slot for the property holds the root's id; 0 is the empty list.
  * A list of up to 64 small elements is one leaf, one record. Positions are found
@@ -151,27 +152,64 @@ static cached_node *cache_place(node_cache *cache, uint64_t id)
     return &cache->slots[i];
 }
 
+/* Writes nodes (their ids ascending) into the collection table through one cursor:
+ * ids past the table's last one, new nodes from the sequence, are appended, which
+ * leaves full pages where inserts would leave them half full. */
+static int write_nodes(lar_txn *txn, cached_node **nodes, uint32_t count)
+{
+    if (!count) return LAR_OK;
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, txn->schema->collection_dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot write a list");
+    kv_val key, data;
+    uint64_t last = 0;
+    rc = kv_cursor_step(cursor, &key, &data, KV_LAST);
+    bool empty = rc == KV_NOTFOUND;
+    int err = rc && !empty ? lar_fail_mdb(rc, "cannot read a list") : LAR_OK;
+    if (!err && !empty) {
+        if (key.mv_size == sizeof last) memcpy(&last, key.mv_data, sizeof last);
+        else last = UINT64_MAX; /* damage: never append */
+    }
+    for (uint32_t i = 0; !err && i < count; i++) {
+        bool append = empty || nodes[i]->id > last;
+        key = (kv_val){sizeof nodes[i]->id, &nodes[i]->id};
+        data = (kv_val){nodes[i]->bytes.size, nodes[i]->bytes.data};
+        err = txn_cursor_put(txn, cursor, &key, &data, append ? KV_APPEND : 0);
+        if (append) {
+            empty = false;
+            last = nodes[i]->id;
+        }
+    }
+    kv_cursor_close(cursor);
+    return err;
+}
+
 /* Writes every entry that is not lent into LMDB and empties the table of them; lent
  * entries stay (a path holds them). */
 static int cache_write_out(lar_txn *txn, bool keep_lent)
 {
     node_cache *cache = NODES(txn).data;
     cached_node lent[CACHE_SLOTS];
-    uint32_t lent_count = 0;
-    int err = LAR_OK;
+    cached_node *writes[CACHE_SLOTS];
+    uint32_t lent_count = 0, write_count = 0;
+    for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
+        cached_node *slot = &cache->slots[i];
+        if (!slot->id || slot->id == TOMBSTONE) continue;
+        if (!slot->lent) { /* in id order */
+            uint32_t at = write_count++;
+            for (; at > 0 && writes[at - 1]->id > slot->id; at--) writes[at] = writes[at - 1];
+            writes[at] = slot;
+        }
+    }
+    int err = write_nodes(txn, writes, write_count);
     for (uint32_t i = 0; i < CACHE_SLOTS; i++) {
         cached_node *slot = &cache->slots[i];
         if (!slot->id || slot->id == TOMBSTONE) {
             slot->id = 0;
             continue;
         }
-        if (slot->lent && keep_lent) {
-            lent[lent_count++] = *slot;
-        } else if (!err && !slot->lent) {
-            kv_val key = {sizeof slot->id, &slot->id}, data = {slot->bytes.size, slot->bytes.data};
-            err = txn_put(txn, txn->schema->collection_dbi, &key, &data, 0);
-        }
-        if (!(slot->lent && keep_lent)) buffer_free(&slot->bytes);
+        if (slot->lent && keep_lent) lent[lent_count++] = *slot;
+        else buffer_free(&slot->bytes);
         memset(slot, 0, sizeof *slot);
     }
     cache->used = 0;
@@ -576,16 +614,18 @@ static int tree_leaf(lar_txn *txn, uint64_t root, uint64_t index, kv_val *leaf, 
     return corrupt();
 }
 
-static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, uint64_t total, const lar_value *value)
+/* typed: a list of mixed values, whose links carry their class. */
+static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, uint64_t total, const lar_value *value,
+                       bool typed)
 {
-    size_t size = element_encoded_size(value);
+    size_t size = element_encoded_size(value, typed);
     if (!*root) {
         byte_buffer leaf = {0};
         uint8_t head[NODE_HEADER] = {LEAF};
         put_u32(head + 1, 1);
         int err = buffer_append(&leaf, head, sizeof head);
         if (!err) err = buffer_splice(&leaf, NODE_HEADER, NULL, size);
-        if (!err) element_encode(value, leaf.data + NODE_HEADER);
+        if (!err) element_encode(value, typed, leaf.data + NODE_HEADER);
         if (!err) err = collection_new_id(txn, root);
         if (!err) err = node_store(txn, *root, &leaf);
         buffer_free(&leaf);
@@ -598,7 +638,7 @@ static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, uint64_t to
     size_t offset = err ? 0 : leaf_offset(leaf->data, leaf->size, at);
     if (!err) err = buffer_splice(leaf, offset, NULL, size);
     if (!err) {
-        element_encode(value, leaf->data + offset);
+        element_encode(value, typed, leaf->data + offset);
         set_count(leaf, node_count(leaf->data) + 1);
         path.changed = true;
         path.append = index == total;
@@ -609,7 +649,7 @@ static int tree_insert(lar_txn *txn, uint64_t *root, uint64_t index, uint64_t to
 }
 
 /* Replaces (value) or removes (value NULL) the element at index. */
-static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_value *value)
+static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_value *value, bool typed)
 {
     tree_path path;
     uint32_t at;
@@ -623,9 +663,9 @@ static int tree_change(lar_txn *txn, uint64_t *root, uint64_t index, const lar_v
         path.changed = true;
     }
     if (!err && value) {
-        size_t size = element_encoded_size(value);
+        size_t size = element_encoded_size(value, typed);
         err = buffer_splice(leaf, offset, NULL, size);
-        if (!err) element_encode(value, leaf->data + offset);
+        if (!err) element_encode(value, typed, leaf->data + offset);
     } else if (!err) {
         set_count(leaf, node_count(leaf->data) - 1);
     }
@@ -681,7 +721,12 @@ static int read_at(lar_txn *txn, const collection_ref *list, uint64_t index, lar
 
 static bool links(const collection_ref *list)
 {
-    return list->prop->def.type == LAR_TYPE_LINK;
+    return property_may_link(&list->prop->def);
+}
+
+static bool is_mixed(const collection_ref *list)
+{
+    return list->prop->def.type == LAR_TYPE_MIXED;
 }
 
 /* ---- the public functions ---- */
@@ -740,7 +785,7 @@ static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
                           const lar_value *value)
 {
     uint64_t root = list->root;
-    int err = tree_insert(txn, &root, index, count, value);
+    int err = tree_insert(txn, &root, index, count, value, is_mixed(list));
     if (!err) err = collection_write_root(txn, list, root);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
     return err;
@@ -792,7 +837,7 @@ static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     lar_value old = {.type = LAR_TYPE_NULL};
     int err = links(list) ? read_at(txn, list, index, &old) : LAR_OK;
     uint64_t root = list->root;
-    if (!err) err = tree_change(txn, &root, index, value);
+    if (!err) err = tree_change(txn, &root, index, value, is_mixed(list));
     if (!err) err = collection_write_root(txn, list, root);
     if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, list->obj, list->prop_index);
     if (!err && value && value->type == LAR_TYPE_LINK)
@@ -844,8 +889,8 @@ static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, s
     if (err || from == to) return err;
     err = read_at(txn, &list, from, &element); /* a copy in a write transaction */
     uint64_t root = list.root;
-    if (!err) err = tree_change(txn, &root, from, NULL);
-    if (!err) err = tree_insert(txn, &root, to, count - 1, &element);
+    if (!err) err = tree_change(txn, &root, from, NULL, false);
+    if (!err) err = tree_insert(txn, &root, to, count - 1, &element, is_mixed(&list));
     return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
 }
 
@@ -868,8 +913,8 @@ static int swap_elements(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first,
     err = read_at(txn, &list, first, &a);
     if (!err) err = read_at(txn, &list, second, &b);
     uint64_t root = list.root;
-    if (!err) err = tree_change(txn, &root, first, &b);
-    if (!err) err = tree_change(txn, &root, second, &a);
+    if (!err) err = tree_change(txn, &root, first, &b, is_mixed(&list));
+    if (!err) err = tree_change(txn, &root, second, &a, is_mixed(&list));
     return err ? err : collection_write_root(txn, &list, root);
 }
 
@@ -896,7 +941,7 @@ static int forget_backlink(const lar_value *element, void *context)
 static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
 {
     owner o = {txn, obj, prop_index};
-    bool link = prop->def.type == LAR_TYPE_LINK;
+    bool link = property_may_link(&prop->def);
     return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_backlink : NULL, &o) : LAR_OK;
 }
 
@@ -920,7 +965,7 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 }
 
 typedef struct position_list {
-    lar_objkey target;
+    lar_obj target;
     uint64_t at;
     byte_buffer found;        /* u64 positions of the target */
 } position_list;
@@ -928,7 +973,9 @@ typedef struct position_list {
 static int note_target(const lar_value *element, void *context)
 {
     position_list *list = context;
-    int err = element->as.link.key == list->target ? buffer_append(&list->found, &list->at, sizeof list->at)
+    bool hit = element->type == LAR_TYPE_LINK && element->as.link.key == list->target.key &&
+               element->as.link.cls == list->target.cls;
+    int err = hit ? buffer_append(&list->found, &list->at, sizeof list->at)
                                                    : LAR_OK;
     list->at++;
     return err;
@@ -936,12 +983,12 @@ static int note_target(const lar_value *element, void *context)
 
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target)
 {
-    position_list positions = {target.key, 0, {0}};
+    position_list positions = {target, 0, {0}};
     int err = list->root ? tree_walk(txn, list->root, 0, target.cls, false, note_target, &positions) : LAR_OK;
     uint64_t root = list->root;
     /* From the last: earlier positions stay where they were. */
     for (size_t i = positions.found.size / 8; !err && i-- > 0;)
-        err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL);
+        err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL, false);
     if (!err) err = collection_write_root(txn, list, root);
     buffer_free(&positions.found);
     return err;

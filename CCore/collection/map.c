@@ -1,7 +1,8 @@
 /* Maps from string keys to values: one LMDB entry per key in the keyed table, so a
  * map of any size costs O(log n) per get, put or remove and is never rewritten whole:
  *
- *   entry: key [map id u64 BE][key, UTF-8][0]   value: the element (codec/element.c)
+ *   entry: key [map id u64 BE][key, UTF-8][0]   value: the element (codec/element.c;
+ *                                               a typed link in a map of mixed values)
  *   count: key [map id u64 BE]                  value: u64 count (sorts first)
  *
  * The trailing NUL keeps keys in bytewise order ("a" before "ab") and lets a key read
@@ -64,16 +65,16 @@ static int read_value(lar_txn *txn, const collection_ref *map, const entry_key *
 
 /* Stores value under key. With KV_NOOVERWRITE, a key already there gives LAR_EEXISTS
  * and its stored value in *old (read in place), and nothing changes. */
-static int store_value_with(lar_txn *txn, const entry_key *key, const lar_value *value, unsigned int flags,
-                            kv_val *old)
+static int store_value_with(lar_txn *txn, const entry_key *key, const lar_value *value, bool typed,
+                            unsigned int flags, kv_val *old)
 {
     uint8_t small[64];
     byte_buffer bytes = {0};
-    size_t size = element_encoded_size(value);
+    size_t size = element_encoded_size(value, typed);
     int err = size <= sizeof small ? LAR_OK : buffer_reserve(&bytes, size);
     if (!err) {
         uint8_t *at = size <= sizeof small ? small : bytes.data;
-        element_encode(value, at);
+        element_encode(value, typed, at);
         kv_val k = {key->size, (void *)key->bytes}, data = {size, at};
         err = txn_put(txn, txn->schema->keyed_dbi, &k, &data, flags);
         if (old) *old = data;
@@ -82,9 +83,15 @@ static int store_value_with(lar_txn *txn, const entry_key *key, const lar_value 
     return err;
 }
 
-static int store_value(lar_txn *txn, const entry_key *key, const lar_value *value)
+static int store_value(lar_txn *txn, const entry_key *key, const lar_value *value, bool typed)
 {
-    return store_value_with(txn, key, value, 0, NULL);
+    return store_value_with(txn, key, value, typed, 0, NULL);
+}
+
+/* A map of mixed values, whose links carry their class. */
+static bool is_mixed(const collection_ref *map)
+{
+    return map->prop->def.type == LAR_TYPE_MIXED;
 }
 
 /* ---- walking a map's entries ---- */
@@ -114,10 +121,11 @@ static int walk_entries(lar_txn *txn, uint64_t id, const entry_key *after, entry
     return keyed_walk(txn, id, after ? after->bytes : NULL, after ? after->size : 0, "cannot read a map", visit_entry, &walk);
 }
 
-/* Entries collected for changes made after a walk: (u32 key size, key, u64 link key). */
+/* Entries collected for changes made after a walk: (u32 key size, key, lar_obj link
+ * (key 0: none)). */
 typedef struct entry_plan {
-    lar_objkey only;          /* collect only entries linking to this key (0: all) */
-    lar_class target;
+    lar_obj only;             /* collect only entries linking to this object (key 0: all) */
+    lar_class target;         /* the class of links that do not carry theirs */
     byte_buffer entries;
 } entry_plan;
 
@@ -126,8 +134,8 @@ static int plan_entry(const kv_val *key, const kv_val *value, void *context)
     entry_plan *plan = context;
     lar_value element;
     element_decode(value->mv_data, plan->target, &element);
-    lar_objkey link = element.type == LAR_TYPE_LINK ? element.as.link.key : 0;
-    if (plan->only && link != plan->only) return LAR_OK;
+    lar_obj link = element.type == LAR_TYPE_LINK ? element.as.link : (lar_obj){0, 0};
+    if (plan->only.key && (link.key != plan->only.key || link.cls != plan->only.cls)) return LAR_OK;
     uint32_t size = (uint32_t)key->mv_size;
     int err = buffer_append(&plan->entries, &size, 4);
     if (!err) err = buffer_append(&plan->entries, key->mv_data, key->mv_size);
@@ -138,17 +146,17 @@ static int plan_entry(const kv_val *key, const kv_val *value, void *context)
 /* Deletes every entry and count of map id, with the backlinks of its objects. */
 static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
 {
-    entry_plan plan = {0, prop->target, {0}};
+    entry_plan plan = {{0, 0}, prop->target, {0}};
     int err = walk_entries(txn, id, NULL, plan_entry, &plan);
     for (size_t at = 0; !err && at < plan.entries.size;) {
         uint32_t size;
-        lar_objkey link;
+        lar_obj link;
         memcpy(&size, plan.entries.data + at, 4);
         memcpy(&link, plan.entries.data + at + 4 + size, sizeof link);
         kv_val key = {size, plan.entries.data + at + 4};
         err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
         if (err == LAR_ENOTFOUND) err = LAR_OK;
-        if (!err && link) err = backlink_remove_all(txn, (lar_obj){prop->target, link}, obj, prop_index);
+        if (!err && link.key) err = backlink_remove_all(txn, link, obj, prop_index);
         at += 4 + size + sizeof link;
     }
     if (!err) err = keyed_count_store(txn, id, 0);
@@ -163,7 +171,7 @@ int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t pr
 
 int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
 {
-    entry_plan plan = {target.key, target.cls, {0}};
+    entry_plan plan = {target, target.cls, {0}};
     int err = walk_entries(txn, map->root, NULL, plan_entry, &plan);
     lar_value null = {.type = LAR_TYPE_NULL};
     for (size_t at = 0; !err && at < plan.entries.size;) {
@@ -172,8 +180,8 @@ int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
         entry_key key;
         memcpy(key.bytes, plan.entries.data + at + 4, size);
         key.size = size;
-        err = store_value(txn, &key, &null); /* the key stays, with null */
-        at += 4 + size + sizeof(lar_objkey);
+        err = store_value(txn, &key, &null, false); /* the key stays, with null */
+        at += 4 + size + sizeof(lar_obj);
     }
     buffer_free(&plan.entries);
     return err;
@@ -233,12 +241,12 @@ static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string 
     if (!err) encode_key(id, key, &k);
     /* A new key (the usual case) is one put; an existing one hands its value back. */
     kv_val stored;
-    if (!err) err = store_value_with(txn, &k, &element, KV_NOOVERWRITE, &stored);
+    if (!err) err = store_value_with(txn, &k, &element, is_mixed(&map), KV_NOOVERWRITE, &stored);
     found = err == LAR_EEXISTS;
     if (found) {
         err = stored.mv_size && element_size(stored.mv_data, stored.mv_size) == stored.mv_size ? LAR_OK : corrupt();
         if (!err) element_decode(stored.mv_data, map.prop->target, &old); /* a link is all it keeps */
-        if (!err) err = store_value(txn, &k, &element);
+        if (!err) err = store_value(txn, &k, &element, is_mixed(&map));
     }
     if (!err && !found) err = keyed_count(txn, id, &count);
     if (!err && !found) err = keyed_count_store(txn, id, count + 1);

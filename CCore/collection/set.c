@@ -21,7 +21,25 @@
  * sets side by side, as a merge of sorted lists; the changing set's blocks that change,
  * each run of consecutive ones together, are rewritten once as new blocks filled to
  * BLOCK_FILL. An element's encoding must fit a key (a block's first element is its key):
- * strings and binaries of sets hold at most LAR_SET_ELEMENT_MAX bytes. */
+ * strings and binaries of sets hold at most LAR_SET_ELEMENT_MAX bytes.
+ *
+ * Sets of mixed values encode their elements with key_encode_mixed instead: ranked by
+ * kind, numbers by value, so that int 1, float 1.0 and double 1.0 are one element. That
+ * key orders the set, keys its blocks and decides equality; it decodes back to the value
+ * for every kind but numbers, whose key does not say whether it was an int, a float or a
+ * double. A number's entry therefore carries its typed element encoding (codec/element.c)
+ * as first inserted, which reads return:
+ *
+ *   entry:   [0x80 | 0x40 | length high][length low][key encoding][u8 size][typed number]
+ *
+ * (the 0x40 bit, free since an element is shorter than 0x4000 bytes, marks it; every
+ * other entry is as above). Comparisons, block keys and the algebra's merge use the key
+ * encoding alone; the algebra copies whole entries, so an element keeps its form: a
+ * union adds the other set's entry, and an element both sets hold keeps this one's. The
+ * links held in mixed values keep the backlink index as a set of links does, and a
+ * deleted target leaves the set. Strings and binaries of sets of mixed values hold at
+ * most LAR_SET_ELEMENT_MAX bytes too (their key is the bytes and a tag, and a NUL for a
+ * string: the longest fits a key, and carries no typed copy). */
 #include "collection/collection.h"
 
 #include <stdlib.h>
@@ -29,7 +47,8 @@
 
 #define SET_KEY_MAX KEY_MAX
 #define ELEMENT_MAX (SET_KEY_MAX - ID_SIZE)   /* the longest encoded element */
-#define ENTRY_MAX (2 + ELEMENT_MAX)           /* with its length */
+#define TYPED_MAX 16                          /* the longest typed number beside a mixed key */
+#define ENTRY_MAX (2 + ELEMENT_MAX + 1 + TYPED_MAX) /* with its length (and a typed number) */
 #define BLOCK_MAX 1024                        /* a block's value, its header included */
 #define BLOCK_HEADER 2
 #define PAYLOAD_MAX (BLOCK_MAX - BLOCK_HEADER)
@@ -37,7 +56,7 @@
 #define BLOCK_MIN (PAYLOAD_MAX / 4)           /* a smaller block merges with a neighbour */
 _Static_assert(LAR_SET_ELEMENT_MAX + 2 <= ELEMENT_MAX, "a set's longest element fits a key");
 _Static_assert(2 * ENTRY_MAX <= PAYLOAD_MAX, "a block holds two of the longest elements");
-_Static_assert(ELEMENT_MAX < 0x8000, "an element's length fits its two-byte form");
+_Static_assert(ELEMENT_MAX < 0x4000, "an element's length fits its two-byte form, beside the typed flag");
 
 static int corrupt(void)
 {
@@ -46,9 +65,13 @@ static int corrupt(void)
 
 /* ---- elements and blocks ---- */
 
+/* An element's key (set id and encoded element) and, for a number in a set of mixed
+ * values, its typed encoding, which its entry carries. */
 typedef struct member_key {
     uint8_t bytes[SET_KEY_MAX];
     size_t size;
+    uint8_t typed[TYPED_MAX];
+    size_t typed_size;
 } member_key;
 
 static int encode_member(const collection_ref *set, uint64_t id, const lar_value *value, member_key *out)
@@ -56,11 +79,20 @@ static int encode_member(const collection_ref *set, uint64_t id, const lar_value
     keyed_prefix(out->bytes, id);
     size_t length = value->type == LAR_TYPE_STRING ? value->as.string.size
                   : value->type == LAR_TYPE_BINARY ? value->as.binary.size : 0;
-    size_t size = length <= LAR_SET_ELEMENT_MAX ? key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE) : 0;
+    bool mixed = set->prop->def.type == LAR_TYPE_MIXED;
+    size_t size = length > LAR_SET_ELEMENT_MAX ? 0
+                : mixed ? key_encode_mixed(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE)
+                        : key_encode_element(value, out->bytes + ID_SIZE, SET_KEY_MAX - ID_SIZE);
     if (!size)
         return lar_fail(LAR_EINVAL, "set '%s.%s' holds strings and binaries of at most %d bytes", set->cls->name,
                         set->prop->def.name, LAR_SET_ELEMENT_MAX);
     out->size = ID_SIZE + size;
+    out->typed_size = 0;
+    if (mixed && key_mixed_is_number(out->bytes + ID_SIZE, size)) {
+        out->typed_size = element_encoded_size(value, true);
+        if (out->typed_size > TYPED_MAX) return lar_fail(LAR_EINVAL, "a mixed number's encoding is too long");
+        element_encode(value, true, out->typed);
+    }
     return LAR_OK;
 }
 
@@ -88,35 +120,56 @@ static inline int compare_elements(const uint8_t *a, size_t an, const uint8_t *b
     return (an > bn) - (an < bn);
 }
 
-/* Reads the element at *at (before end) and moves *at past it; false when malformed. */
-static inline bool element_at(const uint8_t **at, const uint8_t *end, const uint8_t **element, size_t *size)
+/* Reads the entry at *at (before end): its element and its typed number (NULL, 0 when
+ * it has none), and moves *at past it; false when malformed. */
+static inline bool entry_at(const uint8_t **at, const uint8_t *end, const uint8_t **element, size_t *size,
+                            const uint8_t **typed, size_t *typed_size)
 {
     const uint8_t *p = *at;
     if (p >= end) return false;
     size_t length = *p++;
+    bool with_typed = false;
     if (length & 0x80) {
         if (p >= end) return false;
-        length = (length & 0x7f) << 8 | *p++;
+        with_typed = length & 0x40;
+        length = (length & 0x3f) << 8 | *p++;
     }
     if (!length || length > ELEMENT_MAX || (size_t)(end - p) < length) return false;
     *element = p;
     *size = length;
-    *at = p + length;
+    p += length;
+    *typed = NULL;
+    *typed_size = 0;
+    if (with_typed) {
+        size_t n = p < end ? *p++ : 0;
+        if (!n || n > TYPED_MAX || (size_t)(end - p) < n) return false;
+        *typed = p;
+        *typed_size = n;
+        p += n;
+    }
+    *at = p;
     return true;
 }
 
-static inline size_t entry_size(size_t size)
+/* entry_at for the element alone: what orders and keys the entry. */
+static inline bool element_at(const uint8_t **at, const uint8_t *end, const uint8_t **element, size_t *size)
 {
-    return (size < 0x80 ? 1 : 2) + size;
+    const uint8_t *typed;
+    size_t typed_size;
+    return entry_at(at, end, element, size, &typed, &typed_size);
 }
 
-static inline size_t put_entry(uint8_t *out, const uint8_t *element, size_t size)
+static inline size_t put_entry(uint8_t *out, const uint8_t *element, size_t size, const uint8_t *typed,
+                               size_t typed_size)
 {
     size_t head = 0;
-    if (size >= 0x80) out[head++] = (uint8_t)(0x80 | size >> 8);
+    if (size >= 0x80 || typed_size) out[head++] = (uint8_t)(0x80 | (typed_size ? 0x40 : 0) | size >> 8);
     out[head++] = (uint8_t)size;
     memcpy(out + head, element, size);
-    return head + size;
+    if (!typed_size) return head + size;
+    out[head + size] = (uint8_t)typed_size;
+    memcpy(out + head + size + 1, typed, typed_size);
+    return head + size + 1 + typed_size;
 }
 
 /* A block as read: pointers into the transaction's pages, valid until the next write. */
@@ -150,14 +203,16 @@ static int block_open(const kv_val *key, const kv_val *data, block *out)
 }
 
 /* Where an element is or would go in a block: the first element not below it (*offset;
- * the block's size when none is); *equal when that is the element. */
-static int block_find(const block *b, const uint8_t *element, size_t size, size_t *offset, bool *equal)
+ * the block's size when none is); *equal when that is the element, whose entry then
+ * ends at *past. */
+static int block_find(const block *b, const uint8_t *element, size_t size, size_t *offset, size_t *past, bool *equal)
 {
-    const uint8_t *at = b->payload, *end = b->payload + b->size;
+    const uint8_t *at = b->payload, *end = b->payload + b->size, *next = at;
     *equal = false;
     while (at < end) {
-        const uint8_t *next = at, *x;
+        const uint8_t *x;
         size_t xs;
+        next = at;
         if (!element_at(&next, end, &x, &xs)) return corrupt();
         int order = compare_elements(x, xs, element, size);
         if (order >= 0) {
@@ -167,6 +222,7 @@ static int block_find(const block *b, const uint8_t *element, size_t size, size_
         at = next;
     }
     *offset = (size_t)(at - b->payload);
+    *past = (size_t)(next - b->payload);
     return LAR_OK;
 }
 
@@ -327,13 +383,24 @@ static int note_key_buffer(byte_buffer *out, const block *b)
 
 /* ---- one element ---- */
 
-/* The link an encoded member of a set of links holds. */
-static lar_obj member_link(const collection_ref *set, const uint8_t *element, size_t size)
+/* Whether an encoded member is a link (every member of a set of links, the links of a
+ * set of mixed values), and which. */
+static bool member_link(const collection_ref *set, const uint8_t *element, size_t size, lar_obj *out)
 {
+    if (set->prop->def.type == LAR_TYPE_MIXED) return key_decode_mixed_link(element, size, out);
+    if (set->prop->def.type != LAR_TYPE_LINK) return false;
     lar_value value;
     if (!key_decode_element(element, size, LAR_TYPE_LINK, set->prop->target, &value) || value.type != LAR_TYPE_LINK)
-        return (lar_obj){set->prop->target, 0};
-    return value.as.link;
+        *out = (lar_obj){set->prop->target, 0};
+    else
+        *out = value.as.link;
+    return true;
+}
+
+/* Whether a set's elements may be links, whose backlinks it keeps. */
+static bool holds_links(const collection_ref *set)
+{
+    return set->prop->def.type == LAR_TYPE_LINK || set->prop->def.type == LAR_TYPE_MIXED;
 }
 
 static int open_cursor(lar_txn *txn, kv_cursor **out)
@@ -351,8 +418,8 @@ static int find_member(lar_txn *txn, const member_key *key, bool *found)
     if (err) return err;
     err = locate(cursor, key, &loc);
     *found = false;
-    size_t offset;
-    if (!err && loc.found) err = block_find(&loc.at, key->bytes + ID_SIZE, key->size - ID_SIZE, &offset, found);
+    size_t offset, past;
+    if (!err && loc.found) err = block_find(&loc.at, key->bytes + ID_SIZE, key->size - ID_SIZE, &offset, &past, found);
     kv_cursor_close(cursor);
     return err;
 }
@@ -371,18 +438,18 @@ static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, cons
     err = locate(cursor, key, &loc);
     if (!err && loc.found) {
         bool equal;
-        size_t before;
-        err = block_find(&loc.at, element, element_size, &before, &equal);
+        size_t before, past;
+        err = block_find(&loc.at, element, element_size, &before, &past, &equal);
         if (!err && !equal) {
             count = loc.at.count + 1;
             memcpy(payload, loc.at.payload, before);
-            size = before + put_entry(payload + before, element, element_size);
+            size = before + put_entry(payload + before, element, element_size, key->typed, key->typed_size);
             memcpy(payload + size, loc.at.payload + before, loc.at.size - before);
             size += loc.at.size - before;
             old_size = note_key(old, &loc.at);
         }
     } else if (!err) { /* before every element, or into an empty set */
-        size = put_entry(payload, element, element_size);
+        size = put_entry(payload, element, element_size, key->typed, key->typed_size);
         if (loc.has_after) {
             count = loc.after.count + 1;
             memcpy(payload + size, loc.after.payload, loc.after.size);
@@ -396,8 +463,8 @@ static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, cons
     uint64_t total;
     err = keyed_count(txn, id, &total);
     if (!err) err = keyed_count_store(txn, id, total + 1);
-    if (!err && set->prop->def.type == LAR_TYPE_LINK)
-        err = backlink_add(txn, member_link(set, element, element_size), set->obj, set->prop_index);
+    lar_obj link;
+    if (!err && member_link(set, element, element_size, &link)) err = backlink_add(txn, link, set->obj, set->prop_index);
     if (!err) *added = true;
     return err;
 }
@@ -448,10 +515,9 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
     if (err) return err;
     err = locate(cursor, key, &loc);
     if (!err && loc.found) {
-        size_t before;
-        err = block_find(&loc.at, element, element_size, &before, &equal);
+        size_t before, after;
+        err = block_find(&loc.at, element, element_size, &before, &after, &equal);
         if (!err && equal) {
-            size_t after = before + entry_size(element_size);
             block neighbour;
             bool next = false, merge = false;
             size = loc.at.size - (after - before);
@@ -482,8 +548,9 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
     err = keyed_count(txn, set->root, &total);
     if (!err) err = keyed_count_store(txn, set->root, total ? total - 1 : 0);
     if (!err && total <= 1) err = collection_write_root(txn, set, 0);
-    if (!err && set->prop->def.type == LAR_TYPE_LINK)
-        err = backlink_remove(txn, member_link(set, element, element_size), set->obj, set->prop_index);
+    lar_obj link;
+    if (!err && member_link(set, element, element_size, &link))
+        err = backlink_remove(txn, link, set->obj, set->prop_index);
     if (!err) *removed = true;
     return err;
 }
@@ -517,18 +584,20 @@ static int walk_blocks(lar_txn *txn, uint64_t id, block_visitor visit, void *con
 }
 
 /* Calls visit with each encoded element of the set (key's id) above key's element
- * (every one when after is false), in order; visit returns LAR_OK to go on, 1 to stop. */
-typedef int (*member_visitor)(const uint8_t *element, size_t size, void *context);
+ * (every one when after is false), and its typed number (NULL, 0 when it has none), in
+ * order; visit returns LAR_OK to go on, 1 to stop. */
+typedef int (*member_visitor)(const uint8_t *element, size_t size, const uint8_t *typed, size_t typed_size,
+                              void *context);
 
 static int visit_block(const block *b, const member_key *after, member_visitor visit, void *context)
 {
-    const uint8_t *at = b->payload, *end = b->payload + b->size, *element;
-    size_t size;
+    const uint8_t *at = b->payload, *end = b->payload + b->size, *element, *typed;
+    size_t size, typed_size;
     int err = LAR_OK;
     while (!err && at < end) {
-        if (!element_at(&at, end, &element, &size)) return corrupt();
+        if (!entry_at(&at, end, &element, &size, &typed, &typed_size)) return corrupt();
         if (!after || compare_elements(element, size, after->bytes + ID_SIZE, after->size - ID_SIZE) > 0)
-            err = visit(element, size, context);
+            err = visit(element, size, typed, typed_size, context);
     }
     return err;
 }
@@ -577,8 +646,11 @@ static int walk_members(lar_txn *txn, uint64_t id, const member_key *after, memb
 }
 
 /* Encoded elements collected for changes made after a walk: (u32 size, bytes) records. */
-static int collect_member(const uint8_t *element, size_t size, void *context)
+static int collect_member(const uint8_t *element, size_t size, const uint8_t *typed, size_t typed_size,
+                          void *context)
 {
+    (void)typed;
+    (void)typed_size;
     uint32_t length = (uint32_t)size;
     int err = buffer_append(context, &length, 4);
     return err ? err : buffer_append(context, element, size);
@@ -600,7 +672,7 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
     while (!err && !rc && in_set(&key, prefix)) {
         block b;
         err = block_open(&key, &data, &b);
-        if (!err && set->prop->def.type == LAR_TYPE_LINK) err = visit_block(&b, NULL, collect_member, &links);
+        if (!err && holds_links(set)) err = visit_block(&b, NULL, collect_member, &links);
         if (!err) err = txn_cursor_del(txn, cursor);
         if (!err) rc = kv_cursor_step(cursor, &key, &data, KV_NEXT);
     }
@@ -609,7 +681,9 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
     for (size_t at = 0; !err && at < links.size;) {
         uint32_t size;
         memcpy(&size, links.data + at, 4);
-        err = backlink_remove_all(txn, member_link(set, links.data + at + 4, size), set->obj, set->prop_index);
+        lar_obj link;
+        if (member_link(set, links.data + at + 4, size, &link))
+            err = backlink_remove_all(txn, link, set->obj, set->prop_index);
         at += 4 + (size_t)size;
     }
     if (!err) err = keyed_count_store(txn, id, 0);
@@ -740,12 +814,23 @@ typedef struct element_list {
     size_t capacity, count;
 } element_list;
 
-static int list_member(const uint8_t *element, size_t size, void *context)
+static int list_member(const uint8_t *element, size_t size, const uint8_t *typed, size_t typed_size,
+                       void *context)
 {
     element_list *list = context;
     lar_value *value = &list->out[list->count];
-    if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value))
+    if (list->set->prop->def.type == LAR_TYPE_MIXED) { /* a number as first inserted; the rest from the key */
+        if (typed_size) {
+            if (!key_mixed_is_number(element, size) || element_size(typed, typed_size) != typed_size) return corrupt();
+            element_decode(typed, 0, value);
+            if (value->type != LAR_TYPE_INT && value->type != LAR_TYPE_FLOAT && value->type != LAR_TYPE_DOUBLE)
+                return corrupt();
+        } else if (!key_decode_mixed(element, size, value)) {
+            return corrupt();
+        }
+    } else if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value)) {
         return corrupt();
+    }
     int err = collection_keep(list->txn, value);
     if (err) return err;
     return ++list->count == list->capacity ? 1 : LAR_OK;
@@ -793,6 +878,8 @@ typedef struct member_iter {
     const uint8_t *at, *end;   /* the rest of the current block */
     const uint8_t *element;    /* the current element, when valid */
     size_t size;
+    const uint8_t *entry;      /* and its whole entry (with a typed number) */
+    size_t entry_size;
     bool valid;
 } member_iter;
 
@@ -804,9 +891,10 @@ static int iter_settle(member_iter *it, int rc, const kv_val *key, const kv_val 
     block b;
     int err = block_open(key, data, &b);
     if (err) return err;
-    it->at = b.payload;
+    it->at = it->entry = b.payload;
     it->end = b.payload + b.size;
     it->valid = element_at(&it->at, it->end, &it->element, &it->size);
+    it->entry_size = (size_t)(it->at - it->entry);
     return LAR_OK;
 }
 
@@ -827,7 +915,9 @@ static int iter_open(lar_txn *txn, uint64_t id, member_iter *it)
 static inline int iter_next(member_iter *it)
 {
     if (it->at < it->end) {
+        it->entry = it->at;
         it->valid = element_at(&it->at, it->end, &it->element, &it->size);
+        it->entry_size = (size_t)(it->at - it->entry);
         return it->valid ? LAR_OK : corrupt();
     }
     kv_val key, data;
@@ -894,10 +984,14 @@ static int close_run(plan *p)
     return buffer_append(&p->runs, run, sizeof run);
 }
 
-static inline int emit(plan *p, const uint8_t *element, size_t size)
+/* Appends an element's whole entry (read from a block: it fits ENTRY_MAX). */
+static inline int emit(plan *p, const uint8_t *entry, size_t size)
 {
     int err = p->payload.capacity - p->payload.size < ENTRY_MAX ? buffer_reserve(&p->payload, ENTRY_MAX) : LAR_OK;
-    if (!err) p->payload.size += put_entry(p->payload.data + p->payload.size, element, size);
+    if (!err) {
+        memcpy(p->payload.data + p->payload.size, entry, size);
+        p->payload.size += size;
+    }
     p->count++;
     return err;
 }
@@ -906,7 +1000,7 @@ static inline int emit(plan *p, const uint8_t *element, size_t size)
 static int note_change(plan *p, const uint8_t *element, size_t size, int delta)
 {
     p->delta += delta;
-    return p->with_links ? collect_member(element, size, &p->links) : LAR_OK;
+    return p->with_links ? collect_member(element, size, NULL, 0, &p->links) : LAR_OK;
 }
 
 /* Plans block i of a (blocks): its new elements go to the open run's payload. For a
@@ -923,7 +1017,7 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
     size_t mark = p->payload.size, count_mark = p->count;
     bool changed = false;
     int err = buffer_reserve(&p->payload, blk->size);
-    const uint8_t *at = blk->payload, *end = blk->payload + blk->size, *x = NULL;
+    const uint8_t *at = blk->payload, *end = blk->payload + blk->size, *x = NULL, *x_entry = at;
     size_t xs = 0;
     bool has_x = element_at(&at, end, &x, &xs);
     while (!err && has_x) {
@@ -931,27 +1025,28 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
         while (!err && b->valid && (order = compare_elements(b->element, b->size, x, xs)) < 0) {
             if (p->op == UNITE) { /* b's, below x */
                 changed = true;
-                err = emit(p, b->element, b->size);
+                err = emit(p, b->entry, b->entry_size);
                 if (!err) err = note_change(p, b->element, b->size, 1);
             }
             if (!err) err = iter_next(b);
         }
         if (err) break;
         bool both = b->valid && !order;
-        if (p->op == UNITE || both == (p->op == INTERSECT)) {
-            err = emit(p, x, xs);
+        if (p->op == UNITE || both == (p->op == INTERSECT)) { /* a keeps its own entry */
+            err = emit(p, x_entry, (size_t)(at - x_entry));
         } else {
             changed = true;
             err = note_change(p, x, xs, -1);
         }
         if (!err && both) err = iter_next(b);
         has_x = at < end;
+        x_entry = at;
         if (!err && has_x && !element_at(&at, end, &x, &xs)) err = corrupt();
     }
     /* a union takes b's elements up to the next block */
     while (!err && p->op == UNITE && b->valid && (!bound || compare_elements(b->element, b->size, bound, bound_size) < 0)) {
         changed = true;
-        err = emit(p, b->element, b->size);
+        err = emit(p, b->entry, b->entry_size);
         if (!err) err = note_change(p, b->element, b->size, 1);
         if (!err) err = iter_next(b);
     }
@@ -990,7 +1085,7 @@ static int plan_change(lar_txn *txn, uint64_t a, uint64_t b, plan *p)
     if (!err && !blocks.count && p->op == UNITE) { /* a is empty: it takes all of b */
         for (; !err && it.valid; err = iter_next(&it)) {
             open_run(p, p->payload.size, p->count);
-            err = emit(p, it.element, it.size);
+            err = emit(p, it.entry, it.entry_size);
             if (!err) err = note_change(p, it.element, it.size, 1);
         }
     }
@@ -1022,9 +1117,10 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const plan *p)
     for (size_t at = 0; !err && at < p->links.size;) {
         uint32_t size;
         memcpy(&size, p->links.data + at, 4);
-        lar_obj target = member_link(a, p->links.data + at + 4, size);
-        err = p->op == UNITE ? backlink_add(txn, target, a->obj, a->prop_index)
-                             : backlink_remove(txn, target, a->obj, a->prop_index);
+        lar_obj target;
+        if (member_link(a, p->links.data + at + 4, size, &target))
+            err = p->op == UNITE ? backlink_add(txn, target, a->obj, a->prop_index)
+                                 : backlink_remove(txn, target, a->obj, a->prop_index);
         at += 4 + (size_t)size;
     }
     uint64_t count = 0;
@@ -1052,7 +1148,7 @@ static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, ui
         }
         return err;
     }
-    plan p = {.op = op, .with_links = a.prop->def.type == LAR_TYPE_LINK};
+    plan p = {.op = op, .with_links = holds_links(&a)};
     err = plan_change(txn, a.root, b.root, &p);
     if (!err) err = apply_plan(txn, &a, &p);
     buffer_free(&p.runs);

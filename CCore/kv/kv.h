@@ -17,6 +17,7 @@ typedef MDB_dbi kv_table;
 #define KV_NOTFOUND MDB_NOTFOUND
 #define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
 #define KV_APPEND MDB_APPEND
+#define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
     KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
 } kv_step;
@@ -126,6 +127,8 @@ void class_table_name(lar_class cls, char out[16]);
  * use, stored when the write commits. */
 typedef struct sequence_state {
     uint64_t next;
+    uint64_t first;           /* next when first read in this write: it handed out [first, next) */
+    kv_table table;           /* the table whose last key it was read beside */
     bool loaded, dirty;
 } sequence_state;
 
@@ -171,6 +174,7 @@ struct lar_txn {
     MDB_val cache_row;
 
     /* Write transactions only. */
+    uint64_t removed_from;    /* bit (table % 64) set once anything was removed from table: see txn_created_here */
     sequence_state *sequences;  /* by sequence id */
     uint32_t sequence_capacity;
     byte_buffer row;          /* scratch space for encoding a row */
@@ -209,11 +213,12 @@ int txn_drop(lar_txn *txn, MDB_dbi dbi);
 /* Deletes the entry at cursor (of txn, on a table opened for writing); a next step then
  * finds the entry after it. */
 int txn_cursor_del(lar_txn *txn, kv_cursor *cursor);
-/* Puts through cursor (of txn, on a table opened for writing), which then rests on the
- * entry written: puts in key order stay on the leaf page they reached. KV_CURRENT
- * replaces the entry the cursor is on (key must be its key). */
+/* txn_put through a cursor of txn, which it leaves on the entry written (or, for
+ * LAR_EEXISTS, on the entry found, whose value data then holds). Puts in key order
+ * through one cursor are much cheaper than txn_put's: a key that belongs on the
+ * cursor's leaf page skips the descent from the root. KV_CURRENT replaces the
+ * entry the cursor is on (key must be its key). Fails and poisons as txn_put does. */
 int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags);
-#define KV_CURRENT MDB_CURRENT /* txn_cursor_put flags */
 /* A change kept in the write-back cache instead of LMDB counts as a mutation, and fails as
  * one under fault injection (poisoning the write). */
 int txn_note_mutation(lar_txn *txn);
@@ -236,6 +241,19 @@ void txn_fail_after(long mutations);
 const void *txn_keep(lar_txn *txn, const void *bytes, size_t size);
 /* The sequence id of txn's write, never below 1 + the last key of table. */
 sequence_state *txn_sequence(lar_txn *txn, uint32_t id, kv_table table);
+/* Whether key surely names an entry of table without looking: true when sequence id
+ * handed key out in this write (the caller advances next only once the entry is
+ * stored, as object keys are) and nothing was removed from table in this write (any
+ * txn_del, txn_cursor_del or txn_drop on it, or on a table whose number is equal
+ * modulo 64, ends that). False means unknown: look it up. Objects linked in the write
+ * that created them skip a B-tree lookup each. */
+static inline bool txn_created_here(const lar_txn *txn, uint32_t id, kv_table table, uint64_t key)
+{
+    if (!txn->write || id >= txn->sequence_capacity) return false;
+    const sequence_state *state = &txn->sequences[id];
+    return state->loaded && state->table == table && key >= state->first && key < state->next &&
+           !(txn->removed_from & (1ull << (table % 64)));
+}
 void txn_depend(lar_txn *txn, txn_dependent *dependent);
 void txn_forget(lar_txn *txn, txn_dependent *dependent);
 

@@ -92,6 +92,7 @@ static void finish(lar_txn *txn)
     txn->own_schema = NULL;
     if (txn->write) {
         if (txn->sequences) memset(txn->sequences, 0, txn->sequence_capacity * sizeof *txn->sequences);
+        txn->removed_from = 0;
         env_unlock_writer(env);
     }
     if (grow) env_try_grow(env);
@@ -365,9 +366,16 @@ int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int
     return mutation_failed(txn, rc, "cannot write");
 }
 
+/* Before anything is removed from table: see txn_created_here. */
+static void note_removal(lar_txn *txn, MDB_dbi dbi)
+{
+    txn->removed_from |= 1ull << (dbi % 64);
+}
+
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 {
     txn->cache_obj.key = 0;
+    note_removal(txn, dbi);
     int rc = inject(mdb_del(txn->mdb, dbi, key, data));
     if (!rc) {
         txn->mutations++;
@@ -380,17 +388,10 @@ int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)
 int txn_drop(lar_txn *txn, MDB_dbi dbi)
 {
     txn->cache_obj.key = 0;
+    note_removal(txn, dbi);
     int rc = inject(mdb_drop(txn->mdb, dbi, 0));
     if (!rc) txn->mutations++;
     return rc ? mutation_failed(txn, rc, "cannot empty a table") : LAR_OK;
-}
-
-int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
-{
-    txn->cache_obj.key = 0;
-    int rc = inject(mdb_cursor_del(cursor, 0));
-    if (!rc) txn->mutations++;
-    return rc ? mutation_failed(txn, rc, "cannot delete") : LAR_OK;
 }
 
 int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, unsigned int flags)
@@ -401,7 +402,17 @@ int txn_cursor_put(lar_txn *txn, kv_cursor *cursor, kv_val *key, kv_val *data, u
         txn->mutations++;
         return LAR_OK;
     }
+    if (rc == MDB_KEYEXIST && (flags & MDB_NOOVERWRITE)) return LAR_EEXISTS;
     return mutation_failed(txn, rc, "cannot write");
+}
+
+int txn_cursor_del(lar_txn *txn, kv_cursor *cursor)
+{
+    txn->cache_obj.key = 0;
+    note_removal(txn, mdb_cursor_dbi(cursor));
+    int rc = inject(mdb_cursor_del(cursor, 0));
+    if (!rc) txn->mutations++;
+    return rc ? mutation_failed(txn, rc, "cannot delete") : LAR_OK;
 }
 
 int txn_note_mutation(lar_txn *txn)
@@ -507,6 +518,8 @@ sequence_state *txn_sequence(lar_txn *txn, uint32_t id, kv_table table)
     sequence_state *state = &txn->sequences[id];
     if (!state->loaded) {
         state->next = stored_next(txn, id, table);
+        state->first = state->next;
+        state->table = table;
         state->loaded = true;
     }
     return state;

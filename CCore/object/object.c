@@ -112,12 +112,16 @@ static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t pro
 {
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
     const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
+    if (!target) /* a mixed property's link: its class is the caller's to give */
+        return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to an object of class %u: the schema has no "
+                        "such class", cls->name, cls->properties[prop].def.name, value->as.link.cls);
+    if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
-    int rc = target ? kv_get(txn, target->dbi, &key, &row) : KV_NOTFOUND;
+    int rc = kv_get(txn, target->dbi, &key, &row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to object %llu of class '%s': it does not "
                         "exist or was deleted", cls->name, cls->properties[prop].def.name,
-                        (unsigned long long)value->as.link.key, cls->properties[prop].def.target_class);
+                        (unsigned long long)value->as.link.key, target->name);
     return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
 }
 
@@ -307,9 +311,28 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
 
 /* ---- changing ---- */
 
+/* set_value for a fixed-width property that no index holds: the row is copied with
+ * the one slot changed, and a link's backlinks follow it. */
+static int patch_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
+                       uint32_t prop, const lar_value *value)
+{
+    lar_value old_link;
+    int err = row_decode_raw(cls, row, prop, &old_link);
+    if (!err) err = row_patch(cls, row, prop, value, &txn->row);
+    if (!err) {
+        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
+        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+    }
+    if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
+    if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
+    return err;
+}
+
 static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
                      uint32_t prop, const lar_value *value)
 {
+    if (row_can_patch(&cls->properties[prop].def) && !is_indexed(cls, prop))
+        return patch_value(txn, cls, obj, row, prop, value);
     value_array values;
     int err = values_init(&values, cls->property_count);
     if (!err) err = row_decode_for_rewrite(cls, row, values.items);
@@ -407,7 +430,7 @@ static int remove_outgoing_links(lar_txn *txn, const schema_class *cls, lar_obj 
     int err = LAR_OK;
     for (uint32_t i = 0; !err && i < cls->property_count; i++) {
         lar_value value = {.type = LAR_TYPE_NULL};
-        if (cls->properties[i].def.type == LAR_TYPE_LINK) err = row_decode_raw(cls, row, i, &value);
+        if (property_may_link(&cls->properties[i].def)) err = row_decode_raw(cls, row, i, &value);
         if (!err && value.type == LAR_TYPE_LINK) err = backlink_remove_all(txn, value.as.link, obj, i);
     }
     return err;
@@ -424,7 +447,7 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
         const schema_class *origin = schema_class_at(txn->schema, link.origin.cls);
         kv_val row;
         bool holds_links = origin && link.prop < origin->property_count &&
-                           origin->properties[link.prop].def.type == LAR_TYPE_LINK;
+                           property_may_link(&origin->properties[link.prop].def);
         if (!holds_links) {
             err = lar_fail(LAR_ECORRUPT, "a backlink entry names a property that holds no link");
             break;

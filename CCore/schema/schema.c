@@ -19,7 +19,7 @@ static bool adds_links(const lar_class_def **added, uint32_t added_count)
 {
     for (uint32_t c = 0; c < added_count; c++)
         for (size_t i = 0; i < added[c]->property_count; i++)
-            if (property_links(&added[c]->properties[i])) return true;
+            if (property_may_link(&added[c]->properties[i])) return true;
     return false;
 }
 

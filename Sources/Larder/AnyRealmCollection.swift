@@ -1,3 +1,5 @@
+import Foundation
+
 /// Any Realm collection of Element, behind one type, as in Realm: for code that
 /// takes results today and lists later.
 public struct AnyRealmCollection<Element: Object>: RealmCollection {
@@ -23,6 +25,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection {
     }
 
     public func index(of object: Element) -> Int? { base.index(of: object) }
+    public func objects(at indexes: IndexSet) -> [Element] { base.objects(at: indexes) }
 
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         base.sorted(byKeyPath: keyPath, ascending: ascending)
@@ -35,4 +38,11 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection {
     public func value(forKey key: String) -> Any? { base.value(forKey: key) }
     public func value(forKeyPath keyPath: String) -> Any? { base.value(forKeyPath: keyPath) }
     public func setValue(_ value: Any?, forKey key: String) { base.setValue(value, forKey: key) }
+}
+
+extension AnyRealmCollection: ObjectAggregating {
+    /// The wrapped collection's way to its objects, so aggregates read as fast through the eraser.
+    var aggregateSource: AggregateSource {
+        (base as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: base)
+    }
 }

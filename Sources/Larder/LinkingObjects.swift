@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// The objects whose link or list property points to an object, as in Realm:
 ///
@@ -65,6 +66,13 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func index(of object: Element) -> Int? {
         guard let target, object.core.realm === target.instance else { return nil }
         return keys().firstIndex(of: object.core.key)
+    }
+
+    /// The objects at indexes, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let keys = keys()
+        checkObjectIndexes(indexes, count: keys.count)
+        return indexes.map { accessor(keys[$0]) }
     }
 
     // MARK: Sorting and key-value coding
@@ -136,6 +144,14 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     private func accessor(_ key: lar_objkey) -> Element {
         let instance = target!.instance
         return unsafeDowncast(instance.accessor(instance.table(for: Element.self), key: key), to: Element.self)
+    }
+}
+
+extension LinkingObjects: ObjectAggregating {
+    /// The linking objects by key, without accessors.
+    var aggregateSource: AggregateSource {
+        guard let target else { return .objects([]) }
+        return .keys(target.instance, target.instance.table(for: Element.self), keys())
     }
 }
 

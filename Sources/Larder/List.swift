@@ -26,6 +26,9 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
+    /// Unchecked, as Realm's: a position past the end traps where it is used, with Realm's message.
+    public func index(after i: Int) -> Int { i + 1 }
+    public func index(before i: Int) -> Int { i - 1 }
 
     public var count: Int {
         guard let ref else { return items.count }
@@ -98,6 +101,13 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         }
     }
 
+    /// Each distinct element once, at its first position, as Realm's `distinct()`
+    /// for values (an array here, as `sorted(ascending:)`).
+    public func distinct() -> [Element] {
+        var seen = Set<_StoredValue>()
+        return Array(self).filter { seen.insert($0._larderStored).inserted }
+    }
+
     // MARK: Changing
 
     public func append(_ element: Element) {
@@ -136,14 +146,25 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         ref.check(lar_list_clear(ref.writeTxn("List"), ref.owner, ref.prop), "Cannot clear a list")
     }
 
+    /// Removes the first number elements (objects stay in the Realm).
     public func removeFirst(_ number: Int = 1) {
-        if number < 0 { fatalError("Cannot remove a negative number of objects.") }
+        checkRemovable(number)
         for _ in 0..<number { remove(at: 0) }
     }
 
+    /// Removes the last number elements (objects stay in the Realm).
     public func removeLast(_ number: Int = 1) {
-        if number < 0 { fatalError("Cannot remove a negative number of objects.") }
+        checkRemovable(number)
         for _ in 0..<number { remove(at: count - 1) }
+    }
+
+    /// Traps, with Realm's messages, unless number elements can be removed.
+    private func checkRemovable(_ number: Int) {
+        if number < 0 { fatalError("Cannot pass a negative value for 'index'.") }
+        let count = count
+        if number > count {
+            fatalError("It is not possible to remove more objects (\(number)) from a list than it already contains (\(count)).")
+        }
     }
 
     /// Moves the element at from so that it ends at position to.
@@ -179,14 +200,19 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         for (offset, element) in elements.enumerated() { insert(element, at: index + offset) }
     }
 
-    public func removeSubrange(_ bounds: Range<Int>) {
+    /// Removes the elements in bounds (`0..<2`, `1...`, `...3`).
+    public func removeSubrange<R: RangeExpression>(_ bounds: R) where R.Bound == Int {
+        let bounds = bounds.relative(to: self)
         if bounds.isEmpty { return }
         checkIndex(bounds.lowerBound, below: count)
         checkIndex(bounds.upperBound - 1, below: count)
         for _ in bounds { remove(at: bounds.lowerBound) }
     }
 
-    public func replaceSubrange<C: Collection>(_ subrange: Range<Int>, with elements: C) where C.Element == Element {
+    /// Replaces the elements in subrange with elements (of any number).
+    public func replaceSubrange<C: Collection, R: RangeExpression>(_ subrange: R, with elements: C)
+        where C.Element == Element, R.Bound == Int {
+        let subrange = subrange.relative(to: self)
         removeSubrange(subrange)
         insert(contentsOf: elements, at: subrange.lowerBound)
     }
@@ -194,6 +220,49 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
     /// Removes the elements at offsets (SwiftUI's `onDelete`).
     public func remove(atOffsets offsets: IndexSet) {
         for index in offsets.reversed() { remove(at: index) }
+    }
+
+    /// Moves the elements at offsets, in their order, to just before the element
+    /// at destination (the count: to the end), as SwiftUI's `onMove` expects.
+    public func move(fromOffsets offsets: IndexSet, toOffset destination: Int) {
+        guard let ref else {
+            let order = Self.order(count: items.count, moving: offsets, to: destination)
+            return items = order.map { items[$0] }
+        }
+        let txn = ref.writeTxn("List")
+        let count = count
+        _ = Self.order(count: count, moving: offsets, to: destination) // checks the offsets
+        // One move per element: each goes just before the first element at or after
+        // destination that stays (the end when none does), after those moved before it.
+        let anchor = (destination..<count).first { !offsets.contains($0) }
+        var current = Array(0..<count) // old positions, in the list's order as it changes
+        for element in offsets {
+            let from = current.firstIndex(of: element)!
+            var to = anchor.flatMap { current.firstIndex(of: $0) } ?? count
+            if from < to { to -= 1 }
+            if from == to { continue }
+            current.insert(current.remove(at: from), at: to)
+            ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element")
+        }
+    }
+
+    /// The old positions in their order after moving offsets before destination.
+    private static func order(count: Int, moving offsets: IndexSet, to destination: Int) -> [Int] {
+        for offset in offsets {
+            if offset < 0 { fatalError("Cannot pass a negative value for 'index'.") }
+            if offset >= count { fatalError("Index \(offset) is out of bounds (must be less than \(count)).") }
+        }
+        if destination < 0 { fatalError("Cannot pass a negative value for 'index'.") }
+        if destination > count { fatalError("Index \(destination) is out of bounds (must be less than \(count + 1)).") }
+        var order = (0..<count).filter { !offsets.contains($0) }
+        order.insert(contentsOf: offsets, at: destination - offsets.count(in: 0..<destination))
+        return order
+    }
+
+    /// The elements at indexes, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        checkObjectIndexes(indexes, count: count)
+        return indexes.map { self[$0] }
     }
 
     public func replace(index: Int, object: Element) {
@@ -337,30 +406,24 @@ extension List: RealmCollection where Element: Object {
 
 // MARK: Aggregates
 
-extension List where Element: Comparable {
-    /// The smallest element, or nil when the list is empty.
-    public func min() -> Element? { Array(self).min() }
-    /// The largest element, or nil when the list is empty.
-    public func max() -> Element? { Array(self).max() }
-}
-
-extension List where Element: AdditiveArithmetic {
-    /// The sum of the elements; zero for an empty list.
-    public func sum() -> Element { reduce(.zero, +) }
-}
-
-extension List where Element: BinaryInteger {
-    /// The mean of the elements, or nil when the list is empty.
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
+extension List: ObjectAggregating where Element: Object {
+    /// A managed list's objects by key, without accessors; an unmanaged one's in memory.
+    var aggregateSource: AggregateSource {
+        guard let ref else { return ObjectAggregate.source(of: items) }
+        return .keys(ref.instance, ref.instance.table(for: Element.self), objectKeys())
     }
 }
 
-extension List where Element: BinaryFloatingPoint {
-    /// The mean of the elements, or nil when the list is empty.
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
-    }
+extension List where Element: MinMaxType {
+    /// The smallest element, nil elements skipped; nil when there is none.
+    public func min() -> Element? { ValueAggregate.run(.min, Array(self), as: Element.self) }
+    /// The largest element, nil elements skipped; nil when there is none.
+    public func max() -> Element? { ValueAggregate.run(.max, Array(self), as: Element.self) }
+}
+
+extension List where Element: AddableType {
+    /// The sum of the elements, nil elements skipped; zero for none.
+    public func sum() -> Element { ValueAggregate.run(.sum, Array(self), as: Element.self)! }
+    /// The mean of the elements, nil elements skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, Array(self), as: T.self) }
 }

@@ -68,6 +68,14 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key, as Realm's `object(forKey:)`.
     public func object(forKey key: Key) -> Value? { self[key] }
 
+    /// The values sorted by their own value, as Realm's `sorted(ascending:)`.
+    public func sorted(ascending: Bool = true) -> [Value] {
+        values.sorted {
+            ascending ? _StoredValue.ascending($0._larderStored, $1._larderStored)
+                      : _StoredValue.ascending($1._larderStored, $0._larderStored)
+        }
+    }
+
     // MARK: Changing
 
     /// Sets the value of key, adding the key when it is new.
@@ -107,6 +115,15 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key (a String), as Realm's KVC on a map.
     public func value(forKey key: String) -> Any? {
         value(of: key).map { $0._larderStored.anyValue as Any }
+    }
+
+    /// The value of the first component of keyPath (a key), then of the rest of
+    /// the path on that value when it is an object ("rex.name"); nil past a
+    /// missing key or a nil object.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        guard let dot = keyPath.firstIndex(of: ".") else { return value(forKey: keyPath) }
+        guard let object = value(forKey: String(keyPath[..<dot])) as? Object else { return nil }
+        return object.value(forKeyPath: String(keyPath[keyPath.index(after: dot)...]))
     }
 
     /// Inserts or updates key, as Realm's KVC on a map.
@@ -193,6 +210,81 @@ public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorPr
         buffer = batch
         after = batch.last?.key._larderKey
     }
+}
+
+// MARK: Aggregates
+
+extension Map {
+    /// The smallest value of property among the map's objects (its values), nil
+    /// values and nil objects skipped; nil when there is none.
+    public func min<T: MinMaxType>(ofProperty property: String) -> T? { aggregate(.min, property) }
+    /// The largest value of property among the map's objects; nil when there is none.
+    public func max<T: MinMaxType>(ofProperty property: String) -> T? { aggregate(.max, property) }
+    /// The sum of property over the map's objects; zero when there is none.
+    public func sum<T: AddableType>(ofProperty property: String) -> T { aggregate(.sum, property)! }
+    /// The mean of property over the map's objects; nil when there is none.
+    public func average<T: AddableType>(ofProperty property: String) -> T? { aggregate(.average, property) }
+
+    private func aggregate<T: MinMaxType>(_ operation: AggregateOperation, _ property: String) -> T? {
+        guard let type = Value._larderTargetClass else {
+            fatalError("\(operation.rawValue)(ofProperty:) needs a map of objects; use \(operation.rawValue)() " +
+                       "on a Map<\(Key.self), \(Value.self)>")
+        }
+        guard let ref else {
+            let objects = values.compactMap { value -> Object? in
+                if case .object(let object) = value._larderStored { return object }
+                return nil
+            }
+            return ObjectAggregate.run(operation, property, of: type, ObjectAggregate.source(of: objects), as: T.self)
+        }
+        let table = ref.instance.table(for: type)
+        return ObjectAggregate.run(operation, property, of: type, .keys(ref.instance, table, objectKeys(ref)), as: T.self)
+    }
+
+    /// Keys of the objects a managed map holds (nil values skipped), in key
+    /// order, read 256 entries per C call without accessors.
+    private func objectKeys(_ ref: CollectionRef) -> [lar_objkey] {
+        var objectKeys: [lar_objkey] = []
+        let capacity = 256
+        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var after: String? // copied: a key read lives only in its transaction
+                while true {
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if let after {
+                        rc = MapKey.with(after) {
+                            lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                        }
+                    } else {
+                        rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    }
+                    if rc == LAR_ENOTFOUND { return }
+                    ref.check(rc, "Cannot read a map")
+                    for index in 0..<count where values[index].type == LAR_TYPE_LINK {
+                        objectKeys.append(values[index].as.link.key)
+                    }
+                    after = String(larderString: keys[count - 1])
+                }
+            }
+        }
+        return objectKeys
+    }
+}
+
+extension Map where Value: MinMaxType {
+    /// The smallest value, nil values skipped; nil when there is none.
+    public func min() -> Value? { ValueAggregate.run(.min, values, as: Value.self) }
+    /// The largest value, nil values skipped; nil when there is none.
+    public func max() -> Value? { ValueAggregate.run(.max, values, as: Value.self) }
+}
+
+extension Map where Value: AddableType {
+    /// The sum of the values, nil values skipped; zero for none.
+    public func sum() -> Value { ValueAggregate.run(.sum, values, as: Value.self)! }
+    /// The mean of the values, nil values skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, values, as: T.self) }
 }
 
 extension Map: _Persistable {

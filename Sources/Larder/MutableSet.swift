@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// An unordered collection of distinct values, as in Realm:
 /// `@Persisted var citiesVisited: MutableSet<String>`.
@@ -71,6 +72,13 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         Array(self).firstIndex { List<Element>.same($0, element) }
     }
 
+    /// The elements at indexes of the set's order, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let elements = Array(self)
+        checkObjectIndexes(indexes, count: elements.count)
+        return indexes.map { elements[$0] }
+    }
+
     public func makeIterator() -> SetIterator<Element> { SetIterator(set: self) }
 
     /// The elements sorted by their own value, as Realm's `sorted(ascending:)`.
@@ -80,6 +88,9 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
                       : _StoredValue.ascending($1._larderStored, $0._larderStored)
         }
     }
+
+    /// The elements, as Realm's `distinct()` for values: a set's are distinct already.
+    public func distinct() -> [Element] { Array(self) }
 
     // MARK: Changing
 
@@ -172,6 +183,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         return map { ($0 as? Object)?.value(forKey: key) as Any }
     }
 
+    /// The same for a key path through links ("toy.name").
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if keyPath == "self" { return value(forKey: keyPath) }
+        return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any }
+    }
+
     public func setValue(_ value: Any?, forKey key: String) {
         if let ref, !ref.instance.isInWriteTransaction { fatalError("Cannot modify Set outside of a write transaction.") }
         for element in self { (element as? Object)?.setValue(value, forKey: key) }
@@ -195,6 +212,32 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     }
 
     fileprivate var unmanagedItems: [Element] { items }
+
+    /// Keys of the objects of a managed set, in its order, read 256 per C call
+    /// without accessors: for Results over it and for aggregates.
+    func objectKeys() -> [lar_objkey] {
+        guard let ref else { return [] }
+        var keys: [lar_objkey] = []
+        let capacity = 256
+        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+            var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
+            while true {
+                var count = 0
+                let txn = ref.readTxn()
+                let rc: Int32
+                if var last = after {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
+                } else {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                }
+                if rc == LAR_ENOTFOUND { return }
+                ref.check(rc, "Cannot read a set")
+                for index in 0..<count { keys.append(values[index].as.link.key) }
+                after = values[count - 1]
+            }
+        }
+        return keys
+    }
 }
 
 /// Iterates a set in its stored order, 64 elements per C call when managed.
@@ -268,37 +311,32 @@ extension MutableSet: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in map(\.core.key) })
+        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
             .sorted(by: descriptors)
     }
 
-    public func value(forKeyPath keyPath: String) -> Any? {
-        if keyPath == "self" { return value(forKey: keyPath) }
-        return map { $0.value(forKeyPath: keyPath) }
-    }
 }
 
 // MARK: Aggregates
 
-extension MutableSet where Element: Comparable {
-    public func min() -> Element? { Array(self).min() }
-    public func max() -> Element? { Array(self).max() }
-}
-
-extension MutableSet where Element: AdditiveArithmetic {
-    public func sum() -> Element { reduce(.zero, +) }
-}
-
-extension MutableSet where Element: BinaryInteger {
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
+extension MutableSet: ObjectAggregating where Element: Object {
+    /// A managed set's objects by key; an unmanaged one's in memory.
+    var aggregateSource: AggregateSource {
+        guard let ref else { return ObjectAggregate.source(of: items) }
+        return .keys(ref.instance, ref.instance.table(for: Element.self), objectKeys())
     }
 }
 
-extension MutableSet where Element: BinaryFloatingPoint {
-    public func average<T: BinaryFloatingPoint>() -> T? {
-        let values = Array(self)
-        return values.isEmpty ? nil : T(values.reduce(0.0) { $0 + Double($1) } / Double(values.count))
-    }
+extension MutableSet where Element: MinMaxType {
+    /// The smallest element, nil skipped; nil when there is none.
+    public func min() -> Element? { ValueAggregate.run(.min, Array(self), as: Element.self) }
+    /// The largest element, nil skipped; nil when there is none.
+    public func max() -> Element? { ValueAggregate.run(.max, Array(self), as: Element.self) }
+}
+
+extension MutableSet where Element: AddableType {
+    /// The sum of the elements, nil skipped; zero for none.
+    public func sum() -> Element { ValueAggregate.run(.sum, Array(self), as: Element.self)! }
+    /// The mean of the elements, nil skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, Array(self), as: T.self) }
 }

@@ -1,4 +1,5 @@
 import CLarder
+import Foundation
 
 /// The objects of a class, as in Realm: lazy and live. Nothing is read until it
 /// is used, and every use sees the Realm's current version. Iteration streams
@@ -6,7 +7,8 @@ import CLarder
 public final class Results<Element: Object>: RealmCollection {
     let instance: RealmInstance
     let table: ManagedClass
-    let sortDescriptors: [SortDescriptor]
+    /// Sorts and distincts, applied in the order they were asked for (Realm's descriptor ordering).
+    let steps: [OrderingStep]
     /// Object keys in result order, for positional access; rebuilt when objects
     /// of the class may have come or gone, or a sort key was written.
     private var snapshot: [lar_objkey] = []
@@ -18,15 +20,32 @@ public final class Results<Element: Object>: RealmCollection {
     /// afresh on each use; nil for all the objects of the class.
     let source: (() -> [lar_objkey])?
 
-    init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
+    convenience init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
+        self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source)
+    }
+
+    private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?) {
         self.instance = instance
         self.table = table
-        self.sortDescriptors = sort
+        self.steps = steps
         self.source = source
     }
 
+    /// A sort on some properties, or the first object of each combination of their values.
+    enum OrderingStep {
+        case sort([SortDescriptor])
+        case distinct([String])
+
+        var keyPaths: [String] {
+            switch self {
+            case .sort(let descriptors): return descriptors.map(\.keyPath)
+            case .distinct(let keyPaths): return keyPaths
+            }
+        }
+    }
+
     /// Whether the results stream over the whole table in key order.
-    private var isWholeTable: Bool { sortDescriptors.isEmpty && source == nil }
+    var isWholeTable: Bool { steps.isEmpty && source == nil }
 
     public var realm: Realm? { Realm(instance: instance) }
     public var isInvalidated: Bool { false }
@@ -74,6 +93,13 @@ public final class Results<Element: Object>: RealmCollection {
         return keys().firstIndex(of: object.core.key)
     }
 
+    /// The objects at indexes, in ascending order of index; an index past the end traps.
+    public func objects(at indexes: IndexSet) -> [Element] {
+        let keys = keys()
+        checkObjectIndexes(indexes, count: keys.count)
+        return indexes.map { unsafeDowncast(instance.accessor(table, key: keys[$0]), to: Element.self) }
+    }
+
     // MARK: Sorting
 
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
@@ -87,11 +113,34 @@ public final class Results<Element: Object>: RealmCollection {
 
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let added = Array(descriptors)
-        for descriptor in added where table.schema.slotByName[descriptor.keyPath] == nil {
-            fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(table.schema.name)." +
-                       "\(descriptor.keyPath)' does not exist.")
+        checkKeyPaths(added.map(\.keyPath))
+        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
+        var steps = steps
+        // A sort after a sort: the new one decides first, the earlier one breaks its ties.
+        if case .sort(let earlier) = steps.last {
+            steps[steps.count - 1] = .sort(added + earlier)
+        } else {
+            steps.append(.sort(added))
         }
-        return Results(instance: instance, table: table, sort: added + sortDescriptors, source: source)
+        return Results(instance: instance, table: table, steps: steps, source: source)
+    }
+
+    // MARK: Distinct
+
+    /// The first object, in the current order, of each combination of the values
+    /// of the properties keyPaths name; later sorts apply to what is left.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        let keyPaths = Array(keyPaths)
+        checkKeyPaths(keyPaths)
+        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
+        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source)
+    }
+
+    /// Traps, with realm-core's message, when a key path names no property of the class.
+    private func checkKeyPaths(_ keyPaths: [String]) {
+        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
+            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
+        }
     }
 
     // MARK: Key-value coding
@@ -124,13 +173,13 @@ public final class Results<Element: Object>: RealmCollection {
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
         _ = instance.currentTxn() // so that the stamp below is the current transaction's
-        if let source { return sortDescriptors.isEmpty ? source() : sort(source()) }
+        if let source { return order(source()) }
         let stamp = currentStamp()
         if snapshotStamp == stamp { return snapshot }
         var keys: [lar_objkey] = []
         let walker = ResultsWalker(instance: instance, table: table, keys: nil)
         while let key = walker.nextKey() { keys.append(key) }
-        if !sortDescriptors.isEmpty { keys = sort(keys) }
+        keys = order(keys)
         snapshot = keys
         snapshotStamp = stamp
         snapshotBuilds += 1
@@ -146,27 +195,49 @@ public final class Results<Element: Object>: RealmCollection {
 
     private func currentStamp() -> SnapshotStamp {
         SnapshotStamp(membershipEpoch: instance.state.membershipEpoch, classMembership: table.changes.membership,
-                      sortKeyWrites: sortSlots.isEmpty ? 0 : table.changes.writes(to: sortSlots))
+                      sortKeyWrites: orderingSlots.isEmpty ? 0 : table.changes.writes(to: orderingSlots))
     }
 
-    private var sortSlots: [Int] {
-        sortDescriptors.map { table.schema.slotByName[$0.keyPath]! }
+    /// The slots every sort and distinct reads.
+    private var orderingSlots: [Int] {
+        steps.flatMap(\.keyPaths).map { table.schema.slotByName[$0]! }
     }
 
-    private func sort(_ keys: [lar_objkey]) -> [lar_objkey] {
-        let slots = sortSlots
+    /// keys after every sort and distinct, in order.
+    private func order(_ keys: [lar_objkey]) -> [lar_objkey] {
+        var keys = keys
+        for step in steps {
+            switch step {
+            case .sort(let descriptors): keys = sort(keys, by: descriptors)
+            case .distinct(let keyPaths): keys = distinct(keys, on: keyPaths)
+            }
+        }
+        return keys
+    }
+
+    /// The values of the properties keyPaths name, for each key.
+    private func values(of keys: [lar_objkey], _ keyPaths: [String]) -> [(key: lar_objkey, values: [_StoredValue])] {
+        let slots = keyPaths.map { table.schema.slotByName[$0]! }
         let core = ObjectCore()
-        let rows: [(key: lar_objkey, values: [_StoredValue])] = keys.map { key in
+        return keys.map { key in
             core.bind(to: instance, table: table, key: key)
             return (key, slots.map { instance.readStored(core, slot: $0) })
         }
-        return rows.sorted { a, b in
-            for (index, descriptor) in sortDescriptors.enumerated() where a.values[index] != b.values[index] {
+    }
+
+    private func sort(_ keys: [lar_objkey], by descriptors: [SortDescriptor]) -> [lar_objkey] {
+        values(of: keys, descriptors.map(\.keyPath)).sorted { a, b in
+            for (index, descriptor) in descriptors.enumerated() where a.values[index] != b.values[index] {
                 let before = _StoredValue.ascending(a.values[index], b.values[index])
                 return descriptor.ascending ? before : !before
             }
             return a.key < b.key
         }.map(\.key)
+    }
+
+    private func distinct(_ keys: [lar_objkey], on keyPaths: [String]) -> [lar_objkey] {
+        var seen = Set<[_StoredValue]>()
+        return values(of: keys, keyPaths).filter { seen.insert($0.values).inserted }.map(\.key)
     }
 }
 

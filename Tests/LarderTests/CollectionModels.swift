@@ -128,6 +128,34 @@ enum CollectionScenarios {
                 realm.add(pet)
                 pet.toy = toy
             }
+        case _ where scenario.hasPrefix("link-deleted-") || scenario.hasPrefix("link-invalidated-"):
+            // A target deleted through another accessor (which the file alone knows), or
+            // through this one (invalidated), linked from a property, a list, a set, a map.
+            let throughAnother = scenario.hasPrefix("link-deleted-")
+            let action = scenario.split(separator: "-").dropFirst(2).joined(separator: "-")
+            let realm = try Realm(configuration: linkConfiguration(url))
+            realm.beginWrite()
+            let toy = Toy(), victim = Pet(value: ["name": "victim"]), pet = Pet(), owner = Owner()
+            let traveler = Traveler(value: ["id": 1]), atlas = Atlas(value: ["id": 1])
+            realm.add([toy, victim, pet, owner, traveler, atlas] as [Object])
+            owner.pets.append(pet)
+            if throughAnother {
+                realm.delete(realm.objects(Toy.self).first!)
+                realm.delete(realm.objects(Pet.self).first { $0.name == "victim" }!)
+            } else {
+                realm.delete(toy)
+                realm.delete(victim)
+            }
+            switch action {
+            case "property": pet.toy = toy
+            case "list-append": owner.pets.append(victim)
+            case "list-insert": owner.pets.insert(victim, at: 0)
+            case "list-set": owner.pets[0] = victim
+            case "set-insert": traveler.toys.insert(toy)
+            case "map-put": atlas.toys.updateValue(toy, forKey: "a")
+            default: return false
+            }
+            try realm.commitWrite()
         case "list-append-outside-write", "list-index-out-of-bounds", "list-negative-index", "list-insert-past-end":
             let realm = try Realm(configuration: linkConfiguration(url))
             let owner = Owner(value: ["numbers": [1, 2, 3]])
@@ -157,7 +185,7 @@ enum CollectionScenarios {
         case "unmanaged-list-out-of-bounds":
             _ = List<Int>()[0]
         default:
-            return false
+            return try CollectionSurfaceScenarios.run(scenario, path: path)
         }
         return true
     }

@@ -157,6 +157,20 @@ final class LinkTests: RealmTestCase {
         XCTAssertNil(pet.value(forKey: "toy"))
     }
 
+    /// Whether the target was deleted through the accessor being linked or through another
+    /// (which only the file knows), linking it traps, however it is linked.
+    func testLinkingADeletedObjectTraps() throws {
+        for action in ["property", "list-append", "list-insert", "list-set", "set-insert", "map-put"] {
+            for how in ["deleted", "invalidated"] {
+                let scenario = "link-\(how)-\(action)"
+                let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+                XCTAssertTrue(outcome.trapped, scenario)
+                XCTAssertTrue(outcome.output.contains("Adding a deleted or invalidated object to a Realm is not permitted"),
+                              "\(scenario): \(outcome.output)")
+            }
+        }
+    }
+
     func testLinkingAnObjectOfAnotherRealmTraps() throws {
         for scenario in ["link-other-realm", "link-set-other-realm", "list-append-other-realm"] {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)

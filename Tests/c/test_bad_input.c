@@ -280,7 +280,7 @@ TEST(bad_input_stored_schema_that_breaks_the_rules_is_corrupt)
         {"text", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, "Thing"},    /* a target on a string */
         {"text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL | LAR_PROP_INDEXED, "Thing"},
         {"text", LAR_TYPE_INT, LAR_COLLECTION_LIST, LAR_PROP_PRIMARY_KEY, NULL},    /* a list as key */
-        {"text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL},              /* unsupported type */
+        {"text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL}, /* an optional mixed */
         {"text", LAR_TYPE_LINKING_OBJECTS, LAR_COLLECTION_NONE, 0, NULL},    /* no slot at all */
         {"text", 200, LAR_COLLECTION_NONE, 0, NULL},                         /* unknown type */
         {"text", LAR_TYPE_NULL, LAR_COLLECTION_NONE, 0, NULL},               /* no type */
@@ -317,6 +317,12 @@ TEST(bad_input_stored_schema_that_breaks_the_rules_is_corrupt)
     CHECK_MSG_HAS("collection table");
     CHECK(env == NULL);
     path = file_with_stored_property("link", "text", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Thing");
+    env = NULL;
+    CHECK_RC(lar_env_open(path, NULL, &env), LAR_ECORRUPT);
+    CHECK_MSG_HAS("backlink table");
+    CHECK(env == NULL);
+    /* A mixed value may link to any class: it needs the backlink table too. */
+    path = file_with_stored_property("mixed", "text", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL);
     env = NULL;
     CHECK_RC(lar_env_open(path, NULL, &env), LAR_ECORRUPT);
     CHECK_MSG_HAS("backlink table");

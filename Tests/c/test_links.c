@@ -574,3 +574,166 @@ TEST(backlinks_gathered_in_a_write_are_seen_by_it)
     close_env(env);
     CHECK_EQ(count_file_entries(path, "backlinks"), 0);
 }
+
+/* ---- links to objects the write itself created ---- */
+
+/* Hub {one -> Spoke, list<Spoke>, set<Spoke>, map<Spoke?>}: every way to link. */
+typedef struct hub {
+    lar_class hub, spoke;
+    uint32_t one, list, set, map;
+} hub;
+
+static hub hub_setup(lar_env *env)
+{
+    lar_property_def hub_props[] = {
+        link_prop("one", "Spoke"),
+        collection_prop("list", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Spoke"),
+        collection_prop("set", LAR_TYPE_LINK, LAR_COLLECTION_SET, 0, "Spoke"),
+        collection_prop("map", LAR_TYPE_LINK, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, "Spoke"),
+    };
+    lar_property_def spoke_props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Hub", hub_props), CLASS_DEF("Spoke", spoke_props)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 1));
+    hub h;
+    h.hub = class_id(env, "Hub");
+    h.spoke = class_id(env, "Spoke");
+    h.one = prop_id(env, h.hub, "one");
+    h.list = prop_id(env, h.hub, "list");
+    h.set = prop_id(env, h.hub, "set");
+    h.map = prop_id(env, h.hub, "map");
+    return h;
+}
+
+static lar_obj make_spoke(lar_txn *txn, const hub *h, int64_t n)
+{
+    lar_value v = val_int(n);
+    lar_obj spoke;
+    CHECK_OK(lar_obj_create(txn, h->spoke, &v, 1, &spoke));
+    return spoke;
+}
+
+/* Links target from hub's four properties; expect is what each call returns. */
+static void link_every_way(lar_txn *txn, const hub *h, lar_obj from, lar_obj target, int expect)
+{
+    lar_value to = val_link(target);
+    lar_string key = {"k", 1};
+    CHECK_RC(lar_obj_set(txn, from, h->one, &to), expect);
+    CHECK_RC(lar_list_append(txn, from, h->list, &to), expect);
+    CHECK_RC(lar_set_insert(txn, from, h->set, &to, NULL), expect);
+    CHECK_RC(lar_map_put(txn, from, h->map, &key, &to), expect);
+    if (expect == LAR_EINVAL) CHECK_MSG_HAS("deleted");
+}
+
+/* A link's target is known to exist without a lookup when the write created it, until
+ * the write removes anything from its table: deletes, delete-all and aborts are seen. */
+TEST(links_to_objects_created_in_the_same_write_see_deletes)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    hub h = hub_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj from = {h.hub, 0};
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &from));
+    lar_obj a = make_spoke(txn, &h, 1), b = make_spoke(txn, &h, 2), c = make_spoke(txn, &h, 3);
+    link_every_way(txn, &h, from, a, LAR_OK);
+    link_every_way(txn, &h, from, b, LAR_OK);
+    /* Not created yet: past the write's keys. */
+    link_every_way(txn, &h, from, (lar_obj){h.spoke, c.key + 1}, LAR_EINVAL);
+    CHECK_OK(lar_obj_delete(txn, b));
+    link_every_way(txn, &h, from, b, LAR_EINVAL);
+    link_every_way(txn, &h, from, c, LAR_OK);
+    lar_obj d = make_spoke(txn, &h, 4); /* created after a delete: looked up, found */
+    link_every_way(txn, &h, from, d, LAR_OK);
+    size_t count = 0;
+    CHECK_OK(lar_list_count(txn, from, h.list, &count));
+    CHECK_EQ(count, 3); /* a, c, d: b's link went with it */
+    CHECK_EQ(backlinks(txn, d, h.hub, h.list), 1);
+    commit_txn(txn);
+
+    /* Objects of an earlier write are looked up; delete-all is seen. */
+    txn = begin_write(env);
+    link_every_way(txn, &h, from, a, LAR_OK);
+    lar_obj e = make_spoke(txn, &h, 5), f = make_spoke(txn, &h, 6);
+    link_every_way(txn, &h, from, e, LAR_OK);
+    CHECK_OK(lar_objects_delete_all(txn, h.spoke));
+    link_every_way(txn, &h, from, f, LAR_EINVAL);
+    link_every_way(txn, &h, from, a, LAR_EINVAL);
+    lar_obj g = make_spoke(txn, &h, 7);
+    link_every_way(txn, &h, from, g, LAR_OK);
+    commit_txn(txn);
+
+    /* An aborted write's objects are gone: the next write does not take them as its own. */
+    txn = begin_write(env);
+    lar_obj lost = make_spoke(txn, &h, 8);
+    link_every_way(txn, &h, from, lost, LAR_OK);
+    CHECK_OK(lar_txn_abort(txn));
+    lar_txn_free(txn);
+    txn = begin_write(env);
+    link_every_way(txn, &h, from, lost, LAR_EINVAL);
+    link_every_way(txn, &h, from, g, LAR_OK);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    CHECK_OK(lar_list_count(txn, from, h.list, &count));
+    CHECK_EQ(count, 2); /* g, twice */
+    CHECK_EQ(backlinks(txn, g, h.hub, h.list), 1);
+    CHECK_EQ(get_value(txn, from, h.one).as.link.key, g.key);
+    commit_txn(txn);
+    close_env(env);
+}
+
+static lar_objkey get_list_link(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+{
+    lar_value v;
+    CHECK_OK(lar_list_get(txn, obj, prop, index, &v));
+    CHECK_EQ(v.type, LAR_TYPE_LINK);
+    return v.as.link.key;
+}
+
+/* A write's backlinks and list nodes land before, on and after the table's last entry:
+ * the ones past it are appended, one already there is counted up, the rest inserted. */
+TEST(backlinks_and_list_nodes_added_around_the_last_entry)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    hub h = hub_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj first, second;
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &first));
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &second));
+    lar_obj s1 = make_spoke(txn, &h, 1), s2 = make_spoke(txn, &h, 2);
+    lar_value to_s1 = val_link(s1), to_s2 = val_link(s2);
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s2));  /* the table's last backlink */
+    CHECK_OK(lar_list_append(txn, second, h.list, &to_s1)); /* the last list node */
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    lar_obj s3 = make_spoke(txn, &h, 3);
+    lar_value to_s3 = val_link(s3);
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s2)); /* on the last entry: counted up to 2 */
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s1)); /* before it */
+    CHECK_OK(lar_list_append(txn, first, h.list, &to_s3)); /* after it */
+    CHECK_OK(lar_list_append(txn, second, h.list, &to_s3));
+    lar_obj third; /* a new list: its node goes after the last */
+    CHECK_OK(lar_obj_create(txn, h.hub, NULL, 0, &third));
+    CHECK_OK(lar_list_append(txn, third, h.list, &to_s1));
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    size_t count = 0;
+    CHECK_OK(lar_list_count(txn, first, h.list, &count));
+    CHECK_EQ(count, 4);
+    CHECK_OK(lar_list_count(txn, second, h.list, &count));
+    CHECK_EQ(count, 2);
+    const lar_obj want[] = {s2, s2, s1, s3};
+    for (size_t i = 0; i < 4; i++) CHECK_EQ(get_list_link(txn, first, h.list, i), want[i].key);
+    CHECK_EQ(get_list_link(txn, third, h.list, 0), s1.key);
+    CHECK_EQ(backlinks(txn, s1, h.hub, h.list), 3);
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 1);
+    CHECK_EQ(backlinks(txn, s3, h.hub, h.list), 2);
+    CHECK_OK(lar_list_remove(txn, first, h.list, 0)); /* one of two links first -> s2: the entry stays */
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 1);
+    CHECK_OK(lar_list_remove(txn, first, h.list, 0));
+    CHECK_EQ(backlinks(txn, s2, h.hub, h.list), 0);
+    commit_txn(txn);
+    close_env(env);
+}

@@ -558,6 +558,48 @@ TEST(obj_set_every_type_and_read_back_later)
     close_env(env);
 }
 
+static void check_all(lar_txn *txn, lar_obj obj, const all_types_schema *a, const lar_value *expect)
+{
+    for (uint32_t i = 0; i < a->count; i++) CHECK_VALUE(get_value(txn, obj, i), expect[i]);
+}
+
+/* A set of a fixed-width property rewrites its slot and null bit only: every other
+ * property, strings and binaries among them, reads as before. */
+TEST(obj_set_changes_one_property_and_keeps_the_rest)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    all_types_schema a = all_types_setup(env);
+    lar_value expect[2 * SCALAR_TYPE_COUNT];
+    memcpy(expect, all_samples(&a, false), sizeof expect);
+    lar_txn *txn = begin_write(env);
+    lar_obj obj, other;
+    CHECK_OK(lar_obj_create(txn, a.cls, expect, a.count, &obj));
+    CHECK_OK(lar_obj_create(txn, a.cls, all_samples(&a, true), a.count, &other));
+    const lar_value changed[] = {val_int(42), val_bool(0), val_float(-1.5f), val_double(0.125)};
+    for (int t = LAR_TYPE_INT; t <= LAR_TYPE_DECIMAL128; t++) {
+        if (t == LAR_TYPE_STRING || t == LAR_TYPE_BINARY) continue;
+        lar_value null = val_null(), v = sample((lar_type)t);
+        CHECK_OK(lar_obj_set(txn, obj, a.opt[t], &null));
+        expect[a.opt[t]] = null;
+        check_all(txn, obj, &a, expect);
+        CHECK_OK(lar_obj_set(txn, obj, a.opt[t], &v));
+        expect[a.opt[t]] = v;
+        check_all(txn, obj, &a, expect);
+        if (t <= LAR_TYPE_DOUBLE) {
+            CHECK_OK(lar_obj_set(txn, obj, a.req[t], &changed[t - LAR_TYPE_INT]));
+            expect[a.req[t]] = changed[t - LAR_TYPE_INT];
+            check_all(txn, obj, &a, expect);
+        }
+    }
+    check_all(txn, other, &a, all_samples(&a, true));
+    commit_txn(txn);
+    txn = begin_read(env);
+    check_all(txn, obj, &a, expect);
+    commit_txn(txn);
+    close_env(env);
+}
+
 TEST(obj_indexed_properties_can_be_written_and_changed)
 {
     lar_env *env = open_env(test_db_path(NULL));

@@ -158,17 +158,15 @@ TEST(schema_refuses_invalid_definitions)
     close_env(env);
 }
 
-/* "Mixed, linking objects and embedded classes return LAR_ENOTSUP." */
+/* "Linking objects and embedded classes return LAR_ENOTSUP." (Mixed: test_mixed.c.) */
 TEST(schema_refuses_unsupported_features)
 {
     lar_env *env = open_env(test_db_path(NULL));
     lar_property_def target_props[] = {PROP("x", LAR_TYPE_INT, 0)};
     lar_class_def target = CLASS_DEF("Target", target_props);
 
-    lar_property_def mixed = {"any", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL, NULL};
-    lar_property_def mixed_list = {"anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, LAR_PROP_OPTIONAL, NULL, NULL};
     lar_property_def backlinks = {"from", LAR_TYPE_LINKING_OBJECTS, LAR_COLLECTION_LIST, 0, "Source", "to"};
-    const lar_property_def *cases[] = {&mixed, &mixed_list, &backlinks};
+    const lar_property_def *cases[] = {&backlinks};
     for (size_t i = 0; i < COUNT_OF(cases); i++) {
         lar_property_def props[] = {PROP("id", LAR_TYPE_INT, 0), *cases[i]};
         lar_class_def classes[] = {target, CLASS_DEF("Source", props)};

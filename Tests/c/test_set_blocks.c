@@ -1,16 +1,18 @@
 /* Sets stored in blocks (format 2): splits and merges at block boundaries, thousands of
  * random inserts and removes checked against a plain in-memory model for ints, optional
- * ints and optional strings (long ones fill a block with two), the set algebra on sets
- * spanning many blocks, and clears and deletes that free every block. */
+ * ints, optional strings (long ones fill a block with two) and mixed values (ints and
+ * the doubles and floats equal to them, which are one element whose first-inserted
+ * type reads back; strings, null, links), the set algebra on sets spanning many
+ * blocks, and clears and deletes that free every block. */
 #include "test.h"
 
 #include <stdlib.h>
 
 /* Box {ints: set<int>, more: set<int>, maybe: set<int?>, words: set<string?>,
- *      texts: set<string?>, dogs: set<Dog>}; Dog {name}. */
+ *      texts: set<string?>, dogs: set<Dog>, anys: set<mixed>}; Dog {name}. */
 typedef struct boxes {
     lar_class box, dog;
-    uint32_t ints, more, maybe, words, texts, dogs;
+    uint32_t ints, more, maybe, words, texts, dogs, anys;
 } boxes;
 
 static boxes boxes_setup(lar_env *env)
@@ -22,6 +24,7 @@ static boxes boxes_setup(lar_env *env)
         {"words", LAR_TYPE_STRING, LAR_COLLECTION_SET, LAR_PROP_OPTIONAL, NULL, NULL},
         {"texts", LAR_TYPE_STRING, LAR_COLLECTION_SET, LAR_PROP_OPTIONAL, NULL, NULL},
         {"dogs", LAR_TYPE_LINK, LAR_COLLECTION_SET, 0, "Dog", NULL},
+        {"anys", LAR_TYPE_MIXED, LAR_COLLECTION_SET, 0, NULL, NULL},
     };
     lar_property_def dog_props[] = {PROP("name", LAR_TYPE_STRING, 0)};
     lar_class_def classes[] = {CLASS_DEF("Box", box_props), CLASS_DEF("Dog", dog_props)};
@@ -35,6 +38,7 @@ static boxes boxes_setup(lar_env *env)
     b.words = prop_id(env, b.box, "words");
     b.texts = prop_id(env, b.box, "texts");
     b.dogs = prop_id(env, b.box, "dogs");
+    b.anys = prop_id(env, b.box, "anys");
     return b;
 }
 
@@ -50,8 +54,12 @@ static lar_obj make(lar_txn *txn, lar_class cls)
 #define POOL_MAX 3100
 #define TEXT_MAX LAR_SET_ELEMENT_MAX
 
+/* An element may have a second form that is the same element (a mixed set's int 3 and
+ * double 3.0): the model then records which form the set holds, 1 or 2 (0: absent). */
 typedef struct pool {
     lar_value values[POOL_MAX];
+    lar_value alts[POOL_MAX];
+    bool has_alt[POOL_MAX];
     size_t count;
     char (*texts)[TEXT_MAX + 1];
 } pool;
@@ -68,6 +76,7 @@ static void pool_ints(pool *p, size_t n, bool optional)
 {
     p->count = 0;
     p->texts = NULL;
+    memset(p->has_alt, 0, sizeof p->has_alt);
     if (optional) p->values[p->count++] = val_null();
     p->values[p->count++] = val_int(INT64_MIN);
     for (size_t i = 0; i < n; i++) p->values[p->count++] = val_int((int64_t)i * 7 - 5000);
@@ -83,6 +92,7 @@ static int compare_texts(const void *a, const void *b)
  * two fill a block), sorted bytewise; null first. */
 static void pool_texts(pool *p, size_t n)
 {
+    memset(p->has_alt, 0, sizeof p->has_alt);
     p->texts = calloc(n, sizeof *p->texts);
     CHECK(p->texts);
     for (size_t i = 0; i < n; i++) {
@@ -108,11 +118,12 @@ static void pool_free(pool *p)
 }
 
 /* Reads the whole set in pages of random sizes, each after the last element read, and
- * checks it holds exactly the pool's elements marked in `in`, in order; and its count. */
-static void check_model(lar_txn *txn, lar_obj obj, uint32_t prop, const pool *p, const bool *in)
+ * checks it holds exactly the pool's elements marked in `in` (in the form marked), in
+ * order; and its count. */
+static void check_forms(lar_txn *txn, lar_obj obj, uint32_t prop, const pool *p, const uint8_t *in)
 {
     size_t expected = 0, at = 0, count = 999, n;
-    for (size_t i = 0; i < p->count; i++) expected += in[i];
+    for (size_t i = 0; i < p->count; i++) expected += in[i] != 0;
     CHECK_OK(lar_set_count(txn, obj, prop, &count));
     CHECK_EQ(count, expected);
     lar_value page[7], last;
@@ -122,10 +133,11 @@ static void check_model(lar_txn *txn, lar_obj obj, uint32_t prop, const pool *p,
         for (size_t i = 0; i < n; i++) {
             while (at < p->count && !in[at]) at++;
             CHECK(at < p->count);
-            if (!value_same(&page[i], &p->values[at])) {
+            const lar_value *form = in[at] == 2 ? &p->alts[at] : &p->values[at];
+            if (!value_same(&page[i], form)) {
                 char got[96], want[96];
                 value_describe(&page[i], got, sizeof got);
-                value_describe(&p->values[at], want, sizeof want);
+                value_describe(form, want, sizeof want);
                 test_fail(__FILE__, __LINE__, "element %zu: got %s, expected %s", at, got, want);
             }
             at++;
@@ -146,9 +158,25 @@ static void check_model(lar_txn *txn, lar_obj obj, uint32_t prop, const pool *p,
             CHECK_EQ(rc, LAR_ENOTFOUND);
         } else {
             CHECK_EQ(rc, LAR_OK);
-            CHECK(value_same(&page[0], &p->values[next]));
+            CHECK(value_same(&page[0], in[next] == 2 ? &p->alts[next] : &p->values[next]));
         }
     }
+}
+
+static void check_model(lar_txn *txn, lar_obj obj, uint32_t prop, const pool *p, const bool *in)
+{
+    uint8_t *forms = malloc(p->count);
+    CHECK(forms);
+    for (size_t i = 0; i < p->count; i++) forms[i] = in[i];
+    check_forms(txn, obj, prop, p, forms);
+    free(forms);
+}
+
+/* One of an element's forms, at random when it has two (*form tells which). */
+static const lar_value *pick_form(const pool *p, size_t i, uint8_t *form)
+{
+    *form = p->has_alt[i] && next_random() % 2 ? 2 : 1;
+    return *form == 2 ? &p->alts[i] : &p->values[i];
 }
 
 static int set_has(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *v)
@@ -163,8 +191,8 @@ static int set_has(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *v)
 static void run_random(lar_env *env, lar_obj a, lar_obj b, uint32_t prop, const pool *p, int ops, uint64_t seed)
 {
     rng_state = seed;
-    bool *in_a = calloc(p->count, 1), *in_b = calloc(p->count, 1), *saved_a = calloc(p->count, 1),
-         *saved_b = calloc(p->count, 1);
+    uint8_t *in_a = calloc(p->count, 1), *in_b = calloc(p->count, 1), *saved_a = calloc(p->count, 1),
+            *saved_b = calloc(p->count, 1);
     CHECK(in_a && in_b && saved_a && saved_b);
     lar_txn *txn = begin_write(env);
     size_t window = 0;
@@ -175,18 +203,18 @@ static void run_random(lar_env *env, lar_obj a, lar_obj b, uint32_t prop, const 
         uint32_t dice = next_random() % 1000;
         bool on_b = dice >= 930;
         lar_obj obj = on_b ? b : a;
-        bool *in = on_b ? in_b : in_a;
+        uint8_t *in = on_b ? in_b : in_a, form;
         int flag = -1;
         if (dice < 480 || (on_b && dice < 975)) {
-            CHECK_OK(lar_set_insert(txn, obj, prop, &p->values[i], &flag));
+            CHECK_OK(lar_set_insert(txn, obj, prop, pick_form(p, i, &form), &flag));
             CHECK_EQ(flag, !in[i]);
-            in[i] = true;
+            if (!in[i]) in[i] = form; /* the set keeps the form first inserted */
         } else if (dice < 860 || on_b) {
-            CHECK_OK(lar_set_remove(txn, obj, prop, &p->values[i], &flag));
-            CHECK_EQ(flag, in[i]);
-            in[i] = false;
+            CHECK_OK(lar_set_remove(txn, obj, prop, pick_form(p, i, &form), &flag));
+            CHECK_EQ(flag, in[i] != 0);
+            in[i] = 0;
         } else if (dice < 900) {
-            CHECK_EQ(set_has(txn, a, prop, &p->values[i]), in_a[i]);
+            CHECK_EQ(set_has(txn, a, prop, pick_form(p, i, &form)), in_a[i] != 0);
         } else if (dice < 925) {
             bool subset = true, common = false;
             for (size_t k = 0; k < p->count; k++) {
@@ -202,26 +230,27 @@ static void run_random(lar_env *env, lar_obj a, lar_obj b, uint32_t prop, const 
             if (which == 0) CHECK_OK(lar_set_union(txn, a, prop, b, prop));
             if (which == 1) CHECK_OK(lar_set_intersect(txn, a, prop, b, prop));
             if (which == 2) CHECK_OK(lar_set_subtract(txn, a, prop, b, prop));
-            for (size_t k = 0; k < p->count; k++)
-                in_a[k] = which == 0 ? in_a[k] || in_b[k] : which == 1 ? in_a[k] && in_b[k] : in_a[k] && !in_b[k];
-            check_model(txn, a, prop, p, in_a);
+            for (size_t k = 0; k < p->count; k++) /* a keeps its own form of what both hold */
+                in_a[k] = which == 0 ? (in_a[k] ? in_a[k] : in_b[k]) : which == 1 ? (in_b[k] ? in_a[k] : 0)
+                                                                        : (in_b[k] ? 0 : in_a[k]);
+            check_forms(txn, a, prop, p, in_a);
         } else if (dice < 928) {
             CHECK_OK(lar_set_clear(txn, a, prop));
             memset(in_a, 0, p->count);
         } else {
-            CHECK_EQ(set_has(txn, b, prop, &p->values[i]), in_b[i]);
+            CHECK_EQ(set_has(txn, b, prop, pick_form(p, i, &form)), in_b[i] != 0);
         }
         if (op % 400 == 0) {
-            check_model(txn, a, prop, p, in_a);
-            check_model(txn, b, prop, p, in_b);
+            check_forms(txn, a, prop, p, in_a);
+            check_forms(txn, b, prop, p, in_b);
             if (next_random() % 4 == 0) { /* an abort restores the last commit */
                 CHECK_OK(lar_txn_abort(txn));
                 lar_txn_free(txn);
                 memcpy(in_a, saved_a, p->count);
                 memcpy(in_b, saved_b, p->count);
                 lar_txn *read = begin_read(env);
-                check_model(read, a, prop, p, in_a);
-                check_model(read, b, prop, p, in_b);
+                check_forms(read, a, prop, p, in_a);
+                check_forms(read, b, prop, p, in_b);
                 lar_txn_free(read);
             } else {
                 commit_txn(txn);
@@ -231,8 +260,8 @@ static void run_random(lar_env *env, lar_obj a, lar_obj b, uint32_t prop, const 
             txn = begin_write(env);
         }
     }
-    check_model(txn, a, prop, p, in_a);
-    check_model(txn, b, prop, p, in_b);
+    check_forms(txn, a, prop, p, in_a);
+    check_forms(txn, b, prop, p, in_b);
     commit_txn(txn);
     free(in_a);
     free(in_b);
@@ -267,6 +296,158 @@ TEST(set_blocks_random_strings_against_a_model)
     run_random(env, a, b, bx.words, &p, 5000, 0x7E875ull);
     pool_free(&p);
     close_env(env);
+}
+
+/* Mixed values in their set order: null, false, true; numbers by value (INT64_MIN with
+ * double -2^63; ints with the double or float equal to them as their second form,
+ * halves between them; INT64_MAX, then double 2^63 above it, infinity); strings of
+ * every length up to LAR_SET_ELEMENT_MAX (bytewise); binaries; timestamps; links to
+ * dogs by key. */
+static void pool_mixed(pool *p, size_t numbers, size_t texts, const lar_obj *dogs, size_t dog_count)
+{
+    static const uint8_t bytes[] = {0, 1, 'a', 'b'};
+    pool_texts(p, texts); /* null, then the strings: moved to their place below */
+    size_t text_count = p->count - 1;
+    static lar_value strings[POOL_MAX];
+    memcpy(strings, p->values + 1, text_count * sizeof *strings);
+    memset(p->has_alt, 0, sizeof p->has_alt);
+    p->count = 0;
+    p->values[p->count++] = val_null();
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = 0};
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = 1};
+    p->values[p->count] = val_int(INT64_MIN);
+    p->alts[p->count] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = -9223372036854775808.0};
+    p->has_alt[p->count++] = true;
+    for (size_t i = 0; i < numbers; i++) {
+        int64_t v = (int64_t)i * 3 - (int64_t)numbers;
+        p->values[p->count] = val_int(v);
+        p->alts[p->count] = i % 3 ? (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (double)v}
+                                  : (lar_value){.type = LAR_TYPE_FLOAT, .as.float32 = (float)v};
+        p->has_alt[p->count++] = i % 5 != 4; /* some ints have no second form in play */
+        if (i % 4 == 0) p->values[p->count++] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (double)v + 0.5};
+    }
+    p->values[p->count++] = val_int(INT64_MAX);
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = 9223372036854775808.0};
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = 1.0 / 0.0};
+    memcpy(p->values + p->count, strings, text_count * sizeof *strings);
+    p->count += text_count;
+    size_t binaries[][2] = {{0, 0}, {0, 1}, {0, 2}, {2, 2}}; /* "", "\0", "\0\1", "ab" */
+    for (size_t i = 0; i < 4; i++)
+        p->values[p->count++] = (lar_value){.type = LAR_TYPE_BINARY, .as.binary = {bytes + binaries[i][0], binaries[i][1]}};
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {-5, -7}};
+    p->values[p->count++] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {1700000000, 0}};
+    for (size_t i = 0; i < dog_count; i++) {
+        p->values[p->count] = (lar_value){.type = LAR_TYPE_LINK};
+        p->values[p->count++].as.link = dogs[i];
+    }
+    CHECK(p->count <= POOL_MAX);
+}
+
+/* A set of mixed values in blocks against the model, with each element's form; then
+ * deleting linked dogs takes them out of both sets and the backlinks stay right, and
+ * deleting the boxes frees every block and backlink. */
+TEST(set_blocks_random_mixed_against_a_model)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    boxes bx = boxes_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj a = make(txn, bx.box), b = make(txn, bx.box);
+    enum { DOGS = 400 };
+    static lar_obj dogs[DOGS];
+    for (size_t i = 0; i < DOGS; i++) dogs[i] = make(txn, bx.dog);
+    commit_txn(txn);
+    for (size_t i = 1; i < DOGS; i++) CHECK(dogs[i - 1].key < dogs[i].key);
+    static pool p;
+    pool_mixed(&p, 900, 400, dogs, DOGS);
+    run_random(env, a, b, bx.anys, &p, 8000, 0x313CEDull);
+    { /* every element, over a hundred blocks: b gets each in a random form, a the union */
+        static uint8_t in_a[POOL_MAX], in_b[POOL_MAX];
+        txn = begin_write(env);
+        CHECK_OK(lar_set_clear(txn, b, bx.anys));
+        memset(in_a, 0, sizeof in_a);
+        for (size_t i = 0; i < p.count; i++) { /* what a holds, in which form */
+            if (!set_has(txn, a, bx.anys, &p.values[i])) continue;
+            uint8_t form;
+            CHECK_OK(lar_set_remove(txn, a, bx.anys, &p.values[i], NULL)); /* re-inserted in a known form */
+            CHECK_OK(lar_set_insert(txn, a, bx.anys, pick_form(&p, i, &form), NULL));
+            in_a[i] = form;
+        }
+        for (size_t i = 0; i < p.count; i++) {
+            uint8_t form;
+            int flag;
+            CHECK_OK(lar_set_insert(txn, b, bx.anys, pick_form(&p, i, &form), &flag));
+            CHECK_EQ(flag, 1);
+            in_b[i] = form;
+        }
+        check_forms(txn, b, bx.anys, &p, in_b);
+        CHECK_OK(lar_set_union(txn, a, bx.anys, b, bx.anys));
+        for (size_t i = 0; i < p.count; i++)
+            if (!in_a[i]) in_a[i] = in_b[i];
+        check_forms(txn, a, bx.anys, &p, in_a);
+        commit_txn(txn);
+        lar_txn *read = begin_read(env);
+        check_forms(read, a, bx.anys, &p, in_a);
+        lar_txn_free(read);
+        txn = begin_write(env);
+        for (size_t i = 0; i < p.count; i += 3) { /* b loses a third; a minus b keeps those, in a's form */
+            uint8_t form;
+            CHECK_OK(lar_set_remove(txn, b, bx.anys, pick_form(&p, i, &form), NULL));
+            in_b[i] = 0;
+        }
+        CHECK_OK(lar_set_subtract(txn, a, bx.anys, b, bx.anys));
+        for (size_t i = 0; i < p.count; i++)
+            if (in_b[i]) in_a[i] = 0;
+        check_forms(txn, a, bx.anys, &p, in_a);
+        CHECK_OK(lar_set_union(txn, a, bx.anys, b, bx.anys)); /* all again: a's third in a's form */
+        for (size_t i = 0; i < p.count; i++)
+            if (!in_a[i]) in_a[i] = in_b[i];
+        check_forms(txn, a, bx.anys, &p, in_a);
+        CHECK_OK(lar_set_intersect(txn, b, bx.anys, a, bx.anys)); /* b keeps its forms */
+        check_forms(txn, b, bx.anys, &p, in_b);
+        commit_txn(txn);
+    }
+    pool_free(&p);
+
+    txn = begin_write(env);
+    lar_value link = {.type = LAR_TYPE_LINK};
+    size_t in_a = 0, in_b = 0, count;
+    for (size_t i = 0; i < DOGS; i++) { /* more links, beside what the random run left */
+        link.as.link = dogs[i];
+        if (i % 3 == 0) CHECK_OK(lar_set_insert(txn, a, bx.anys, &link, NULL));
+        if (i % 4 == 0) CHECK_OK(lar_set_insert(txn, b, bx.anys, &link, NULL));
+    }
+    for (size_t i = 0; i < DOGS; i++) {
+        link.as.link = dogs[i];
+        int has_a = set_has(txn, a, bx.anys, &link), has_b = set_has(txn, b, bx.anys, &link);
+        uint64_t links;
+        CHECK_OK(lar_backlinks_count(txn, dogs[i], bx.box, bx.anys, &links));
+        CHECK_EQ(links, (uint64_t)(has_a + has_b));
+        if (i % 2 == 0) {
+            in_a += (size_t)has_a;
+            in_b += (size_t)has_b;
+        }
+    }
+    size_t before_a, before_b;
+    CHECK_OK(lar_set_count(txn, a, bx.anys, &before_a));
+    CHECK_OK(lar_set_count(txn, b, bx.anys, &before_b));
+    CHECK(in_a > 20);
+    for (size_t i = 0; i < DOGS; i += 2) CHECK_OK(lar_obj_delete(txn, dogs[i]));
+    CHECK_OK(lar_set_count(txn, a, bx.anys, &count));
+    CHECK_EQ(count, before_a - in_a);
+    CHECK_OK(lar_set_count(txn, b, bx.anys, &count));
+    CHECK_EQ(count, before_b - in_b);
+    link.as.link = dogs[0];
+    CHECK_EQ(set_has(txn, a, bx.anys, &link), 0);
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, a));
+    CHECK_OK(lar_obj_delete(txn, b));
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "keyed"), 0);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
 }
 
 /* The longest strings, two to a block: ascending inserts split the last block, descending

@@ -2,7 +2,9 @@
  *
  * Each cycle forks a writer that opens the database and commits as fast as it can,
  * creating, updating and deleting Items (an int primary key, strings, an indexed
- * string, an int, a double, a bool, an optional string, a timestamp, and a list to
+ * string, an int, a double, a bool, an optional string, a timestamp, a mixed value
+ * whose type changes from one commit to the next (null, int, string, double, bool,
+ * timestamp), and a list to
  * which every commit that writes the Item appends its number, so lists outgrow a node
  * and their cached nodes are written at commits, and a set of ints into which every such
  * write inserts SEEN_BATCH numbers and from which it removes half of those of the third
@@ -124,7 +126,7 @@ static model model_at(uint64_t commit)
 
 /* ---- Item contents, derived from (id, version) ---- */
 
-enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_LOG, P_SEEN, PROP_COUNT };
+enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_ANY, P_LOG, P_SEEN, PROP_COUNT };
 
 static const lar_property_def item_props[PROP_COUNT] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -135,6 +137,8 @@ static const lar_property_def item_props[PROP_COUNT] = {
     {"flag", LAR_TYPE_BOOL, LAR_COLLECTION_NONE, 0, NULL, NULL},
     {"note", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, NULL, NULL},
     {"when", LAR_TYPE_TIMESTAMP, LAR_COLLECTION_NONE, 0, NULL, NULL},
+    /* Realm's AnyRealmValue: its type changes with the commit that writes it. */
+    {"any", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL, NULL},
     /* Every commit that writes an Item appends its number: lists grow past a node. */
     {"log", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL},
     /* j * SEEN_BATCH + k for its j-th write (as its log counts them); odd k leave SEEN_LAG writes later. */
@@ -151,7 +155,7 @@ static const lar_class_def classes[] = {
 
 /* Room for one Item's strings. */
 typedef struct item_text {
-    char name[LONG_NAME + 64], tag[16], note[32];
+    char name[LONG_NAME + 64], tag[16], note[32], any[40];
 } item_text;
 
 static size_t name_length(int id, uint64_t version)
@@ -178,6 +182,17 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
                                  : (lar_value){.type = LAR_TYPE_STRING, .as.string = {text->note, strlen(text->note)}};
     v[P_WHEN] = (lar_value){.type = LAR_TYPE_TIMESTAMP,
                             .as.timestamp = {1700000000 + (int64_t)version, id * 1000}};
+    switch (version % 6) {
+    case 0: v[P_ANY] = (lar_value){.type = LAR_TYPE_NULL}; break;
+    case 1: v[P_ANY] = (lar_value){.type = LAR_TYPE_INT, .as.integer = -(int64_t)version}; break;
+    case 2:
+        snprintf(text->any, sizeof text->any, "any %d of %llu", id, (unsigned long long)version);
+        v[P_ANY] = (lar_value){.type = LAR_TYPE_STRING, .as.string = {text->any, strlen(text->any)}};
+        break;
+    case 3: v[P_ANY] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (double)version / 3}; break;
+    case 4: v[P_ANY] = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = 1}; break;
+    default: v[P_ANY] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {-(int64_t)version, -id}}; break;
+    }
     v[P_LOG] = (lar_value){.type = LAR_TYPE_NULL}; /* its elements are appended */
     v[P_SEEN] = (lar_value){.type = LAR_TYPE_NULL}; /* and inserted */
 }

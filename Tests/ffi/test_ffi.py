@@ -36,7 +36,7 @@ ALL_CODES = range(0, -17, -1)  # LAR_OK ... LAR_EBUSY (-16)
 
 LAR_TYPE_NULL, LAR_TYPE_INT, LAR_TYPE_BOOL, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE = 0, 1, 2, 3, 4
 LAR_TYPE_STRING, LAR_TYPE_BINARY, LAR_TYPE_TIMESTAMP = 5, 6, 7
-LAR_TYPE_LINK = 11
+LAR_TYPE_LINK, LAR_TYPE_MIXED = 11, 12
 LAR_COLLECTION_NONE, LAR_COLLECTION_LIST, LAR_COLLECTION_SET, LAR_COLLECTION_MAP = 0, 1, 2, 3
 LAR_PROP_OPTIONAL, LAR_PROP_PRIMARY_KEY, LAR_PROP_INDEXED = 0x1, 0x2, 0x4
 LAR_ENV_READONLY, LAR_ENV_NOSYNC = 0x1, 0x2
@@ -942,6 +942,77 @@ class SharedFileTests(unittest.TestCase):
             end(txn)
         txn = Txn()
         self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
+
+
+class MixedTests(unittest.TestCase):
+    """Mixed values (AnyRealmValue) written and read from Python: a string, a typed link."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-mixed-")
+        self.path = os.path.join(self.dir, "mixed.larder")
+        self.db = Database(self.path)
+        dog_props = (LarPropertyDef * 1)(LarPropertyDef(b"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, None, None))
+        thing_props = (LarPropertyDef * 2)(
+            LarPropertyDef(b"any", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, None, None),
+            LarPropertyDef(b"anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, 0, None, None))
+        classes = (LarClassDef * 2)(LarClassDef(b"Thing", thing_props, 2, 0), LarClassDef(b"Dog", dog_props, 1, 0))
+        check(lib.lar_schema_apply(self.db.env, classes, 2, 1), "lar_schema_apply")
+
+    def tearDown(self):
+        try:
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def test_mixed_string_and_link(self):
+        thing, dog = self.db.class_id("Thing"), self.db.class_id("Dog")
+        any_, anys = self.db.prop(thing, "any"), self.db.prop(thing, "anys")
+        vals = Values()
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            rex, a, b = LarObj(), LarObj(), LarObj()
+            check(lib.lar_obj_create(txn, dog, byref(vals.one(LAR_TYPE_STRING, "rex")), 1, byref(rex)), "create dog")
+            check(lib.lar_obj_create(txn, thing, None, 0, byref(a)), "create thing")
+            check(lib.lar_obj_create(txn, thing, None, 0, byref(b)), "create thing")
+            self.assertIsNone(get(txn, a, any_))  # a mixed value starts as null
+            check(lib.lar_obj_set(txn, a, any_, byref(vals.one(LAR_TYPE_STRING, "h\u00e9llo"))), "set string")
+            link = LarValue()
+            link.type = LAR_TYPE_LINK
+            link.as_.link = rex
+            check(lib.lar_obj_set(txn, b, any_, byref(link)), "set link")
+            check(lib.lar_list_append(txn, a, anys, byref(vals.one(LAR_TYPE_INT, 7))), "append int")
+            check(lib.lar_list_append(txn, a, anys, byref(link)), "append link")
+            bad = LarValue()
+            bad.type = LAR_TYPE_LINK
+            bad.as_.link = LarObj(77, rex.key)  # no such class
+            self.assertEqual(lib.lar_obj_set(txn, a, any_, byref(bad)), LAR_EINVAL)
+            self.assertIn("no such class", last_error()[1])
+        finally:
+            end(txn)
+        self.db.close()
+        self.db = Database(self.path)
+        txn = self.db.begin()
+        try:
+            self.assertEqual(get(txn, a, any_), "h\u00e9llo")
+            v = LarValue()
+            check(lib.lar_obj_get(txn, b, any_, byref(v)), "lar_obj_get")
+            self.assertEqual(v.type, LAR_TYPE_LINK)
+            self.assertEqual((v.as_.link.cls, v.as_.link.key), (dog, rex.key))
+            check(lib.lar_list_get(txn, a, anys, 0, byref(v)), "lar_list_get")
+            self.assertEqual(to_python(v), 7)
+            check(lib.lar_list_get(txn, a, anys, 1, byref(v)), "lar_list_get")
+            self.assertEqual((v.type, v.as_.link.cls, v.as_.link.key), (LAR_TYPE_LINK, dog, rex.key))
+        finally:
+            end(txn)
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            check(lib.lar_obj_delete(txn, rex), "lar_obj_delete")
+            self.assertIsNone(get(txn, b, any_))  # deleting the target nulls the mixed link
+            n = c_size_t()
+            check(lib.lar_list_count(txn, a, anys, byref(n)), "lar_list_count")
+            self.assertEqual(n.value, 1)
+        finally:
+            end(txn)
 
 
 def main():

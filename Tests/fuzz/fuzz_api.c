@@ -3,10 +3,12 @@
  * Each input is a little program: every operation is one byte (its opcode)
  * followed by the bytes it takes as arguments; bytes past the end read as 0.
  * The program runs against a fresh database file and may declare schemas
- * (random names, types, flags and counts, invalid UTF-8 included), begin, end
+ * (random names, types, flags and counts, invalid UTF-8 included; mixed
+ * properties and collections of mixed values among them), begin, end
  * and free transactions, create, read, change, find and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
- * or deleted, among them), count and list backlinks, read and change lists at
+ * or deleted, among them; in a mixed property, list, set or map any of them
+ * fits or is refused by its own rule), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
  * fill sets with thousands of elements, combine two sets, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage

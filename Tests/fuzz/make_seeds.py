@@ -13,7 +13,7 @@ SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_S
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
-INT, BOOL, FLOAT, DOUBLE, STRING, BINARY, TIMESTAMP, OBJECT_ID, UUID, DECIMAL, LINK = range(1, 12)
+INT, BOOL, FLOAT, DOUBLE, STRING, BINARY, TIMESTAMP, OBJECT_ID, UUID, DECIMAL, LINK, MIXED = range(1, 13)
 OPTIONAL, PRIMARY, INDEXED = 1, 2, 4
 COMMIT, ABORT, RENEW, STATE, FREE = range(5)
 
@@ -211,7 +211,48 @@ MAPPER = ("Person", [collection_prop("x", INT, MAP), collection_prop("name", STR
                      link_prop("owner", "Dog", MAP, OPTIONAL)])
 M_COUNT, M_GET, M_PUT, M_REMOVE, M_CLEAR, M_LIST = 0, 1, 2, 4, 5, 6
 
+# Mixed values: Person (class 0) {x: mixed, y: [mixed], name: set<mixed>, owner: map<mixed>, tag: string};
+# Dog (class 1) {name}.
+MIXER = ("Person", [prop("x", MIXED), collection_prop("y", MIXED, LIST), collection_prop("name", MIXED, SET_OF),
+                    collection_prop("owner", MIXED, MAP), prop("tag", STRING)])
+MIXED_VALUES = [val_int(1), val_double_bits(0x3FF0000000000000), val_str(b"s"), val_bin(b"\x00\x01"), val_null(),
+                bytes([BOOL]) + struct.pack(">I", 1), bytes([FLOAT]) + struct.pack(">I", 0x3F800000), val_ts(3, 4), val_fixed(OBJECT_ID, 2), val_fixed(UUID, 3),
+                val_fixed(DECIMAL, 5), val_link(1), val_link(2), val_fixed(MIXED, 0), val_str(b"\xff")]
+
 SEEDS = {
+    # Mixed values of every kind in a property, a list, a set (int 1 and double 1.0: one
+    # element) and a map; links to objects whose deletion nulls or removes them; a reopen.
+    "mixed": bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
+    + create(0, 0, [val_int(7), val_null(), val_null(), val_null(), val_str(b"t")])
+    + create(0, 1, [val_str(b"rex")]) + create(0, 1, [val_str(b"fido")])
+    + b"".join(set_value(0, 0, 0, v) + get(0, 0, 0) for v in MIXED_VALUES)
+    + b"".join(list_op(0, 0, 1, APPEND_OP, 0, 0, v) for v in MIXED_VALUES)
+    + b"".join(set_op(0, 0, 0, 2, 0, S_INSERT, v) for v in MIXED_VALUES)
+    + b"".join(map_op(0, 0, 3, M_PUT, k, v) for k, v in enumerate(MIXED_VALUES))
+    + set_value(0, 0, 0, val_link(1)) + list_op(0, 0, 1, BATCH_OP, 0, 8) + set_op(0, 0, 0, 2, 0, S_LIST + 12 * 5)
+    + map_op(0, 0, 3, M_LIST + 7 * 4) + backlinks_count(0, 1, 0, 0) + end(0, COMMIT)
+    + begin(1, True) + bytes([DELETE, 1, 0, 1]) + get(1, 0, 0) + list_op(1, 0, 1, COUNT_OP)
+    + set_op(1, 0, 0, 2, 0, S_COUNT) + map_op(1, 0, 3, M_GET, 11) + end(1, COMMIT) + bytes([REOPEN, 0])
+    + begin(2, False) + get_all(2, 0, 5) + list_op(2, 0, 1, BATCH_OP, 0, 8) + end(2, COMMIT) + end(2, FREE)
+    + begin(2, True) + bytes([DELETE, 2, 0, 0]) + end(2, COMMIT),
+
+    # Sets of mixed values over many blocks: ints, then doubles equal to some of them (one
+    # element each, the int kept), strings long and short, links; the algebra between two
+    # such sets, a listing, a linked Dog deleted, a block damaged.
+    "mixed_blocks": bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
+    + create(0, 0, [val_null(), val_null(), val_null(), val_null(), val_str(b"a")])
+    + create(0, 0, [val_null(), val_null(), val_null(), val_null(), val_str(b"b")])
+    + create(0, 1, [val_str(b"rex")]) + create(0, 1, [val_str(b"fido")])
+    + set_fill(0, 0, 2, 1, 200, val_int(-100)) + set_fill(0, 1, 2, 2, 150, val_double_bits(0x4059000000000000))
+    + set_fill(0, 0, 2, 0x10, 30, val_str(b"w")) + set_fill(0, 1, 2, 0, 20, val_str(b"w"))
+    + set_op(0, 0, 0, 2, 0, S_INSERT, val_link(2)) + set_op(0, 1, 0, 2, 0, S_INSERT, val_link(3))
+    + set_op(0, 0, 1, 2, 2, S_UNION) + set_op(0, 0, 0, 2, 0, S_LIST + 12 * 5) + end(0, COMMIT)
+    + begin(1, True) + set_op(1, 1, 0, 2, 2, S_INTERSECT) + set_op(1, 0, 1, 2, 2, S_SUBSET)
+    + set_fill(1, 0, 2, 3, 60, val_int(-100)) + set_op(1, 0, 1, 2, 2, S_SUBTRACT)
+    + bytes([DELETE, 1, 0, 2]) + set_op(1, 0, 0, 2, 0, S_COUNT) + end(1, COMMIT)
+    + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 0, 1, 2, 1]) + begin(2, False) + set_op(2, 0, 0, 2, 0, S_LIST + 12 * 3)
+    + end(2, COMMIT) + end(2, FREE),
+
     # Maps: keys of every kind (rule-breaking ones among them), values, objects whose
     # deletion leaves null, listing after a key; a map entry damaged.
     "maps": bytes([0]) + schema([MAPPER, LISTED]) + begin(0, True)
@@ -246,11 +287,11 @@ SEEDS = {
     + create(0, 0, []) + create(0, 0, []) + set_fill(0, 0, 0, 1, 250, val_int(-100))
     + set_fill(0, 1, 0, 2, 250, val_int(0)) + set_op(0, 0, 1, 0, 0, S_UNION) + set_op(0, 0, 1, 0, 0, S_SUBSET)
     + set_op(0, 1, 0, 0, 0, S_INTERSECT) + set_op(0, 1, 0, 0, 0, S_LIST + 12 * 5) + end(0, COMMIT)
-    + begin(0, True) + set_fill(0, 0, 2, 0x10, 40, val_str(b"w")) + set_fill(0, 0, 2, 0x13, 20, val_str(b"w"))
-    + set_fill(0, 0, 0, 3, 100, val_int(-100)) + set_op(0, 0, 1, 0, 0, S_SUBTRACT) + set_op(0, 0, 1, 0, 0, S_INTERSECTS)
-    + end(0, COMMIT) + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 1, 5, 1]) + begin(0, True)
-    + set_op(0, 0, 0, 0, 0, S_LIST + 12 * 3) + set_fill(0, 0, 0, 1, 30, val_int(0)) + set_op(0, 0, 0, 0, 0, S_CLEAR)
-    + end(0, COMMIT),
+    + begin(1, True) + set_fill(1, 0, 2, 0x10, 40, val_str(b"w")) + set_fill(1, 0, 2, 0x13, 20, val_str(b"w"))
+    + set_fill(1, 0, 0, 3, 100, val_int(-100)) + set_op(1, 0, 1, 0, 0, S_SUBTRACT) + set_op(1, 0, 1, 0, 0, S_INTERSECTS)
+    + end(1, COMMIT) + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 0, 1, 0x80, 1]) + begin(2, True)
+    + set_op(2, 0, 0, 0, 0, S_LIST + 12 * 3) + set_fill(2, 0, 0, 1, 30, val_int(0)) + set_op(2, 0, 0, 0, 0, S_CLEAR)
+    + end(2, COMMIT),
 
     # Lists grown past one leaf, read in batches, changed at every position, of objects
     # whose deletion takes them out; a list node damaged.

@@ -62,10 +62,18 @@ final class CollectionRef {
     }
 
     /// Calls body with the C form of element; an unmanaged object is added first
-    /// (with policy), one of another Realm traps. Nil when adding it failed.
-    func withElement<R>(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
-                        _ body: (UnsafePointer<lar_value>) -> R) -> R? {
-        if case .object(let object) = element, !instance.makeLinkable(object, update: update) { return nil }
-        return element.withCValue { body($0) }
+    /// (with policy), one of another Realm traps, and so does one that was deleted
+    /// (the C call refuses it; only then is the file asked why). Nil when adding it failed.
+    func withElement(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
+                     _ body: (UnsafePointer<lar_value>) -> Int32) -> Int32? {
+        guard case .object(let object) = element else { return element.withCValue { body($0) } }
+        if !instance.makeLinkable(object, update: update, checkingExistence: false) { return nil }
+        let core = object.core
+        var link = lar_value()
+        link.type = LAR_TYPE_LINK
+        link.as.link = lar_obj(cls: core.table.id, key: core.key)
+        let rc = body(&link)
+        if rc != LAR_OK { instance.trapIfUnlinkable(object, rc) }
+        return rc
     }
 }

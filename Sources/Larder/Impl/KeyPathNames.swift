@@ -5,21 +5,33 @@ extension ClassSchema {
     /// The persisted property a key path of the model reads. Swift on Linux cannot
     /// name a key path, so this finds the property of its type, and when several
     /// share the type, the one whose value the key path reads back from a probe object.
-    func propertyName<Root: Object, Value: _Persistable>(of keyPath: KeyPath<Root, Value>) -> String {
-        let candidates = properties.indices.filter { properties[$0].valueType == Value.self }
+    /// method names the caller in the message when the key path reads no property.
+    func propertyName<Root: Object, Value: _Persistable>(of keyPath: KeyPath<Root, Value>,
+                                                         for method: String = "sorted(by:)") -> String {
+        propertyName(ofAny: keyPath, root: Root.self, for: method)
+    }
+
+    /// The same for a key path whose value type is known only at run time (a `PartialKeyPath`).
+    func propertyName(ofAny keyPath: AnyKeyPath, root: Object.Type, for method: String) -> String {
+        let valueType = ObjectIdentifier(Swift.type(of: keyPath).valueType)
+        let candidates = properties.indices.filter { ObjectIdentifier(properties[$0].valueType) == valueType }
         if candidates.count == 1 { return properties[candidates[0]].name }
-        let probe = Root()
+        let probe = root.init()
+        func read() -> _StoredValue? { (probe[keyPath: keyPath] as? _Persistable)?._larderStored }
         var values = ContiguousArray<_StoredValue>(repeating: .null, count: properties.count)
         probe.setUnmanagedValues(values, self)
-        let blank = probe[keyPath: keyPath]._larderStored
+        let blank = read()
         for slot in candidates {
             values[slot] = Self.probeValue(for: properties[slot].type)
             probe.setUnmanagedValues(values, self)
             values[slot] = .null
-            if probe[keyPath: keyPath]._larderStored != blank { return properties[slot].name }
+            if read() != blank { return properties[slot].name }
         }
-        fatalError("Cannot sort on key path \(keyPath): it is not a persisted property of '\(name)'; " +
-                   "use sorted(byKeyPath:) with the property's name")
+        let named = method.hasPrefix("sorted") ? "sorted(byKeyPath:)"
+            : method.hasPrefix("distinct") ? "distinct(by:) with names"
+            : method.replacingOccurrences(of: "(of:)", with: "(ofProperty:)")
+        fatalError("Cannot use key path \(keyPath) in \(method): it is not a persisted property of '\(name)'; " +
+                   "use \(named) with the property's name")
     }
 
     /// A value of type that no property reads as its default.

@@ -42,7 +42,12 @@ extension RealmInstance {
     /// Makes object linkable from this Realm: an unmanaged one is added with
     /// policy (recursively), one of this Realm is linked as it is. False when
     /// adding it failed (the write's error is recorded).
-    func makeLinkable(_ object: Object, update: Realm.UpdatePolicy) -> Bool {
+    ///
+    /// checkingExistence false skips asking the file whether a managed object of
+    /// this Realm still exists (one random lookup per link): the C call that then
+    /// links it refuses a target that is gone (LAR_EINVAL), and the caller passes
+    /// that result to `trapIfUnlinkable`, which traps as this would have.
+    func makeLinkable(_ object: Object, update: Realm.UpdatePolicy, checkingExistence: Bool = true) -> Bool {
         let core = object.core
         guard let owner = core.realm else {
             add(object, update: nestedPolicy(update, for: type(of: object)))
@@ -51,7 +56,18 @@ extension RealmInstance {
         if owner !== self {
             fatalError("Object is already managed by another Realm. Use create instead to copy it into this Realm.")
         }
-        if !exists(core) { fatalError("Adding a deleted or invalidated object to a Realm is not permitted") }
+        if checkingExistence ? !exists(core) : isInvalidated(core) { trapLinkingDeleted() }
         return true
+    }
+
+    /// After a C call that links object (made linkable with checkingExistence
+    /// false) failed with rc: traps as makeLinkable would have, had object been
+    /// deleted (before any other trap the failure leads to, as before the call).
+    func trapIfUnlinkable(_ object: Object, _ rc: Int32) {
+        if rc != LAR_OK, object.core.realm === self, !exists(object.core) { trapLinkingDeleted() }
+    }
+
+    private func trapLinkingDeleted() -> Never {
+        fatalError("Adding a deleted or invalidated object to a Realm is not permitted")
     }
 }

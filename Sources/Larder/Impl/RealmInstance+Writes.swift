@@ -16,6 +16,8 @@ extension RealmInstance {
         let obj = lar_obj(cls: table.id, key: core.key)
         let rc = value.withCValue { lar_obj_set(txn, obj, UInt32(table.propertyIndex[slot]), $0) }
         version &+= 1
+        // A link's target that was deleted: checked here, after the C call refused it (see makeLinkable).
+        if rc != LAR_OK, case .object(let target) = value { trapIfUnlinkable(target, rc) }
         switch rc {
         case LAR_OK: return
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
@@ -31,7 +33,7 @@ extension RealmInstance {
         case .object(let target):
             verifyThread()
             requirePropertyWrite()
-            if !makeLinkable(target, update: update) { return }
+            if !makeLinkable(target, update: update, checkingExistence: false) { return }
         default: break
         }
         write(core, slot: slot, value)

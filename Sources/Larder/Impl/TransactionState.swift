@@ -102,7 +102,9 @@ struct TransactionState {
         generation &+= 1
     }
 
+    /// Asked for every object linked or checked: the set is empty until a write is cancelled, and then
+    /// checking that is cheaper than hashing.
     func wasCancelled(write serial: UInt64) -> Bool {
-        serial != 0 && cancelledWrites.contains(serial)
+        serial != 0 && !cancelledWrites.isEmpty && cancelledWrites.contains(serial)
     }
 }

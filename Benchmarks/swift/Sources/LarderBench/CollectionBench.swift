@@ -685,12 +685,15 @@ final class GRDBCollectionBench {
 
 // MARK: The C numbers and the report
 
-/// raw-lmdb and c-api ns_per_op of each collection workload in c-results.txt.
-func loadCollectionResults(_ path: String) throws -> [CollectionWorkload: CReference] {
+/// raw-lmdb and c-api ns_per_op of each collection workload in c-results.txt, and
+/// raw-lmdb+backlinks's where there is one (link-insert: the baseline doing the same job).
+func loadCollectionResults(_ path: String) throws -> (reference: [CollectionWorkload: CReference],
+                                                       rawBacklinks: [CollectionWorkload: Double]) {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
         throw BenchError("cannot read \(path): run bench_c first")
     }
     var raw: [CollectionWorkload: Double] = [:], cAPI: [CollectionWorkload: Double] = [:]
+    var rawBacklinks: [CollectionWorkload: Double] = [:]
     for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
         var fields: [Substring: Substring] = [:]
         for pair in line.split(separator: " ").dropFirst() {
@@ -704,6 +707,7 @@ func loadCollectionResults(_ path: String) throws -> [CollectionWorkload: CRefer
         }
         switch fields["impl"] {
         case "raw-lmdb": raw[workload] = nsPerOp
+        case "raw-lmdb+backlinks" where nsPerOp > 0: rawBacklinks[workload] = nsPerOp
         case "c-api": cAPI[workload] = nsPerOp
         default: break
         }
@@ -715,11 +719,14 @@ func loadCollectionResults(_ path: String) throws -> [CollectionWorkload: CRefer
         }
         reference[workload] = CReference(raw: r, cAPI: c)
     }
-    return reference
+    guard rawBacklinks[.linkInsert] != nil else {
+        throw BenchError("\(path) has no raw-lmdb+backlinks line for workload=\(CollectionWorkload.linkInsert.rawValue)")
+    }
+    return (reference, rawBacklinks)
 }
 
 func runCollections(directory: String) throws {
-    let reference = try loadCollectionResults("\(directory)/c-results.txt")
+    let (reference, rawBacklinks) = try loadCollectionResults("\(directory)/c-results.txt")
     // Computed before any clock starts.
     _ = CollectionData.linkPlan
     _ = CollectionData.mapOrder
@@ -731,8 +738,10 @@ func runCollections(directory: String) throws {
         let ref = reference[workload]!
         let n = Double(workload.n)
         let swiftNs = try SwiftCollectionBench.run(workload, directory: directory) / n
+        // vs_raw_backlinks (link-insert): against raw-lmdb+backlinks, which keeps a backlink index as Larder does.
+        let vsRawBacklinks = rawBacklinks[workload].map { " vs_raw_backlinks=\(fixed(swiftNs / $0, 2))" } ?? ""
         print("BENCH workload=\(workload.rawValue) impl=swift n=\(workload.n) ns_per_op=\(fixed(swiftNs, 1))" +
-              " vs_raw=\(fixed(swiftNs / ref.raw, 2)) vs_c_api=\(fixed(swiftNs / ref.cAPI, 2))")
+              " vs_raw=\(fixed(swiftNs / ref.raw, 2)) vs_c_api=\(fixed(swiftNs / ref.cAPI, 2))" + vsRawBacklinks)
         let ns = grdbBest[workload]! / n
         print("BENCH workload=\(workload.rawValue) impl=\(grdb.name) n=\(workload.n) ns_per_op=\(fixed(ns, 1))" +
               " vs_raw=\(fixed(ns / ref.raw, 2)) vs_c_api=\(fixed(ns / ref.cAPI, 2)) swift_speedup=\(fixed(ns / swiftNs, 2))")

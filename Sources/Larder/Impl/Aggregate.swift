@@ -1,0 +1,192 @@
+import CLarder
+import Foundation
+
+/// Realm's aggregate operations; the raw value names them in Realm's messages.
+enum AggregateOperation: String {
+    case min, max, sum, average
+
+    /// Whether the operation takes values of type (a property's, or a collection's elements').
+    func accepts(_ type: lar_type) -> Bool {
+        switch type {
+        case LAR_TYPE_INT, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE, LAR_TYPE_DECIMAL128: return true
+        case LAR_TYPE_TIMESTAMP: return self == .min || self == .max
+        default: return false
+        }
+    }
+}
+
+/// Where the objects of an aggregate over a property come from.
+enum AggregateSource {
+    /// Every object of a class: read from the table in batches, one C call per 64 objects.
+    case table(RealmInstance, ManagedClass)
+    /// The objects of a class with these keys: one C call per object, no accessor.
+    case keys(RealmInstance, ManagedClass, [lar_objkey])
+    /// Objects in memory (an unmanaged collection's), managed or not.
+    case objects([Object])
+}
+
+/// A collection of objects that knows the cheapest way to its objects' values.
+protocol ObjectAggregating {
+    var aggregateSource: AggregateSource { get }
+}
+
+/// Folds values of one stored type into a min, max, sum or average, as realm-core
+/// does: nulls are skipped; ints sum in 64 bits, floats and doubles in a double,
+/// decimals in a decimal; an average of ints, floats or doubles is a double.
+struct Aggregator {
+    let operation: AggregateOperation
+    let type: lar_type
+    private var count = 0
+    private var best: _StoredValue?
+    private var intSum: Int64 = 0
+    private var doubleSum: Double = 0
+    private var decimalSum = Decimal128(0)
+
+    init(_ operation: AggregateOperation, type: lar_type) {
+        self.operation = operation
+        self.type = type
+    }
+
+    mutating func add(_ value: _StoredValue) {
+        switch value {
+        case .int(let v): intSum = intSum &+ v
+        case .float(let v): doubleSum += Double(v)
+        case .double(let v): doubleSum += v
+        case .decimal128(let v): decimalSum += v
+        case .date: break
+        default: return // null, or a value of no aggregated type
+        }
+        count += 1
+        switch operation {
+        case .min: if best.map({ _StoredValue.ascending(value, $0) }) ?? true { best = value }
+        case .max: if best.map({ _StoredValue.ascending($0, value) }) ?? true { best = value }
+        case .sum, .average: break
+        }
+    }
+
+    /// Nil for a min, max or average of no values; a sum of none is zero.
+    var result: _StoredValue? {
+        switch operation {
+        case .min, .max: return best
+        case .sum:
+            switch type {
+            case LAR_TYPE_INT: return .int(intSum)
+            case LAR_TYPE_DECIMAL128: return .decimal128(decimalSum)
+            default: return .double(doubleSum)
+            }
+        case .average:
+            if count == 0 { return nil }
+            switch type {
+            case LAR_TYPE_INT: return .double(Double(intSum) / Double(count))
+            case LAR_TYPE_DECIMAL128: return .decimal128(decimalSum / Decimal128(count))
+            default: return .double(doubleSum / Double(count))
+            }
+        }
+    }
+
+    /// The result as T; traps when T cannot hold it (a date asked for as an Int).
+    func result<T: MinMaxType>(as: T.Type, describing subject: @autoclosure () -> String) -> T? {
+        guard let result else { return nil }
+        guard let converted = T._larderFromAggregate(result) else {
+            fatalError("Cannot convert the \(operation.rawValue) of \(subject()) (\(result.displayText)) to \(T.self).")
+        }
+        return converted
+    }
+}
+
+/// Aggregates over a property of objects.
+enum ObjectAggregate {
+    /// The slot and type of property name in schema, checked as Realm checks it:
+    /// an unknown name, or a property of a type the operation does not take, traps.
+    static func property(_ name: String, in schema: ClassSchema, for operation: AggregateOperation) -> (slot: Int, type: lar_type) {
+        guard let slot = schema.slotByName[name] else {
+            if schema.linkingObjects.contains(where: { $0.name == name }) {
+                fatalError("Operation '\(operation.rawValue)' not supported for linking objects property '\(schema.name).\(name)'")
+            }
+            fatalError("Property '\(name)' not found in object of type '\(schema.name)'")
+        }
+        let property = schema.properties[slot]
+        if property.isCollection || !operation.accepts(property.type) {
+            let kind: String
+            switch property.collection {
+            case LAR_COLLECTION_LIST: kind = "list"
+            case LAR_COLLECTION_SET: kind = "set"
+            case LAR_COLLECTION_MAP: kind = "dictionary"
+            default: kind = "property"
+            }
+            fatalError("Operation '\(operation.rawValue)' not supported for \(property.type.realmName)" +
+                       "\(property.isOptional ? "?" : "") \(kind) '\(schema.name).\(name)'")
+        }
+        return (slot, property.type)
+    }
+
+    /// The aggregate of property name over the objects of source, as T.
+    static func run<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of type: Object.Type,
+                                   _ source: AggregateSource, as: T.Type) -> T? {
+        let schema = type.schema
+        let (slot, valueType) = property(name, in: schema, for: operation)
+        var aggregator = Aggregator(operation, type: valueType)
+        switch source {
+        case .table(let instance, let table):
+            readTable(instance, table, prop: UInt32(table.propertyIndex[slot])) { aggregator.add($0) }
+        case .keys(let instance, let table, let keys):
+            let txn = instance.currentTxn()
+            let prop = UInt32(table.propertyIndex[slot])
+            var value = lar_value()
+            for key in keys {
+                let rc = lar_obj_get(txn, lar_obj(cls: table.id, key: key), prop, &value)
+                if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+                if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
+                aggregator.add(_StoredValue(value))
+            }
+        case .objects(let objects):
+            for object in objects {
+                let objectSchema = Swift.type(of: object).schema
+                let objectSlot = objectSchema === schema ? slot : objectSchema.slotByName[name]!
+                aggregator.add(object.stored(slot: objectSlot))
+            }
+        }
+        return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
+    }
+
+    /// Calls body with property prop of every object of table, reading 64 objects per C call.
+    private static func readTable(_ instance: RealmInstance, _ table: ManagedClass, prop: UInt32,
+                                  _ body: (_StoredValue) -> Void) {
+        let iterator = instance.openIterator(table, from: 0)
+        defer { lar_iter_close(iterator) }
+        let capacity = 64
+        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+            values.initialize(repeating: lar_value())
+            let rc = lar_iter_bind_value(iterator, prop, values.baseAddress!)
+            if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
+            while true {
+                var count = 0
+                let rc = lar_iter_next_batch(iterator, nil, capacity, MemoryLayout<lar_value>.stride, &count)
+                if rc == LAR_ENOTFOUND { return }
+                if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
+                for index in 0..<count { body(_StoredValue(values[index])) }
+            }
+        }
+    }
+
+    /// The objects of a sequence (an unmanaged collection's): by key when they
+    /// are all managed by one instance and of one class, otherwise in memory.
+    static func source<S: Sequence>(of objects: S) -> AggregateSource where S.Element: Object {
+        let all = Array(objects)
+        guard let first = all.first, let instance = first.core.realm, let table = first.core.table,
+              all.allSatisfy({ $0.core.realm === instance && $0.core.table === table && !instance.isInvalidated($0.core) })
+        else { return .objects(all) }
+        return .keys(instance, table, all.map(\.core.key))
+    }
+}
+
+/// Aggregates over the elements of a collection of values (`List<Int?>`):
+/// nil elements are skipped.
+enum ValueAggregate {
+    static func run<Element: _Persistable, T: MinMaxType>(_ operation: AggregateOperation, _ elements: [Element],
+                                                          as: T.Type) -> T? {
+        var aggregator = Aggregator(operation, type: Element._larderType)
+        for element in elements { aggregator.add(element._larderStored) }
+        return aggregator.result(as: T.self, describing: "a collection of \(Element.self)")
+    }
+}
