@@ -82,8 +82,10 @@ extern "C" {
 #define LARDER_VERSION_STRING "0.1.0"
 /** The library version as one number: MAJOR * 1000000 + MINOR * 1000 + PATCH. */
 #define LARDER_VERSION_NUMBER 1000
-/** The on-disk format this library writes. Files of a newer format are refused. */
-#define LARDER_FORMAT_VERSION 1
+/** The on-disk format this library writes and reads. Files of another format are
+ * refused with #LAR_EVERSION: a newer one, or an older one whose layout changed
+ * (format 2 packs set elements into blocks; format 1 stored one entry per element). */
+#define LARDER_FORMAT_VERSION 2
 
 /** @brief Return the version of the linked library.
  *
@@ -120,7 +122,8 @@ const char *lar_version(int *major, int *minor, int *patch);
 #define LAR_ESCHEMA (-6)
 /** The file is not a Larder database. It was left untouched. */
 #define LAR_ENOTLARDER (-7)
-/** The file uses a newer format version than this library reads. It was left untouched. */
+/** The file uses a format version this library does not read (a newer one, or an older
+ * one whose layout changed). It was left untouched. */
 #define LAR_EVERSION (-8)
 /** The feature is described by the API but not implemented yet. */
 #define LAR_ENOTSUP (-9)
@@ -316,7 +319,8 @@ int lar_env_options_init(lar_env_options *options);
  *         #LAR_ENOTLARDER (the file is not a Larder database);
  *         #LAR_ECORRUPT (truncated, or a damaged header page; see above);
  *         #LAR_EREADONLY (a writable open of a file, or in a directory, this
- *         process may not write); #LAR_EVERSION (newer format); #LAR_EIO (the
+ *         process may not write); #LAR_EVERSION (a newer format, or an older one this
+ *         library no longer reads); #LAR_EIO (the
  *         file cannot be opened or created; the message gives errno's text);
  *         #LAR_ENOMEM.
  */
@@ -911,7 +915,10 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
  *  binaries are distinct kinds (Realm 20's queries no longer treat them as
  *  equal). A set of mixed values holds
- *  scalars and links to objects of any class (in the backlink index).
+ *  scalars and links to objects of any class (in the backlink index); its
+ *  strings and binaries too hold at most #LAR_SET_ELEMENT_MAX bytes. A union
+ *  adds the other set's elements with their types; an element both sets hold
+ *  keeps its type in the set changed.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a set, invalid
  *  UTF-8, an element too long, a link to an object that does not exist or was

@@ -86,5 +86,11 @@ bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_cl
 size_t key_encode_mixed(const lar_value *value, uint8_t *out, size_t room);
 /* The link a key_encode_mixed() key holds; false when it holds no link. */
 bool key_decode_mixed_link(const uint8_t *bytes, size_t size, lar_obj *out);
+/* Decodes a key_encode_mixed() key of any kind but a number (whose key does not say
+ * whether it was an int, a float or a double); strings and binaries point into bytes.
+ * False for a number or bytes that are no such key. */
+bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out);
+/* Whether a key_encode_mixed() key is a number's. */
+bool key_mixed_is_number(const uint8_t *bytes, size_t size);
 
 #endif

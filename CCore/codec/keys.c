@@ -21,9 +21,10 @@
  * as numbers. Decimal128 values are their own kind, ordered by their bits (Realm
  * compares them with numbers by value; not done here). Strings and binaries are
  * distinct kinds (Realm 14 compared them as bytes; Realm 20's queries no longer
- * treat them as equal, and neither does Larder). The key is not decoded
- * back (a set of mixed keeps each element's own typed encoding beside its key),
- * except for links, whose backlinks the set keeps. */
+ * treat them as equal, and neither does Larder). A number's key is not decoded
+ * back (it does not say whether it was an int, a float or a double: a set of mixed
+ * keeps a number's own typed encoding beside its key); every other kind's is
+ * (key_decode_mixed), links also for the backlinks the set keeps. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -292,4 +293,58 @@ bool key_decode_mixed_link(const uint8_t *bytes, size_t size, lar_obj *out)
     out->cls = get_u32_be(bytes + 1);
     out->key = get_u64_be(bytes + 5);
     return true;
+}
+
+bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out)
+{
+    if (!size) return false;
+    const uint8_t *p = bytes + 1;
+    switch (bytes[0]) {
+    case RANK_NULL: *out = (lar_value){.type = LAR_TYPE_NULL}; return size == 1;
+    case RANK_BOOL:
+        *out = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = size == 2 ? p[0] : 0};
+        return size == 2 && p[0] <= 1;
+    case RANK_DECIMAL:
+        if (size != 17) return false;
+        out->type = LAR_TYPE_DECIMAL128;
+        out->as.decimal128.high = get_u64_be(p);
+        out->as.decimal128.low = get_u64_be(p + 8);
+        return true;
+    case RANK_STRING: /* [bytes][0]: the string points into the key, NUL-terminated */
+        if (size < 2 || bytes[size - 1]) return false;
+        out->type = LAR_TYPE_STRING;
+        out->as.string.data = (const char *)p;
+        out->as.string.size = size - 2;
+        return true;
+    case RANK_BINARY:
+        out->type = LAR_TYPE_BINARY;
+        out->as.binary.data = p;
+        out->as.binary.size = size - 1;
+        return true;
+    case RANK_TIMESTAMP:
+        if (size != 13) return false;
+        out->type = LAR_TYPE_TIMESTAMP;
+        out->as.timestamp.seconds = (int64_t)(get_u64_be(p) ^ (1ull << 63));
+        out->as.timestamp.nanoseconds = (int32_t)(get_u32_be(p + 8) ^ (1u << 31));
+        return true;
+    case RANK_OBJECT_ID:
+        if (size != 13) return false;
+        out->type = LAR_TYPE_OBJECT_ID;
+        memcpy(out->as.object_id.bytes, p, 12);
+        return true;
+    case RANK_UUID:
+        if (size != 17) return false;
+        out->type = LAR_TYPE_UUID;
+        memcpy(out->as.uuid.bytes, p, 16);
+        return true;
+    case RANK_LINK:
+        out->type = LAR_TYPE_LINK;
+        return key_decode_mixed_link(bytes, size, &out->as.link);
+    default: return false; /* a number (its type is not in the key) or damage */
+    }
+}
+
+bool key_mixed_is_number(const uint8_t *bytes, size_t size)
+{
+    return size && bytes[0] == RANK_NUMBER;
 }

@@ -206,6 +206,11 @@ static int attach_file(lar_env *env)
         return lar_fail(LAR_EVERSION, "'%s' has format version %u; this library reads up to %u",
                         env->path, format, LARDER_FORMAT_VERSION);
     }
+    if (!rc && format < LARDER_FORMAT_VERSION) { /* its layout changed since: it would be misread */
+        mdb_txn_abort(txn);
+        return lar_fail(LAR_EVERSION, "'%s' has format version %u, an older layout this library no longer reads "
+                        "(it reads format %u)", env->path, format, LARDER_FORMAT_VERSION);
+    }
     if (!rc) rc = mdb_dbi_open(txn, "pk", 0, &env->pk_dbi);
     if (!rc) rc = mdb_dbi_open(txn, "index", MDB_DUPSORT | MDB_DUPFIXED | MDB_INTEGERDUP, &env->index_dbi);
     if (rc) {

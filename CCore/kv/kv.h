@@ -19,7 +19,7 @@ typedef MDB_dbi kv_table;
 #define KV_APPEND MDB_APPEND
 #define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
-    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
+    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
 } kv_step;
 
 /* Maps an LMDB or errno code to a LAR_E* code and records it with context. */

@@ -6,7 +6,9 @@
  * whose type changes from one commit to the next (null, int, string, double, bool,
  * timestamp), and a list to
  * which every commit that writes the Item appends its number, so lists outgrow a node
- * and their cached nodes are written at commits), and sends the
+ * and their cached nodes are written at commits, and a set of ints into which every such
+ * write inserts SEEN_BATCH numbers and from which it removes half of those of the third
+ * write before it, so sets split and rewrite blocks), and sends the
  * number of each commit to this process once lar_txn_commit() has returned LAR_OK
  * (a third of the writers start from a 64 KiB map, which their writes fill and grow).
  * After a random delay (some very short, to land inside the file's first open; some
@@ -37,6 +39,8 @@
 #define ITEM_IDS 48
 #define LONG_NAME 3000 /* longer than a page: an overflow page */
 #define SMALL_MAP ((size_t)64 << 10)
+#define SEEN_BATCH 8 /* numbers each write of an Item inserts into its set */
+#define SEEN_LAG 3   /* ... and the write this many after it removes the odd ones */
 
 /* ---- the deterministic sequence of commits ---- */
 
@@ -122,7 +126,7 @@ static model model_at(uint64_t commit)
 
 /* ---- Item contents, derived from (id, version) ---- */
 
-enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_ANY, P_LOG, PROP_COUNT };
+enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_ANY, P_LOG, P_SEEN, PROP_COUNT };
 
 static const lar_property_def item_props[PROP_COUNT] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -137,6 +141,8 @@ static const lar_property_def item_props[PROP_COUNT] = {
     {"any", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL, NULL},
     /* Every commit that writes an Item appends its number: lists grow past a node. */
     {"log", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL},
+    /* j * SEEN_BATCH + k for its j-th write (as its log counts them); odd k leave SEEN_LAG writes later. */
+    {"seen", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL, NULL},
 };
 static const lar_property_def progress_props[] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -188,6 +194,7 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
     default: v[P_ANY] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {-(int64_t)version, -id}}; break;
     }
     v[P_LOG] = (lar_value){.type = LAR_TYPE_NULL}; /* its elements are appended */
+    v[P_SEEN] = (lar_value){.type = LAR_TYPE_NULL}; /* and inserted */
 }
 
 /* ---- the database's side ---- */
@@ -248,7 +255,25 @@ static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
     if (!err && o.kind == OP_DELETE) return lar_obj_delete(txn, obj);
     for (int p = 1; !err && o.kind == OP_UPDATE && p < P_LOG; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
     lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
-    return err ? err : lar_list_append(txn, obj, d->prop[P_LOG], &entry);
+    if (!err) err = lar_list_append(txn, obj, d->prop[P_LOG], &entry);
+    size_t writes = 0; /* this write is the log's last entry (a commit may write an Item twice) */
+    if (!err) err = lar_list_count(txn, obj, d->prop[P_LOG], &writes);
+    int64_t write_index = (int64_t)writes - 1;
+    for (int k = 0; !err && k < SEEN_BATCH; k++) {
+        lar_value number = {.type = LAR_TYPE_INT, .as.integer = write_index * SEEN_BATCH + k};
+        err = lar_set_insert(txn, obj, d->prop[P_SEEN], &number, NULL);
+    }
+    if (err || writes <= SEEN_LAG) return err;
+    for (int k = 1; !err && k < SEEN_BATCH; k += 2) {
+        lar_value number = {.type = LAR_TYPE_INT, .as.integer = (write_index - SEEN_LAG) * SEEN_BATCH + k};
+        int removed = 0;
+        err = lar_set_remove(txn, obj, d->prop[P_SEEN], &number, &removed);
+        if (!err && !removed) {
+            fprintf(stderr, "crash: writer: Item %d's set lacks %lld\n", o.id, (long long)number.as.integer);
+            _exit(2);
+        }
+    }
+    return err;
 }
 
 static int write_progress(db *d, lar_txn *txn, uint64_t commit)
@@ -358,6 +383,32 @@ static bool check_log(db *d, lar_txn *txn, lar_obj obj, int id, const logs *l)
     return true;
 }
 
+/* The set holds, for the j-th write of the log, j * SEEN_BATCH + k for k below SEEN_BATCH,
+ * only the even k for a write SEEN_LAG or more before the last. */
+static bool check_seen(db *d, lar_txn *txn, lar_obj obj, int id, const logs *l)
+{
+    size_t n = l->count[id], expected = 0, count;
+    for (size_t j = 0; j < n; j++) expected += j + SEEN_LAG >= n ? SEEN_BATCH : SEEN_BATCH / 2;
+    if (lar_set_count(txn, obj, d->prop[P_SEEN], &count)) return fail("Item %d's set: %s", id, lar_error_last()->message);
+    if (count != expected) return fail("Item %d's set holds %zu numbers, %zu expected", id, count, expected);
+    lar_value page[64], last;
+    size_t got, seen = 0, j = 0;
+    int k = 0, rc;
+    while ((rc = lar_set_list(txn, obj, d->prop[P_SEEN], seen ? &last : NULL, page, 64, &got)) == LAR_OK) {
+        for (size_t i = 0; i < got; i++, seen++) {
+            if (j >= n) return fail("Item %d's set holds more than its commits inserted", id);
+            int64_t want = (int64_t)j * SEEN_BATCH + k;
+            if (page[i].type != LAR_TYPE_INT || page[i].as.integer != want)
+                return fail("Item %d's set differs at %zu from the commits that wrote it", id, seen);
+            k += j + SEEN_LAG >= n ? 1 : 2;
+            if (k >= SEEN_BATCH) k = 0, j++;
+        }
+        last = page[got - 1];
+    }
+    if (rc != LAR_ENOTFOUND) return fail("Item %d's set: %s", id, lar_error_last()->message);
+    return seen == expected || fail("Item %d's set lists %zu numbers, %zu expected", id, seen, expected);
+}
+
 static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs *l)
 {
     lar_obj obj;
@@ -374,7 +425,7 @@ static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs
             return fail("Item %d's %s differs from what commit %llu wrote", id, item_props[p].name,
                         (unsigned long long)version);
     }
-    return check_log(d, txn, obj, id, l);
+    return check_log(d, txn, obj, id, l) && check_seen(d, txn, obj, id, l);
 }
 
 static bool check_items(db *d, lar_txn *txn, const model *m, const logs *l)

@@ -10,7 +10,7 @@
  * or deleted, among them; in a mixed property, list, set or map any of them
  * fits or is refused by its own rule), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
- * combine two sets, walk iterators with bindings and
+ * fill sets with thousands of elements, combine two sets, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -429,6 +429,48 @@ static void op_set_elements(state *s, program *p)
     if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
 }
 
+/* Inserts (or, one time in four, removes) up to 2,040 elements derived from one value, so
+ * that sets span many blocks, split, merge and meet the algebra on both sides. */
+static void op_set_fill(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    uint8_t how = u8(p);
+    size_t n = (size_t)u8(p) * 8;
+    int64_t step = 1 + how % 7;
+    lar_value value = take_value(s, p);
+    char text[LAR_SET_ELEMENT_MAX + 1];
+    for (size_t i = 0; i < n; i++) {
+        lar_value v = value;
+        int64_t offset = (int64_t)i * step;
+        switch (v.type) {
+        case LAR_TYPE_INT: v.as.integer = (int64_t)((uint64_t)v.as.integer + (uint64_t)offset); break;
+        case LAR_TYPE_DOUBLE: v.as.float64 += (double)offset; break;
+        case LAR_TYPE_FLOAT: v.as.float32 += (float)offset; break;
+        case LAR_TYPE_TIMESTAMP: v.as.timestamp.seconds = (int64_t)((uint64_t)v.as.timestamp.seconds + (uint64_t)offset); break;
+        case LAR_TYPE_STRING: case LAR_TYPE_BINARY: { /* a number, padded to a length of its own */
+            size_t length = how & 0x10 ? (i * 131) % (LAR_SET_ELEMENT_MAX + 1) : (size_t)snprintf(text, sizeof text, "%zu", i);
+            int head = snprintf(text, sizeof text, "%06lld", (long long)offset);
+            for (size_t j = (size_t)head; j < length; j++) text[j] = (char)('a' + (i + j) % 26);
+            if (length < (size_t)head) length = (size_t)head;
+            text[length] = 0;
+            if (v.type == LAR_TYPE_STRING) v.as.string = (lar_string){text, length};
+            else v.as.binary = (lar_binary){text, length};
+            break;
+        }
+        case LAR_TYPE_LINK: v.as.link.key += (uint64_t)i % 64; break; /* live, deleted or never made */
+        default: break;
+        }
+        int rc = how % 4 == 3 ? lar_set_remove(txn, obj, prop, &v, NULL) : lar_set_insert(txn, obj, prop, &v, NULL);
+        if (rc) {
+            fuzz_consume_error(rc);
+            if (rc != LAR_EINVAL && rc != LAR_ETYPE) break; /* a bad element: the next may do */
+            if (i > 8 && v.type != LAR_TYPE_LINK) break;
+        }
+    }
+}
+
 /* A map key: a common one, one breaking a rule, raw bytes, or none. */
 static const lar_string *take_key(program *p, lar_string *out)
 {
@@ -709,7 +751,7 @@ static void op_damage(state *s, program *p)
             change.key_size = 1 + put_be32(change.key + 1, obj.cls);
         }
         if (where == 2) change.data = NULL;
-    } else if (where == 8) { /* a set's count or element: [id BE][element] */
+    } else if (where == 8) { /* a set's count or block: [id BE][first element] */
         change.table = "keyed";
         change.key_size = put_be32(change.key, 0);
         change.key_size += put_be32(change.key + 4, u8(p) % 64 + 1);
@@ -756,12 +798,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks, op_list, op_list_fill, op_set_elements, op_map,
+    op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks", "list", "list_fill", "set", "map",
+    "backlinks", "list", "list_fill", "set", "map", "set_fill",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

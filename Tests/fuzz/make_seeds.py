@@ -9,7 +9,7 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP = range(20)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL = range(21)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -60,6 +60,10 @@ def list_fill(slot, obj, prop_index, eighths, value):
 
 def set_op(slot, obj, other, prop_index, other_prop, how, value=b"\x00" + bytes(16)):
     return bytes([SET_ELEMENTS, slot, obj, other, prop_index, other_prop, how]) + value
+
+
+def set_fill(slot, obj, prop_index, how, eighths, value):
+    return bytes([SET_FILL, slot, obj, prop_index, how, eighths]) + value
 
 
 def map_op(slot, obj, prop_index, how, key=0, value=b"\x00" + bytes(16)):
@@ -253,6 +257,23 @@ SEEDS = {
     + bytes([DELETE, 1, 0, 0]) + bytes([DELETE, 1, 1, 1]) + end(1, COMMIT)
     + begin(0, True) + bytes([DELETE, 0, 0, 5]) + bytes([DELETE, 0, 2, 3, 0]) + end(0, COMMIT),
 
+    # Sets of mixed values over many blocks: ints, then doubles equal to some of them (one
+    # element each, the int kept), strings long and short, links; the algebra between two
+    # such sets, a listing, a linked Dog deleted, a block damaged.
+    "mixed_blocks": bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
+    + create(0, 0, [val_null(), val_null(), val_null(), val_null(), val_str(b"a")])
+    + create(0, 0, [val_null(), val_null(), val_null(), val_null(), val_str(b"b")])
+    + create(0, 1, [val_str(b"rex")]) + create(0, 1, [val_str(b"fido")])
+    + set_fill(0, 0, 2, 1, 200, val_int(-100)) + set_fill(0, 1, 2, 2, 150, val_double_bits(0x4059000000000000))
+    + set_fill(0, 0, 2, 0x10, 30, val_str(b"w")) + set_fill(0, 1, 2, 0, 20, val_str(b"w"))
+    + set_op(0, 0, 0, 2, 0, S_INSERT, val_link(2)) + set_op(0, 1, 0, 2, 0, S_INSERT, val_link(3))
+    + set_op(0, 0, 1, 2, 2, S_UNION) + set_op(0, 0, 0, 2, 0, S_LIST + 12 * 5) + end(0, COMMIT)
+    + begin(1, True) + set_op(1, 1, 0, 2, 2, S_INTERSECT) + set_op(1, 0, 1, 2, 2, S_SUBSET)
+    + set_fill(1, 0, 2, 3, 60, val_int(-100)) + set_op(1, 0, 1, 2, 2, S_SUBTRACT)
+    + bytes([DELETE, 1, 0, 2]) + set_op(1, 0, 0, 2, 0, S_COUNT) + end(1, COMMIT)
+    + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 0, 1, 2, 1]) + begin(2, False) + set_op(2, 0, 0, 2, 0, S_LIST + 12 * 3)
+    + end(2, COMMIT) + end(2, FREE),
+
     # Maps: keys of every kind (rule-breaking ones among them), values, objects whose
     # deletion leaves null, listing after a key; a map entry damaged.
     "maps": bytes([0]) + schema([MAPPER, LISTED]) + begin(0, True)
@@ -280,6 +301,18 @@ SEEDS = {
     + set_op(1, 0, 0, 3, 0, S_COUNT) + set_op(1, 1, 0, 1, 0, S_CLEAR) + end(1, COMMIT)
     + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 1, 5, 1]) + begin(0, False) + set_op(0, 0, 0, 0, 0, S_LIST + 12 * 3)
     + end(0, COMMIT),
+
+    # Sets of hundreds of blocks: ints by steps of 2 and 3, combined; long strings (two to a
+    # block) inserted, then every other removed; a block damaged.
+    "set_blocks": bytes([0]) + schema([SETTER, LISTED]) + begin(0, True)
+    + create(0, 0, []) + create(0, 0, []) + set_fill(0, 0, 0, 1, 250, val_int(-100))
+    + set_fill(0, 1, 0, 2, 250, val_int(0)) + set_op(0, 0, 1, 0, 0, S_UNION) + set_op(0, 0, 1, 0, 0, S_SUBSET)
+    + set_op(0, 1, 0, 0, 0, S_INTERSECT) + set_op(0, 1, 0, 0, 0, S_LIST + 12 * 5) + end(0, COMMIT)
+    + begin(1, True) + set_fill(1, 0, 2, 0x10, 40, val_str(b"w")) + set_fill(1, 0, 2, 0x13, 20, val_str(b"w"))
+    + set_fill(1, 0, 0, 3, 100, val_int(-100)) + set_op(1, 0, 1, 0, 0, S_SUBTRACT) + set_op(1, 0, 1, 0, 0, S_INTERSECTS)
+    + end(1, COMMIT) + bytes([DAMAGE, 8, 0, 3, 1, 2, 3, 0, 1, 0x80, 1]) + begin(2, True)
+    + set_op(2, 0, 0, 0, 0, S_LIST + 12 * 3) + set_fill(2, 0, 0, 1, 30, val_int(0)) + set_op(2, 0, 0, 0, 0, S_CLEAR)
+    + end(2, COMMIT),
 
     # Lists grown past one leaf, read in batches, changed at every position, of objects
     # whose deletion takes them out; a list node damaged.
