@@ -131,6 +131,7 @@ final class ChildScenarios: XCTestCase {
             try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:
             if try CollectionScenarios.run(scenario, path: path) { return }
+            if try CustomPersistableTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }
