@@ -397,7 +397,8 @@ typedef struct lar_property_def {
     const char *origin_property; /**< For linking objects: the link property of target_class; else NULL. */
 } lar_property_def;
 
-/** Objects of the class exist only inside the one object that links to them. */
+/** Objects of the class exist only inside the one object that links to them
+ *  (Realm's EmbeddedObject); see @ref embedded. */
 #define LAR_CLASS_EMBEDDED 0x1u
 
 /** A class: a name and its properties. */
@@ -433,7 +434,12 @@ typedef struct lar_class_def {
  * A link's target may be a class stored in the file or one declared in the
  * same call, in any order. Links, collections, primary keys and indexes do not
  * mix: a link or collection cannot be a primary key or indexed. Linking
- * objects and embedded classes return #LAR_ENOTSUP.
+ * objects return #LAR_ENOTSUP.
+ * An embedded class (#LAR_CLASS_EMBEDDED) has no primary key and no indexed
+ * property, and its link properties may link only to embedded classes (its
+ * mixed properties are not restricted); a set cannot hold embedded objects. A
+ * to-one link, list or map of an embedded class owns its objects (see
+ * @ref embedded).
  * Property indexes in the other functions follow the stored order: look them
  * up with lar_property_find().
  * Transactions: when the calling thread holds env's write transaction, the
@@ -452,7 +458,9 @@ typedef struct lar_class_def {
  *         list or set of objects with it, a mixed property with it, a
  *         target_class on a property that is not a link, an origin_property on
  *         one that is not linking objects,
- *         #LAR_PROP_CASCADE on a property that holds no links;
+ *         #LAR_PROP_CASCADE on a property that holds no links, a primary key
+ *         or index in an embedded class, a link from an embedded class to one
+ *         that is not embedded, a set of embedded objects;
  *         the message names the class and property); #LAR_ENOTSUP; #LAR_ESCHEMA (differences, or an older
  *         version); #LAR_EREADONLY; #LAR_EBUSY (too many classes); #LAR_EIO;
  *         #LAR_ENOMEM.
@@ -597,7 +605,10 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * @param[in]  values       value_count values, or NULL; copied.
  * @param[in]  value_count  0 or the class's property count.
  * @param[out] out          Receives the new object; may be NULL.
- * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, wrong count,
+ * An embedded class is refused: its objects are created in their owner with
+ * lar_obj_create_embedded() and its siblings.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL txn, unknown class, an embedded class
+ *         ("Embedded objects cannot be created directly"), wrong count,
  *         invalid UTF-8, a bad timestamp, a string primary key longer than
  *         #LAR_PRIMARY_KEY_MAX bytes, a link to an object that does not exist
  *         or was deleted, or, from a mixed property, to a class the schema does
@@ -725,6 +736,83 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out);
  *         cascades, also #LAR_ENOMEM and #LAR_ECORRUPT (see lar_obj_delete()).
  */
 int lar_objects_delete_all(lar_txn *txn, lar_class cls);
+/** @} */
+
+/** @defgroup embedded Embedded objects
+ *  Objects of a #LAR_CLASS_EMBEDDED class have exactly one owner: the object
+ *  whose to-one link, list element or map value links to them (Realm's
+ *  EmbeddedObject). They are created in place by the functions of this group,
+ *  which create the object from values (as lar_obj_create() takes them) and
+ *  store the link in one call. They are read and written as other objects
+ *  (lar_obj_get(), lar_obj_set(), lar_iter_open() ...).
+ *
+ *  Ownership rules, applied by every function of this header:
+ *  - an embedded object is deleted when its owning link goes away: the link
+ *    is set to another object or to null (lar_obj_set()), or the element is
+ *    removed from its list or map (lar_list_remove(), lar_list_set(),
+ *    lar_list_clear(), lar_map_put(), lar_map_remove(), lar_map_clear(), a
+ *    collection set to null), or its owner is deleted; its own embedded
+ *    objects are deleted with it, recursively, in the same call. Moving or
+ *    swapping list elements keeps them.
+ *  - A link to an existing embedded object cannot be stored again:
+ *    lar_obj_set() and lar_obj_create() refuse it with #LAR_EINVAL "Can't set
+ *    link to existing managed embedded object" (setting a link to the object
+ *    it already holds is allowed and changes nothing), lar_list_insert(),
+ *    lar_list_append() and lar_list_set() with "Cannot add an existing managed
+ *    embedded object to a List.", lar_map_put() with "Cannot add an existing
+ *    managed embedded object to a Dictionary."; a mixed value never holds one.
+ *  - Deleting an embedded object with lar_obj_delete() nulls its owner's link
+ *    (or removes it from its list; a map keeps the key with null), as for any
+ *    object.
+ *  Storage: an embedded object is a row of its class's table, and its owner
+ *  is its one entry in the backlink table; lar_backlinks_list() finds it.
+ *  The functions share these errors: #LAR_EINVAL (NULL txn, unknown class,
+ *  property index out of range, a property that is not a link, list or map of
+ *  an embedded class as the function requires, a position out of range, a map
+ *  key that breaks the map rules, a value count other than 0 or the embedded
+ *  class's property count, and the value errors of lar_obj_create());
+ *  #LAR_ETYPE (as lar_obj_create()); #LAR_EDELETED (the owner does not exist);
+ *  #LAR_EMISUSE (not an active write transaction, or a failed one);
+ *  #LAR_EMAPFULL; #LAR_EIO; #LAR_ENOMEM. Errors found before anything changed
+ *  leave the transaction usable; others fail it (see @ref failed).
+ *  @{
+ */
+/** @brief Create an embedded object as the value of owner's to-one link property.
+ *
+ * The object the link held before, if any, is deleted (with its descendants).
+ * @param[in]  txn          An active write transaction.
+ * @param[in]  owner        The owning object.
+ * @param[in]  prop         A to-one link property of owner's class to an embedded class.
+ * @param[in]  values       The new object's values, as lar_obj_create() takes them, or NULL.
+ * @param[in]  value_count  0 or the embedded class's property count.
+ * @param[out] out          Receives the new object; may be NULL.
+ * @return #LAR_OK, or an error of the group.
+ */
+int lar_obj_create_embedded(lar_txn *txn, lar_obj owner, uint32_t prop, const lar_value *values,
+                            size_t value_count, lar_obj *out);
+
+/** @brief Create an embedded object and insert it into owner's list before position index.
+ * @param[in]  index  A position up to the list's count (the count appends).
+ * @return As lar_obj_create_embedded(), for a list property of an embedded class.
+ */
+int lar_list_insert_embedded(lar_txn *txn, lar_obj owner, uint32_t prop, size_t index, const lar_value *values,
+                             size_t value_count, lar_obj *out);
+
+/** @brief Create an embedded object in place of the element at position index of owner's
+ *  list; the element it replaces is deleted.
+ * @param[in]  index  A position below the list's count.
+ * @return As lar_obj_create_embedded(), for a list property of an embedded class.
+ */
+int lar_list_set_embedded(lar_txn *txn, lar_obj owner, uint32_t prop, size_t index, const lar_value *values,
+                          size_t value_count, lar_obj *out);
+
+/** @brief Create an embedded object as the value of key in owner's map; the object the
+ *  key held before, if any, is deleted.
+ * @param[in]  key  The key; copied.
+ * @return As lar_obj_create_embedded(), for a map property of an embedded class.
+ */
+int lar_map_put_embedded(lar_txn *txn, lar_obj owner, uint32_t prop, const lar_string *key,
+                         const lar_value *values, size_t value_count, lar_obj *out);
 /** @} */
 
 /** @defgroup backlinks Backlinks

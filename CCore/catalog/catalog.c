@@ -405,8 +405,6 @@ static int check_class(const lar_class_def *classes, size_t index)
         if (!strcmp(classes[j].name, def->name))
             return lar_fail(LAR_EINVAL, "two classes are named '%s'", def->name);
     if (def->flags & ~LAR_CLASS_EMBEDDED) return lar_fail(LAR_EINVAL, "class '%s' has unknown flags", def->name);
-    if (def->flags & LAR_CLASS_EMBEDDED)
-        return lar_fail(LAR_ENOTSUP, "class '%s': embedded classes are not supported yet", def->name);
     if (def->property_count > MAX_PROPERTIES || (def->property_count && !def->properties))
         return lar_fail(LAR_EINVAL, "class '%s' has a bad property list", def->name);
     int primary_keys = 0;
@@ -415,6 +413,14 @@ static int check_class(const lar_class_def *classes, size_t index)
         primary_keys += (def->properties[i].flags & LAR_PROP_PRIMARY_KEY) != 0;
     }
     if (primary_keys > 1) return lar_fail(LAR_EINVAL, "class '%s' has more than one primary key", def->name);
+    for (size_t i = 0; (def->flags & LAR_CLASS_EMBEDDED) && i < def->property_count; i++) {
+        const lar_property_def *p = &def->properties[i];
+        if (p->flags & LAR_PROP_PRIMARY_KEY)
+            return lar_fail(LAR_EINVAL, "embedded class '%s' cannot have a primary key ('%s')", def->name, p->name);
+        if (p->flags & LAR_PROP_INDEXED)
+            return lar_fail(LAR_EINVAL, "embedded class '%s' cannot have an indexed property ('%s')", def->name,
+                            p->name);
+    }
     return LAR_OK;
 }
 
@@ -509,6 +515,16 @@ static bool class_declared(const lar_schema *stored, const lar_class_def *classe
     return stored && find_class(stored, name);
 }
 
+/* Whether the class named name (declared in classes or stored) is embedded. */
+static bool class_embedded(const lar_schema *stored, const lar_class_def *classes, size_t class_count,
+                           const char *name)
+{
+    for (size_t c = 0; c < class_count; c++)
+        if (!strcmp(classes[c].name, name)) return (classes[c].flags & LAR_CLASS_EMBEDDED) != 0;
+    const schema_class *cls = stored ? find_class(stored, name) : NULL;
+    return cls && (cls->flags & LAR_CLASS_EMBEDDED);
+}
+
 int check_link_targets(const lar_schema *stored, const lar_class_def *classes, size_t class_count)
 {
     for (size_t c = 0; c < class_count; c++) {
@@ -517,6 +533,15 @@ int check_link_targets(const lar_schema *stored, const lar_class_def *classes, s
             if (property_links(p) && !class_declared(stored, classes, class_count, p->target_class))
                 return lar_fail(LAR_EINVAL, "property '%s.%s' links to class '%s', which does not exist",
                                 classes[c].name, p->name, p->target_class);
+            if (!property_links(p)) continue;
+            bool target_embedded = class_embedded(stored, classes, class_count, p->target_class);
+            if (target_embedded && p->collection == LAR_COLLECTION_SET)
+                return lar_fail(LAR_EINVAL, "property '%s.%s': a set of embedded objects ('%s') is not supported",
+                                classes[c].name, p->name, p->target_class);
+            if ((classes[c].flags & LAR_CLASS_EMBEDDED) && !target_embedded)
+                return lar_fail(LAR_EINVAL, "property '%s.%s' of embedded class '%s' links to class '%s', which is "
+                                "not embedded: embedded objects may link only to embedded objects",
+                                classes[c].name, p->name, classes[c].name, p->target_class);
         }
     }
     return LAR_OK;

@@ -86,6 +86,12 @@ int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_
         return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot hold a link to an object of class %u: the schema has no "
                         "such class", kind_name(ref->prop->def.collection), ref->cls->name, ref->prop->def.name,
                         value->as.link.cls);
+    if (target->flags & LAR_CLASS_EMBEDDED) {
+        embedded_use use = ref->prop->def.type == LAR_TYPE_MIXED ? EMBEDDED_IN_MIXED
+                         : ref->prop->def.collection == LAR_COLLECTION_MAP ? EMBEDDED_IN_MAP : EMBEDDED_IN_LIST;
+        err = embedded_check_link(txn, target, value->as.link, use);
+        if (err) return err;
+    }
     if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = kv_get(txn, target->dbi, &key, &row);

@@ -17,6 +17,28 @@ int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
 /* Takes target out of the collection through which link says link->origin links to it. */
 int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link);
 
+/* ---- embedded objects (ownership.c) ---- */
+
+/* Where a link to an object is being stored. */
+typedef enum embedded_use { EMBEDDED_IN_LINK, EMBEDDED_IN_LIST, EMBEDDED_IN_MAP, EMBEDDED_IN_MIXED } embedded_use;
+/* Refuses a link to an object of embedded class target (with Realm's message for use)
+ * unless it is txn->placing, the one being created in place; a mixed value never holds one. */
+int embedded_check_link(lar_txn *txn, const schema_class *target, lar_obj link, embedded_use use);
+/* Deletes the embedded objects noted in txn->orphans that no link names any more, and
+ * their embedded descendants. */
+int embedded_sweep(lar_txn *txn);
+/* Ends a public call that may have removed links: sweeps after success, forgets the
+ * noted objects after a failure. */
+static inline int embedded_settle(lar_txn *txn, int err)
+{
+    if (!txn) return err;
+    if (err) {
+        txn->orphans.size = 0;
+        return err;
+    }
+    return txn->orphans.size ? embedded_sweep(txn) : LAR_OK;
+}
+
 /* ---- shared by the kinds (collection.c) ---- */
 
 /* One collection: its owner, its property and the id its row slot holds (0: empty). */

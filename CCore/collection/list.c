@@ -858,7 +858,7 @@ static int set_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, c
 int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, set_element(txn, obj, prop, index, value));
+    return txn_settle(txn, mark, embedded_settle(txn, set_element(txn, obj, prop, index, value)));
 }
 
 static int remove_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
@@ -874,7 +874,7 @@ static int remove_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index
 int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, remove_element(txn, obj, prop, index));
+    return txn_settle(txn, mark, embedded_settle(txn, remove_element(txn, obj, prop, index)));
 }
 
 static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
@@ -961,7 +961,7 @@ static int clear_list(lar_txn *txn, lar_obj obj, uint32_t prop)
 int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, clear_list(txn, obj, prop));
+    return txn_settle(txn, mark, embedded_settle(txn, clear_list(txn, obj, prop)));
 }
 
 typedef struct position_list {

@@ -258,7 +258,7 @@ static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string 
 int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, put_entry(txn, obj, prop, key, value));
+    return txn_settle(txn, mark, embedded_settle(txn, put_entry(txn, obj, prop, key, value)));
 }
 
 static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
@@ -288,7 +288,7 @@ static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_stri
 int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, remove_entry(txn, obj, prop, key, removed));
+    return txn_settle(txn, mark, embedded_settle(txn, remove_entry(txn, obj, prop, key, removed)));
 }
 
 static int clear_map(lar_txn *txn, lar_obj obj, uint32_t prop)
@@ -302,7 +302,7 @@ static int clear_map(lar_txn *txn, lar_obj obj, uint32_t prop)
 int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, clear_map(txn, obj, prop));
+    return txn_settle(txn, mark, embedded_settle(txn, clear_map(txn, obj, prop)));
 }
 
 typedef struct entry_list {

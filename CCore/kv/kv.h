@@ -183,6 +183,12 @@ struct lar_txn {
 
     txn_cache caches[TXN_CACHES];
 
+    /* Embedded objects (see collection/embedded.c): the ones whose owning link went away
+     * during the current call (lar_obj records, deleted at its end unless linked again),
+     * and the one being placed in its owner, the only embedded object a link may name. */
+    byte_buffer orphans;
+    lar_obj placing;          /* key 0: none */
+
     txn_dependent *dependents;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */
     struct lar_txn *next_handle, *prev_handle; /* in env->handles */

@@ -80,6 +80,8 @@ static void finish(lar_txn *txn)
     for (int i = 0; i < TXN_CACHES; i++)
         if (txn->caches[i].ops) txn->caches[i].ops->drop(txn);
     txn->cache_obj.key = 0;
+    txn->orphans.size = 0;
+    txn->placing.key = 0;
     txn->state = TXN_ENDED;
     pthread_rwlock_unlock(&env->map_lock);
     pthread_mutex_lock(&env->mutex);
@@ -293,6 +295,7 @@ void lar_txn_free(lar_txn *txn)
     free(txn->copies);
     free(txn->sequences);
     buffer_free(&txn->row);
+    buffer_free(&txn->orphans);
     free(txn);
 }
 

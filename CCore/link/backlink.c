@@ -338,6 +338,16 @@ static int store_count(lar_txn *txn, kv_val *key, uint32_t count)
     return txn_put(txn, txn->schema->backlink_dbi, key, &data, 0);
 }
 
+/* A link into an embedded object went away: the object may have lost its owner, and is
+ * deleted at the end of the call unless it is linked again (collection/embedded.c). */
+static int note_orphan(lar_txn *txn, lar_obj target)
+{
+    const schema_class *cls = schema_class_at(txn->schema, target.cls);
+    if (!cls || !(cls->flags & LAR_CLASS_EMBEDDED)) return LAR_OK;
+    int err = buffer_append(&txn->orphans, &target, sizeof target);
+    return err ? lar_fail(LAR_ENOMEM, "out of memory removing a link") : LAR_OK;
+}
+
 /* Adds delta (+1 or -1) to an entry's count; a count that reaches 0 removes it. */
 static int change_count(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop, int delta)
 {
@@ -354,7 +364,8 @@ static int change_count(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t p
     count = delta < 0 ? count - 1 : count + 1;
     if (count == 0) {
         err = txn_del(txn, txn->schema->backlink_dbi, &key, NULL);
-        return err == LAR_ENOTFOUND ? LAR_OK : err;
+        if (err == LAR_ENOTFOUND) err = LAR_OK;
+        return err ? err : note_orphan(txn, target);
     }
     return store_count(txn, &key, count);
 }
@@ -377,7 +388,8 @@ int backlink_remove_all(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t p
     encode_key(target, origin, prop, bytes);
     kv_val key = {sizeof bytes, bytes};
     err = txn_del(txn, txn->schema->backlink_dbi, &key, NULL);
-    return err == LAR_ENOTFOUND ? LAR_OK : err;
+    if (err == LAR_ENOTFOUND) return LAR_OK;
+    return err ? err : note_orphan(txn, target);
 }
 
 int backlink_walk(lar_txn *txn, const uint8_t *prefix, size_t prefix_size, lar_objkey start,

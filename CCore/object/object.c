@@ -115,6 +115,11 @@ static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t pro
     if (!target) /* a mixed property's link: its class is the caller's to give */
         return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to an object of class %u: the schema has no "
                         "such class", cls->name, cls->properties[prop].def.name, value->as.link.cls);
+    if (target->flags & LAR_CLASS_EMBEDDED) {
+        bool mixed = cls->properties[prop].def.type == LAR_TYPE_MIXED;
+        int err = embedded_check_link(txn, target, value->as.link, mixed ? EMBEDDED_IN_MIXED : EMBEDDED_IN_LINK);
+        if (err) return err;
+    }
     if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
     kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
     int rc = kv_get(txn, target->dbi, &key, &row);
@@ -190,11 +195,14 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     return LAR_OK;
 }
 
-static int create_object(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
+int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
+                  lar_obj *out)
 {
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
     if (err) return err;
+    if (!embedded && (c->flags & LAR_CLASS_EMBEDDED))
+        return lar_fail(LAR_EINVAL, "Embedded objects cannot be created directly (class '%s')", c->name);
     if (value_count ? (!values || value_count != c->property_count) : false)
         return lar_fail(LAR_EINVAL, "lar_obj_create: class '%s' has %u properties; got %zu values%s",
                         c->name, c->property_count, value_count, values ? "" : " and a NULL array");
@@ -211,7 +219,7 @@ static int create_object(lar_txn *txn, lar_class cls, const lar_value *values, s
 int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, create_object(txn, cls, values, value_count, out));
+    return txn_settle(txn, mark, object_create(txn, cls, values, value_count, false, out));
 }
 
 /* ---- reading ---- */
@@ -367,9 +375,19 @@ static int set_property(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_valu
     int err = open_class(txn, true, obj.cls, &cls);
     if (!err) err = check_prop(cls, prop);
     if (!err) err = value_check(cls, prop, value);
-    if (!err) err = check_link_target(txn, cls, prop, value);
     kv_val row;
     if (!err) err = object_read_row(txn, cls, obj, &row);
+    if (!err && value->type == LAR_TYPE_LINK && !cls->properties[prop].def.collection) {
+        lar_value current; /* setting the embedded object a link holds already changes nothing */
+        err = row_decode_raw(cls, &row, prop, &current);
+        if (!err && current.type == LAR_TYPE_LINK && current.as.link.cls == value->as.link.cls &&
+            current.as.link.key == value->as.link.key) {
+            const schema_class *target = schema_class_at(txn->schema, current.as.link.cls);
+            if (target && (target->flags & LAR_CLASS_EMBEDDED)) return LAR_OK;
+        }
+    }
+    if (!err) err = check_link_target(txn, cls, prop, value);
+    if (!err) err = object_read_row(txn, cls, obj, &row); /* the check may have written gathered backlinks */
     if (err) return err;
     lar_value normalized = value_normalize(&cls->properties[prop].def, value);
     if (cls->properties[prop].def.collection) return collection_clear(txn, obj, prop); /* null empties it */
@@ -385,7 +403,7 @@ static int set_property(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_valu
 int lar_obj_set(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, set_property(txn, obj, prop, value));
+    return txn_settle(txn, mark, embedded_settle(txn, set_property(txn, obj, prop, value)));
 }
 
 /* Collects the primary-key and index keys of a row, as (u32 dbi, u32 size, bytes) records. */
@@ -504,7 +522,7 @@ static int delete_object(lar_txn *txn, lar_obj obj)
 int lar_obj_delete(lar_txn *txn, lar_obj obj)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, delete_object(txn, obj));
+    return txn_settle(txn, mark, embedded_settle(txn, delete_object(txn, obj)));
 }
 
 /* Deletes every key of dbi that starts with prefix. */
@@ -567,5 +585,5 @@ static int delete_class_objects(lar_txn *txn, lar_class cls)
 int lar_objects_delete_all(lar_txn *txn, lar_class cls)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, delete_class_objects(txn, cls));
+    return txn_settle(txn, mark, embedded_settle(txn, delete_class_objects(txn, cls)));
 }

@@ -9,6 +9,10 @@
 /* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills txn's row cache. */
 int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row);
 
+/* lar_obj_create(); embedded allows (only) an embedded class, whose object the caller links. */
+int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
+                  lar_obj *out);
+
 /* Deletes one object: its keys, links, collections and row; the links to it become null. */
 int object_delete_one(lar_txn *txn, lar_obj obj);
 

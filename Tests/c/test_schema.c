@@ -173,9 +173,10 @@ TEST(schema_refuses_unsupported_features)
         CHECK_RC(lar_schema_apply(env, classes, 2, 1), LAR_ENOTSUP);
         CHECK_MSG_HAS("Source");
     }
-    lar_class_def embedded = CLASS_DEF("Embedded", target_props);
-    embedded.flags = LAR_CLASS_EMBEDDED;
-    CHECK_RC(lar_schema_apply(env, &embedded, 1, 1), LAR_ENOTSUP);
+    lar_class_def unknown = CLASS_DEF("Unknown", target_props);
+    unknown.flags = 0x80;
+    CHECK_RC(lar_schema_apply(env, &unknown, 1, 1), LAR_EINVAL);
+    CHECK_MSG_HAS("unknown flags");
     CHECK_EQ(env_info(env).class_count, 0);
     close_env(env);
 }

@@ -1,0 +1,159 @@
+/* Embedded objects (LAR_CLASS_EMBEDDED, Realm's EmbeddedObject): objects that exist only
+ * inside the one object that links to them, created in place by the functions below.
+ *
+ * Layout: nothing new on disk. An embedded object is a row in its class's object table,
+ * like any object (key u64 -> row, keys ascending, so creation appends), and its owner
+ * holds an ordinary link to it: a to-one link slot, a list element or a map value. The
+ * owner is the object's one entry in the backlink table (target -> origin, property),
+ * written with the link, so "who owns this" is one prefix lookup and a delete of the
+ * owner finds its embedded objects the way it finds any link. Inserting an object with
+ * one embedded object therefore costs two row appends and one backlink entry (gathered
+ * in memory and written in key order at the end of the write, see link/backlink.c);
+ * reading it through its owner costs one more B-tree lookup than a plain property. The
+ * schema stores the class flag; file format 2 is unchanged.
+ *
+ * Rules, enforced in C for every language:
+ *  - An embedded class has no primary key and no index; its link properties may link
+ *    only to embedded classes; no set holds embedded objects, nor does a mixed value.
+ *  - lar_obj_create() refuses an embedded class ("Embedded objects cannot be created
+ *    directly"); the functions below create the object and link it from its owner in
+ *    one call. A link write naming an existing embedded object is refused with Realm's
+ *    messages (collection/ownership.c), except setting a to-one link to the object it
+ *    already holds, which changes nothing.
+ *  - An embedded object is deleted when its owning link goes away: overwritten or set to
+ *    null, removed from its list or map (remove, set, clear, a null collection), or its
+ *    owner deleted; recursively through its own embedded objects (collection/ownership.c).
+ *    Deleting an embedded object directly (lar_obj_delete) nulls or removes the owner's
+ *    link, as with any object. */
+#include "object/object.h"
+
+#include "collection/collection.h"
+
+/* Checks that prop of parent is a link property of kind to an embedded class and that
+ * parent exists; *target receives the embedded class. */
+static int open_owner(lar_txn *txn, lar_obj parent, uint32_t prop, lar_collection kind, const char *function,
+                      lar_class *target)
+{
+    int err = txn_check(txn, true);
+    if (err) return err;
+    const schema_class *cls = schema_class_at(txn->schema, parent.cls);
+    if (!cls) return lar_fail(LAR_EINVAL, "%s: unknown class %u", function, parent.cls);
+    if (prop >= cls->property_count)
+        return lar_fail(LAR_EINVAL, "%s: class '%s' has no property %u (it has %u)", function, cls->name, prop,
+                        cls->property_count);
+    const schema_property *p = &cls->properties[prop];
+    const schema_class *t = p->def.type == LAR_TYPE_LINK ? schema_class_at(txn->schema, p->target) : NULL;
+    if (!t || !(t->flags & LAR_CLASS_EMBEDDED) || p->def.collection != kind) {
+        static const char *const kinds[] = {"a to-one link", "a list", "a set", "a map"};
+        return lar_fail(LAR_EINVAL, "%s: property '%s.%s' is not %s of an embedded class", function, cls->name,
+                        p->def.name, kinds[kind]);
+    }
+    kv_val row;
+    err = object_read_row(txn, cls, parent, &row);
+    if (!err) *target = p->target;
+    return err;
+}
+
+/* Creates the embedded object and lets place() link it, with txn->placing naming it. */
+typedef struct placement {
+    lar_obj parent;
+    uint32_t prop;
+    size_t index;
+    const lar_string *key;
+    int (*place)(lar_txn *txn, const struct placement *at, const lar_value *link);
+} placement;
+
+static int create_in_place(lar_txn *txn, const placement *at, lar_class target, const lar_value *values,
+                           size_t value_count, lar_obj *out)
+{
+    lar_obj obj;
+    int err = object_create(txn, target, values, value_count, true, &obj);
+    if (err) return err;
+    lar_value link = {.type = LAR_TYPE_LINK, .as.link = obj};
+    txn->placing = obj;
+    err = at->place(txn, at, &link);
+    txn->placing.key = 0;
+    if (!err && out) *out = obj;
+    return err;
+}
+
+static int place_link(lar_txn *txn, const placement *at, const lar_value *link)
+{
+    return lar_obj_set(txn, at->parent, at->prop, link);
+}
+
+static int place_list_insert(lar_txn *txn, const placement *at, const lar_value *link)
+{
+    return lar_list_insert(txn, at->parent, at->prop, at->index, link);
+}
+
+static int place_list_set(lar_txn *txn, const placement *at, const lar_value *link)
+{
+    return lar_list_set(txn, at->parent, at->prop, at->index, link);
+}
+
+static int place_map(lar_txn *txn, const placement *at, const lar_value *link)
+{
+    return lar_map_put(txn, at->parent, at->prop, at->key, link);
+}
+
+int lar_obj_create_embedded(lar_txn *txn, lar_obj parent, uint32_t prop, const lar_value *values,
+                            size_t value_count, lar_obj *out)
+{
+    uint64_t mark = txn_mark(txn);
+    lar_class target;
+    int err = open_owner(txn, parent, prop, LAR_COLLECTION_NONE, "lar_obj_create_embedded", &target);
+    placement at = {parent, prop, 0, NULL, place_link};
+    if (!err) err = create_in_place(txn, &at, target, values, value_count, out);
+    return txn_settle(txn, mark, embedded_settle(txn, err));
+}
+
+static int open_list_position(lar_txn *txn, lar_obj parent, uint32_t prop, size_t index, bool insert,
+                              const char *function, lar_class *target)
+{
+    int err = open_owner(txn, parent, prop, LAR_COLLECTION_LIST, function, target);
+    size_t count = 0;
+    if (!err) err = lar_list_count(txn, parent, prop, &count);
+    if (!err && (insert ? index > count : index >= count))
+        err = lar_fail(LAR_EINVAL, "%s: position %zu is out of range (the list has %zu elements)", function, index,
+                       count);
+    return err;
+}
+
+int lar_list_insert_embedded(lar_txn *txn, lar_obj parent, uint32_t prop, size_t index, const lar_value *values,
+                             size_t value_count, lar_obj *out)
+{
+    uint64_t mark = txn_mark(txn);
+    lar_class target;
+    int err = open_list_position(txn, parent, prop, index, true, "lar_list_insert_embedded", &target);
+    placement at = {parent, prop, index, NULL, place_list_insert};
+    if (!err) err = create_in_place(txn, &at, target, values, value_count, out);
+    return txn_settle(txn, mark, embedded_settle(txn, err));
+}
+
+int lar_list_set_embedded(lar_txn *txn, lar_obj parent, uint32_t prop, size_t index, const lar_value *values,
+                          size_t value_count, lar_obj *out)
+{
+    uint64_t mark = txn_mark(txn);
+    lar_class target;
+    int err = open_list_position(txn, parent, prop, index, false, "lar_list_set_embedded", &target);
+    placement at = {parent, prop, index, NULL, place_list_set};
+    if (!err) err = create_in_place(txn, &at, target, values, value_count, out);
+    return txn_settle(txn, mark, embedded_settle(txn, err));
+}
+
+int lar_map_put_embedded(lar_txn *txn, lar_obj parent, uint32_t prop, const lar_string *key,
+                         const lar_value *values, size_t value_count, lar_obj *out)
+{
+    uint64_t mark = txn_mark(txn);
+    lar_class target;
+    int err = open_owner(txn, parent, prop, LAR_COLLECTION_MAP, "lar_map_put_embedded", &target);
+    if (!err) { /* the key's rules, checked before anything changes */
+        lar_value current;
+        err = lar_map_get(txn, parent, prop, key, &current);
+        if (err == LAR_ENOTFOUND) err = LAR_OK;
+    }
+    placement at = {parent, prop, 0, key, place_map};
+    if (!err) err = create_in_place(txn, &at, target, values, value_count, out);
+    return txn_settle(txn, mark, embedded_settle(txn, err));
+}

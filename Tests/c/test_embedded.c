@@ -1,0 +1,490 @@
+/* Embedded objects (LAR_CLASS_EMBEDDED): schema rules, creation in place, the one-owner
+ * rule, and deletion when the owning link goes away (counted in the file's entries). */
+#include "test.h"
+
+/* Person {name, address -> Address?, past: [Address], homes: [String: Address?], any: mixed}
+ * Address (embedded) {street, city, geo -> Geo?}; Geo (embedded) {lat DOUBLE}. */
+typedef struct model {
+    lar_class person, address, geo;
+    uint32_t name, address_p, past, homes, any;
+    uint32_t street, city, geo_p, lat;
+} model;
+
+static model model_setup(lar_env *env)
+{
+    lar_property_def person[] = {
+        PROP("name", LAR_TYPE_STRING, 0),
+        {"address", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Address", NULL},
+        {"past", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Address", NULL},
+        {"homes", LAR_TYPE_LINK, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, "Address", NULL},
+        PROP("any", LAR_TYPE_MIXED, 0),
+    };
+    lar_property_def address[] = {
+        PROP("street", LAR_TYPE_STRING, LAR_PROP_OPTIONAL),
+        PROP("city", LAR_TYPE_STRING, LAR_PROP_OPTIONAL),
+        {"geo", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Geo", NULL},
+    };
+    lar_property_def geo[] = {PROP("lat", LAR_TYPE_DOUBLE, 0)};
+    lar_class_def defs[] = {CLASS_DEF("Person", person),
+                            {"Address", address, COUNT_OF(address), LAR_CLASS_EMBEDDED},
+                            {"Geo", geo, COUNT_OF(geo), LAR_CLASS_EMBEDDED}};
+    CHECK_OK(lar_schema_apply(env, defs, 3, 1));
+    model m;
+    m.person = class_id(env, "Person");
+    m.address = class_id(env, "Address");
+    m.geo = class_id(env, "Geo");
+    m.name = prop_id(env, m.person, "name");
+    m.address_p = prop_id(env, m.person, "address");
+    m.past = prop_id(env, m.person, "past");
+    m.homes = prop_id(env, m.person, "homes");
+    m.any = prop_id(env, m.person, "any");
+    m.street = prop_id(env, m.address, "street");
+    m.city = prop_id(env, m.address, "city");
+    m.geo_p = prop_id(env, m.address, "geo");
+    m.lat = prop_id(env, m.geo, "lat");
+    return m;
+}
+
+static lar_obj person(lar_txn *txn, const model *m, const char *name)
+{
+    lar_value values[5];
+    for (int i = 0; i < 5; i++) values[i] = val_null();
+    values[m->name] = val_str(name);
+    lar_obj obj;
+    CHECK_OK(lar_obj_create(txn, m->person, values, 5, &obj));
+    return obj;
+}
+
+static lar_value link_value(lar_obj obj)
+{
+    lar_value v = {.type = LAR_TYPE_LINK};
+    v.as.link = obj;
+    return v;
+}
+
+static void address_values(const model *m, lar_value out[3], const char *street, const char *city)
+{
+    out[m->street] = val_str(street);
+    out[m->city] = val_str(city);
+    out[m->geo_p] = val_null();
+}
+
+static lar_obj with_geo(lar_txn *txn, const model *m, lar_obj address, double lat)
+{
+    lar_value v = val_double(lat);
+    lar_obj geo;
+    CHECK_OK(lar_obj_create_embedded(txn, address, m->geo_p, &v, 1, &geo));
+    return geo;
+}
+
+static lar_string key_of(const char *s)
+{
+    return (lar_string){s, strlen(s)};
+}
+
+/* ---- schema ---- */
+
+TEST(embedded_schema_rules_are_checked)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def pk[] = {PROP("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY)};
+    lar_class_def def = {"E", pk, 1, LAR_CLASS_EMBEDDED};
+    CHECK_RC(lar_schema_apply(env, &def, 1, 1), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot have a primary key");
+    lar_property_def indexed[] = {PROP("n", LAR_TYPE_INT, LAR_PROP_INDEXED)};
+    def = (lar_class_def){"E", indexed, 1, LAR_CLASS_EMBEDDED};
+    CHECK_RC(lar_schema_apply(env, &def, 1, 1), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot have an indexed property");
+    /* An embedded class links only to embedded classes. */
+    lar_property_def top[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_property_def up[] = {{"owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Top", NULL}};
+    lar_class_def two[] = {CLASS_DEF("Top", top), {"E", up, 1, LAR_CLASS_EMBEDDED}};
+    CHECK_RC(lar_schema_apply(env, two, 2, 1), LAR_EINVAL);
+    CHECK_MSG_HAS("may link only to embedded objects");
+    /* No set of embedded objects. */
+    lar_property_def set[] = {{"bag", LAR_TYPE_LINK, LAR_COLLECTION_SET, 0, "E", NULL}};
+    lar_property_def plain[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def with_set[] = {CLASS_DEF("Top", set), {"E", plain, 1, LAR_CLASS_EMBEDDED}};
+    CHECK_RC(lar_schema_apply(env, with_set, 2, 1), LAR_EINVAL);
+    CHECK_MSG_HAS("a set of embedded objects");
+    CHECK_EQ(env_info(env).class_count, 0);
+    close_env(env);
+}
+
+TEST(embedded_flag_is_stored_and_compared)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    close_env(env);
+    env = open_env(path);
+    lar_class_info info;
+    CHECK_OK(lar_class_info_get(env, m.address, &info));
+    CHECK_EQ(info.flags, LAR_CLASS_EMBEDDED);
+    CHECK_OK(lar_class_info_get(env, m.person, &info));
+    CHECK_EQ(info.flags, 0);
+    lar_property_def geo[] = {PROP("lat", LAR_TYPE_DOUBLE, 0)};
+    lar_class_def top = CLASS_DEF("Geo", geo); /* no longer embedded: a schema change */
+    CHECK_RC(lar_schema_apply(env, &top, 1, 1), LAR_ESCHEMA);
+    CHECK_MSG_HAS("embedded flag");
+    close_env(env);
+}
+
+/* ---- creating ---- */
+
+TEST(embedded_objects_cannot_be_created_directly)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj obj;
+    CHECK_RC(lar_obj_create(txn, m.address, NULL, 0, &obj), LAR_EINVAL);
+    CHECK_MSG_HAS("Embedded objects cannot be created directly");
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    /* The transaction stays usable. */
+    lar_obj p = person(txn, &m, "Ann");
+    lar_value values[3];
+    address_values(&m, values, "1 Main St", "Springfield");
+    lar_obj a;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, &a));
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    lar_value got = get_value(txn, p, m.address_p);
+    CHECK_EQ(got.type, LAR_TYPE_LINK);
+    CHECK_EQ(got.as.link.cls, m.address);
+    CHECK_EQ(got.as.link.key, a.key);
+    CHECK_VALUE(get_value(txn, a, m.street), val_str("1 Main St"));
+    CHECK_VALUE(get_value(txn, a, m.city), val_str("Springfield"));
+    /* The owner is the object's one backlink. */
+    lar_obj owners[2];
+    size_t n;
+    CHECK_OK(lar_backlinks_list(txn, a, m.person, m.address_p, 0, owners, 2, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(owners[0].key, p.key);
+    /* Creating in place needs a write transaction. */
+    CHECK_RC(lar_obj_create_embedded(txn, p, m.address_p, NULL, 0, NULL), LAR_EMISUSE);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(embedded_create_checks_its_arguments_before_changing_anything)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    CHECK_RC(lar_obj_create_embedded(txn, p, m.name, NULL, 0, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("is not a to-one link of an embedded class");
+    CHECK_RC(lar_obj_create_embedded(txn, p, m.past, NULL, 0, NULL), LAR_EINVAL);
+    CHECK_RC(lar_list_insert_embedded(txn, p, m.past, 1, NULL, 0, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("out of range");
+    CHECK_RC(lar_list_set_embedded(txn, p, m.past, 0, NULL, 0, NULL), LAR_EINVAL);
+    lar_string bad = key_of("$x");
+    CHECK_RC(lar_map_put_embedded(txn, p, m.homes, &bad, NULL, 0, NULL), LAR_EINVAL);
+    lar_value wrong = val_int(3);
+    CHECK_RC(lar_obj_create_embedded(txn, p, m.address_p, &wrong, 1, NULL), LAR_EINVAL);
+    lar_obj gone = {m.person, 999};
+    CHECK_RC(lar_obj_create_embedded(txn, gone, m.address_p, NULL, 0, NULL), LAR_EDELETED);
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    CHECK_VALUE(get_value(txn, p, m.address_p), val_null());
+    /* Not failed: it commits. */
+    CHECK_OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    close_env(env);
+}
+
+/* ---- the one-owner rule ---- */
+
+TEST(an_existing_embedded_object_cannot_be_linked_again)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ann = person(txn, &m, "Ann"), bob = person(txn, &m, "Bob");
+    lar_obj a;
+    CHECK_OK(lar_obj_create_embedded(txn, ann, m.address_p, NULL, 0, &a));
+    lar_value link = link_value(a);
+    CHECK_RC(lar_obj_set(txn, bob, m.address_p, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Can't set link to existing managed embedded object");
+    CHECK_RC(lar_list_append(txn, bob, m.past, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Cannot add an existing managed embedded object to a List.");
+    lar_string k = key_of("home");
+    CHECK_RC(lar_map_put(txn, bob, m.homes, &k, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Cannot add an existing managed embedded object to a Dictionary.");
+    CHECK_RC(lar_obj_set(txn, bob, m.any, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot be stored in a mixed value");
+    lar_value values[5] = {val_str("Cy"), link, val_null(), val_null(), val_null()};
+    CHECK_RC(lar_obj_create(txn, m.person, values, 5, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("Can't set link to existing managed embedded object");
+    /* Setting the link it already holds changes nothing. */
+    CHECK_OK(lar_obj_set(txn, ann, m.address_p, &link));
+    CHECK(obj_exists(txn, a));
+    CHECK_EQ(count_objects(txn, m.address), 1);
+    CHECK_VALUE(get_value(txn, bob, m.address_p), val_null());
+    CHECK_OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    close_env(env);
+}
+
+/* ---- deleting what lost its owner ---- */
+
+TEST(replacing_or_nulling_a_link_deletes_the_embedded_object_and_its_descendants)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    commit_txn(txn);
+    close_env(env);
+    uint64_t before = count_file_entries(path, NULL);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    lar_value values[3];
+    address_values(&m, values, "old", "X");
+    lar_obj old;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, &old));
+    lar_obj old_geo = with_geo(txn, &m, old, 1.5);
+    CHECK_EQ(count_objects(txn, m.geo), 1);
+    address_values(&m, values, "new", "Y");
+    lar_obj fresh;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, &fresh));
+    CHECK(!obj_exists(txn, old));
+    CHECK(!obj_exists(txn, old_geo));
+    CHECK(obj_exists(txn, fresh));
+    CHECK_EQ(count_objects(txn, m.address), 1);
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    CHECK_VALUE(get_value(txn, fresh, m.street), val_str("new"));
+    /* Replacing the geo of the new address deletes the first geo. */
+    lar_obj g1 = with_geo(txn, &m, fresh, 1), g2 = with_geo(txn, &m, fresh, 2);
+    CHECK(!obj_exists(txn, g1));
+    CHECK(obj_exists(txn, g2));
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    lar_value null = val_null();
+    CHECK_OK(lar_obj_set(txn, p, m.address_p, &null));
+    CHECK(!obj_exists(txn, fresh));
+    CHECK(!obj_exists(txn, g2));
+    commit_txn(txn);
+    close_env(env);
+    /* Only the key counters of the embedded classes remain of everything made since. */
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+    env = open_env(path);
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    commit_txn(txn);
+    close_env(env);
+    /* Of everything made since, only the key counters of Address and Geo remain. */
+    CHECK_EQ(count_file_entries(path, NULL), before + 2);
+}
+
+TEST(list_of_embedded_objects_owns_its_elements)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    lar_value values[3];
+    lar_obj e[4];
+    const char *streets[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) {
+        address_values(&m, values, streets[i], "X");
+        CHECK_OK(lar_list_insert_embedded(txn, p, m.past, (size_t)i, values, 3, &e[i]));
+    }
+    with_geo(txn, &m, e[1], 1);
+    lar_obj first;
+    address_values(&m, values, "z", "X");
+    CHECK_OK(lar_list_insert_embedded(txn, p, m.past, 0, values, 3, &first)); /* z a b c d */
+    size_t count;
+    CHECK_OK(lar_list_count(txn, p, m.past, &count));
+    CHECK_EQ(count, 5);
+    lar_value got;
+    CHECK_OK(lar_list_get(txn, p, m.past, 0, &got));
+    CHECK_EQ(got.as.link.key, first.key);
+    /* Moving and swapping keep them. */
+    CHECK_OK(lar_list_move(txn, p, m.past, 0, 4)); /* a b c d z */
+    CHECK_OK(lar_list_swap(txn, p, m.past, 0, 1)); /* b a c d z */
+    CHECK_EQ(count_objects(txn, m.address), 5);
+    /* Set in place: the element replaced goes, with its geo. */
+    address_values(&m, values, "y", "X");
+    lar_obj y;
+    CHECK_OK(lar_list_set_embedded(txn, p, m.past, 0, values, 3, &y)); /* y a c d z */
+    CHECK(!obj_exists(txn, e[1]));
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    /* Remove. */
+    CHECK_OK(lar_list_remove(txn, p, m.past, 1)); /* y c d z */
+    CHECK(!obj_exists(txn, e[0]));
+    CHECK_EQ(count_objects(txn, m.address), 4);
+    /* Set with a link: refused, even to its own element. */
+    lar_value link = link_value(y);
+    CHECK_RC(lar_list_set(txn, p, m.past, 1, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("to a List.");
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    CHECK_OK(lar_list_clear(txn, p, m.past));
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    address_values(&m, values, "w", "X");
+    CHECK_OK(lar_list_insert_embedded(txn, p, m.past, 0, values, 3, NULL));
+    lar_value null = val_null();
+    CHECK_OK(lar_obj_set(txn, p, m.past, &null)); /* null empties the list */
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+    CHECK_EQ(count_file_entries(path, "collections"), 0);
+}
+
+TEST(map_of_embedded_objects_owns_its_values)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    lar_value values[3];
+    lar_string home = key_of("home"), work = key_of("work");
+    lar_obj h1, h2, w;
+    address_values(&m, values, "h1", "X");
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &home, values, 3, &h1));
+    with_geo(txn, &m, h1, 3);
+    address_values(&m, values, "h2", "X");
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &home, values, 3, &h2));
+    CHECK(!obj_exists(txn, h1));
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    address_values(&m, values, "w", "X");
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &work, values, 3, &w));
+    lar_value got;
+    CHECK_OK(lar_map_get(txn, p, m.homes, &home, &got));
+    CHECK_EQ(got.as.link.key, h2.key);
+    /* A null value replaces it. */
+    lar_value null = val_null();
+    CHECK_OK(lar_map_put(txn, p, m.homes, &home, &null));
+    CHECK(!obj_exists(txn, h2));
+    CHECK_OK(lar_map_get(txn, p, m.homes, &home, &got));
+    CHECK_EQ(got.type, LAR_TYPE_NULL);
+    int removed;
+    CHECK_OK(lar_map_remove(txn, p, m.homes, &work, &removed));
+    CHECK_EQ(removed, 1);
+    CHECK(!obj_exists(txn, w));
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &work, NULL, 0, &w));
+    CHECK_OK(lar_map_clear(txn, p, m.homes));
+    CHECK(!obj_exists(txn, w));
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+    CHECK_EQ(count_file_entries(path, "keyed"), 0);
+}
+
+static lar_obj fill_person(lar_txn *txn, const model *m, const char *name)
+{
+    lar_obj p = person(txn, m, name);
+    lar_value values[3];
+    address_values(m, values, "s", "c");
+    lar_obj a, l, h;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m->address_p, values, 3, &a));
+    with_geo(txn, m, a, 1);
+    CHECK_OK(lar_list_insert_embedded(txn, p, m->past, 0, values, 3, &l));
+    with_geo(txn, m, l, 2);
+    lar_string k = key_of("k");
+    CHECK_OK(lar_map_put_embedded(txn, p, m->homes, &k, values, 3, &h));
+    with_geo(txn, m, h, 3);
+    return p;
+}
+
+TEST(deleting_the_owner_deletes_every_embedded_descendant)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj keep = fill_person(txn, &m, "keep"); /* counters and tables exist before counting */
+    commit_txn(txn);
+    close_env(env);
+    uint64_t before = count_file_entries(path, NULL);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    lar_obj p = fill_person(txn, &m, "Ann");
+    CHECK_EQ(count_objects(txn, m.address), 6);
+    CHECK_EQ(count_objects(txn, m.geo), 6);
+    commit_txn(txn);
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, p));
+    CHECK_EQ(count_objects(txn, m.address), 3);
+    CHECK_EQ(count_objects(txn, m.geo), 3);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, NULL), before);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    CHECK(obj_exists(txn, keep));
+    CHECK_OK(lar_objects_delete_all(txn, m.person));
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+    CHECK_EQ(count_file_entries(path, "collections"), 0);
+    CHECK_EQ(count_file_entries(path, "keyed"), 0);
+}
+
+TEST(deleting_an_embedded_object_directly_unlinks_it)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    lar_obj a, l;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, NULL, 0, &a));
+    lar_obj g = with_geo(txn, &m, a, 1);
+    CHECK_OK(lar_list_insert_embedded(txn, p, m.past, 0, NULL, 0, &l));
+    CHECK_OK(lar_obj_delete(txn, a));
+    CHECK_VALUE(get_value(txn, p, m.address_p), val_null());
+    CHECK(!obj_exists(txn, g));
+    CHECK_OK(lar_obj_delete(txn, l));
+    size_t count;
+    CHECK_OK(lar_list_count(txn, p, m.past, &count));
+    CHECK_EQ(count, 0);
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(embedded_objects_persist_and_an_abort_forgets_them)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    lar_value values[3];
+    address_values(&m, values, "kept", "X");
+    lar_obj a;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, &a));
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    address_values(&m, values, "dropped", "X");
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, NULL));
+    CHECK(!obj_exists(txn, a));
+    CHECK_OK(lar_txn_abort(txn));
+    lar_txn_free(txn);
+    close_env(env);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    lar_value link = get_value(txn, p, m.address_p);
+    CHECK_EQ(link.type, LAR_TYPE_LINK);
+    CHECK_VALUE(get_value(txn, link.as.link, m.street), val_str("kept"));
+    CHECK_EQ(count_objects(txn, m.address), 1);
+    commit_txn(txn);
+    close_env(env);
+}
