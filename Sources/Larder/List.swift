@@ -51,7 +51,9 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
             guard let ref else { return checkIndex(position, below: items.count, { self.items[position] = newValue }) }
             let txn = ref.writeTxn("List")
             checkIndex(position, below: count)
-            _ = ref.withElement(newValue._larderStored) { lar_list_set(txn, ref.owner, ref.prop, position, $0) }
+            _ = ref.withElement(newValue._larderStored, embed: {
+                lar_list_set_embedded(txn, ref.owner, ref.prop, position, $0, $1, $2)
+            }) { lar_list_set(txn, ref.owner, ref.prop, position, $0) }
                 .map { ref.check($0, "Cannot set a list element") }
         }
     }
@@ -135,7 +137,9 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         guard let ref else { return checkIndex(index, below: items.count + 1, { self.items.insert(element, at: index) }) }
         let txn = ref.writeTxn("List")
         checkIndex(index, below: count + 1)
-        _ = ref.withElement(element._larderStored) { lar_list_insert(txn, ref.owner, ref.prop, index, $0) }
+        _ = ref.withElement(element._larderStored, embed: {
+            lar_list_insert_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
+        }) { lar_list_insert(txn, ref.owner, ref.prop, index, $0) }
             .map { ref.check($0, "Cannot insert into a list") }
     }
 

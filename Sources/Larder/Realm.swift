@@ -146,7 +146,10 @@ public struct Realm: Equatable {
     // MARK: Reads
 
     public func objects<Element: Object>(_ type: Element.Type) -> Results<Element> {
-        Results(instance: instance, table: instance.table(for: type), sort: [])
+        if ClassSchema.of(type).isEmbedded {
+            fatalError("Embedded objects cannot be queried directly: '\(type.className())' is embedded; query its owners")
+        }
+        return Results(instance: instance, table: instance.table(for: type), sort: [])
     }
 
     @inlinable

@@ -133,6 +133,7 @@ final class ChildScenarios: XCTestCase {
             if try CollectionScenarios.run(scenario, path: path) { return }
             if try MixedScenarios.run(scenario, path: path) { return }
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
+            if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

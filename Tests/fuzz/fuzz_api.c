@@ -10,7 +10,8 @@
  * or deleted, among them; in a mixed property, list, set or map any of them
  * fits or is refused by its own rule), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
- * fill sets with thousands of elements, combine two sets, walk iterators with bindings and
+ * fill sets with thousands of elements, combine two sets, create embedded objects
+ * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -794,16 +795,43 @@ static void op_damage(state *s, program *p)
     if (change.key_size && (!change.data || change.data_size)) apply_raw(s, &change);
 }
 
+/* Embedded objects created in place: in a to-one link, at a list position, at a map key. */
+static void op_embedded(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_obj owner = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    uint8_t how = u8(p);
+    size_t index = pick_index(p);
+    lar_string key_space;
+    const lar_string *key = take_key(p, &key_space);
+    uint8_t count = u8(p) % 10;
+    lar_value values[9];
+    for (uint8_t i = 0; i < count; i++) values[i] = take_value(s, p);
+    const lar_value *given = count == 9 ? NULL : values;
+    size_t given_count = count == 9 ? 0 : count;
+    lar_obj obj, *out = how & 0x80 ? NULL : &obj;
+    int rc;
+    switch (how % 4) {
+    case 0: rc = lar_obj_create_embedded(txn, owner, prop, given, given_count, out); break;
+    case 1: rc = lar_list_insert_embedded(txn, owner, prop, index, given, given_count, out); break;
+    case 2: rc = lar_list_set_embedded(txn, owner, prop, index, given, given_count, out); break;
+    default: rc = lar_map_put_embedded(txn, owner, prop, key, given, given_count, out); break;
+    }
+    if (rc) fuzz_consume_error(rc);
+    else if (out) remember(s, obj);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill,
+    op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_embedded,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks", "list", "list_fill", "set", "map", "set_fill",
+    "backlinks", "list", "list_fill", "set", "map", "set_fill", "embedded",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -9,7 +9,7 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL = range(21)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, EMBEDDED = range(22)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -68,6 +68,13 @@ def set_fill(slot, obj, prop_index, how, eighths, value):
 
 def map_op(slot, obj, prop_index, how, key=0, value=b"\x00" + bytes(16)):
     return bytes([MAP_OP, slot, obj, prop_index, how, key]) + value
+
+
+def embedded(slot, owner, prop_index, how, index=0, key=0, values=None):
+    """how: 0 to-one link, 1 list insert, 2 list set, 3 map put; values None: the defaults."""
+    # A count of 9 passes NULL, after reading (and ignoring) 9 values, as create does.
+    vals = bytes([9]) + val_null() * 9 if values is None else bytes([len(values)]) + b"".join(values)
+    return bytes([EMBEDDED, slot, owner, prop_index, how, index, key]) + vals
 
 
 def schema(classes, version=1):
@@ -397,6 +404,22 @@ SEEDS = {
     + iter_open(0, 0, 1) + step(0, 1 + 4 * 2) + bytes([DELETE, 0, 0, 0]) + end(0, COMMIT)
     + damage_meta(META_NEXT_KEY, b"\x01\x02\x03") + begin(0, True) + create(0, 0, person(7, b"b")) + end(0, COMMIT),
 }
+
+
+# Embedded objects: Person {name, owner -> Dog?, tag: [Dog], x: [String: Dog?]}, Dog embedded
+# {age} (a class shape of 253: one property, the embedded flag). Created in place in each
+# owner kind, replaced, removed, linked a second time (refused), the owner deleted.
+EMBEDDED_SCHEMA = (bytes([SCHEMA, 2, 4]) + prop("name", STRING) + link_prop("owner", "Dog")
+                   + link_prop("tag", "Dog", LIST, 0) + link_prop("x", "Dog", MAP) + name("Person")
+                   + bytes([253]) + prop("age", INT) + name("Dog") + bytes([0, 1]))
+SEEDS["embedded"] = (bytes([0]) + EMBEDDED_SCHEMA + begin(0, True)
+    + create(0, 0, [val_str(b"ann"), val_null(), val_null(), val_null()])
+    + embedded(0, 0, 1, 0, values=[val_int(3)]) + embedded(0, 0, 1, 0)
+    + embedded(0, 0, 2, 1, 0) + embedded(0, 0, 2, 1, 1, values=[val_int(5)]) + embedded(0, 0, 2, 2, 0)
+    + embedded(0, 0, 3, 3, 0, 0) + embedded(0, 0, 3, 3, 0, 0) + embedded(0, 0, 3, 3, 0, 1)
+    + set_value(0, 0, 1, val_link(1)) + list_op(0, 0, 2, 7, 0) + map_op(0, 0, 3, 4, 1)
+    + create(0, 1, []) + end(0, COMMIT)
+    + begin(1, True) + get(1, 1, 0) + bytes([DELETE, 1, 0, 0]) + bytes([DELETE, 1, 2, 0, 1]) + end(1, COMMIT))
 
 
 def main():

@@ -59,7 +59,14 @@ final class ClassSchema: @unchecked Sendable {
         collectionSlots = properties.indices.filter { properties[$0].isCollection }
         hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
         hasCascades = properties.contains { $0.isCascading }
+        isEmbedded = type is EmbeddedObject.Type
+        embeddedLink = properties.map { !$0.isMixed && $0.targetClass is EmbeddedObject.Type }
     }
+
+    /// An `EmbeddedObject` class: its objects live inside the one object that links to them.
+    let isEmbedded: Bool
+    /// By slot: whether the property links to an embedded class (to one, or a list or map of them).
+    let embeddedLink: [Bool]
 
     /// Slots of link properties, and of mixed ones (which may hold a link).
     let linkSlots: [Int]
@@ -161,7 +168,7 @@ final class ClassSchema: @unchecked Sendable {
         var ordered: [(name: String, field: FieldLayout, depth: Int)] = []
         var current: AnyClass? = type
         var depth = 0
-        while let cls = current, cls != Object.self {
+        while let cls = current, cls != Object.self, cls != EmbeddedObject.self {
             let parent: AnyClass? = _getSuperclass(cls)
             // A class's fields list its superclasses' first: keep only its own.
             let inherited = parent.map { persistedFieldsDeclared(in: $0).count } ?? 0
@@ -207,7 +214,8 @@ final class ClassSchema: @unchecked Sendable {
                                     flags: flags, target_class: targets[index], origin_property: nil)
         }
         return defs.withUnsafeBufferPointer { buffer in
-            body(lar_class_def(name: className, properties: buffer.baseAddress, property_count: buffer.count, flags: 0))
+            body(lar_class_def(name: className, properties: buffer.baseAddress, property_count: buffer.count,
+                               flags: isEmbedded ? LAR_CLASS_EMBEDDED : 0))
         }
     }
 }

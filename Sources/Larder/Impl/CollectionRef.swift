@@ -63,7 +63,11 @@ final class CollectionRef {
     func appendListElement(_ element: _StoredValue) {
         // The closure captures the handle, not self: capturing self cost a retain and a release per call.
         let txn = writeTxn("List"), owner = owner, prop = prop
-        _ = withElement(element) { lar_list_append(txn, owner, prop, $0) }.map { check($0, "Cannot append to a list") }
+        _ = withElement(element, embed: { values, count, out in
+            var size = 0
+            let rc = lar_list_count(txn, owner, prop, &size)
+            return rc != LAR_OK ? rc : lar_list_insert_embedded(txn, owner, prop, size, values, count, out)
+        }) { lar_list_append(txn, owner, prop, $0) }.map { check($0, "Cannot append to a list") }
     }
 
     /// Puts key and element into the map: the checks of every write, then the
@@ -73,7 +77,9 @@ final class CollectionRef {
         let txn = writeTxn("Dictionary"), owner = owner, prop = prop
         MapKey.with(key) { key in
             MapKey.validate(key.pointee)
-            _ = withElement(element) { lar_map_put(txn, owner, prop, key, $0) }.map { check($0, "Cannot put into a map") }
+            _ = withElement(element, embed: { lar_map_put_embedded(txn, owner, prop, key, $0, $1, $2) }) {
+                lar_map_put(txn, owner, prop, key, $0)
+            }.map { check($0, "Cannot put into a map") }
         }
     }
 
@@ -95,9 +101,22 @@ final class CollectionRef {
     /// Calls body with the C form of element; an unmanaged object is added first
     /// (with policy), one of another Realm traps, and so does one that was deleted
     /// (the C call refuses it; only then is the file asked why). Nil when adding it failed.
+    ///
+    /// An embedded object (of a list or map of them) is created in place by embed,
+    /// the C call that makes it from its values and stores it where body would have
+    /// stored the link; a managed one traps with Realm's message.
     func withElement(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
+                     embed: ((UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32)? = nil,
                      _ body: (UnsafePointer<lar_value>) -> Int32) -> Int32? {
         guard case .object(let object) = element else { return element.withCValue { body($0) } }
+        if ownerTable.schema.embeddedLink[slot] {
+            if object.core.realm != nil {
+                let kind = property.collection == LAR_COLLECTION_MAP ? "Dictionary" : "List"
+                fatalError("Cannot add an existing managed embedded object to a \(kind).")
+            }
+            guard let embed else { fatalError("Embedded objects cannot be created directly") }
+            return instance.createEmbedded(object, update: update, embed)
+        }
         if !instance.makeLinkable(object, update: update, checkingExistence: false) { return nil }
         let core = object.core
         var link = lar_value()

@@ -47,7 +47,11 @@ extension RealmInstance {
             if update == .modified { return copyModified(elements, into: ref) }
             clear(ref)
             for element in elements {
-                _ = ref.withElement(element, update: update) { lar_list_append(txn, ref.owner, ref.prop, $0) }
+                _ = ref.withElement(element, update: update, embed: { values, count, out in
+                    var size = 0
+                    let rc = lar_list_count(txn, ref.owner, ref.prop, &size)
+                    return rc != LAR_OK ? rc : lar_list_insert_embedded(txn, ref.owner, ref.prop, size, values, count, out)
+                }) { lar_list_append(txn, ref.owner, ref.prop, $0) }
                     .map { ref.check($0, "Cannot append to a list") }
             }
         case LAR_COLLECTION_SET:
@@ -60,7 +64,9 @@ extension RealmInstance {
             if update != .modified { clear(ref) } // .modified merges, as Realm's Dictionary::assign
             for (key, element) in zip(keys ?? [], elements) {
                 MapKey.validate(key)
-                _ = ref.withElement(element, update: update) { value in
+                _ = ref.withElement(element, update: update, embed: { values, count, out in
+                    MapKey.with(key) { lar_map_put_embedded(txn, ref.owner, ref.prop, $0, values, count, out) }
+                }) { value in
                     MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, value) }
                 }.map { ref.check($0, "Cannot put into a map") }
             }
@@ -78,10 +84,14 @@ extension RealmInstance {
                 var old = lar_value()
                 ref.check(lar_list_get(txn, ref.owner, ref.prop, index, &old), "Cannot read a list")
                 if storedElement(old, property: ref.property) == element { continue }
-                _ = ref.withElement(element, update: .modified) { lar_list_set(txn, ref.owner, ref.prop, index, $0) }
+                _ = ref.withElement(element, update: .modified, embed: {
+                    lar_list_set_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
+                }) { lar_list_set(txn, ref.owner, ref.prop, index, $0) }
                     .map { ref.check($0, "Cannot set a list element") }
             } else {
-                _ = ref.withElement(element, update: .modified) { lar_list_append(txn, ref.owner, ref.prop, $0) }
+                _ = ref.withElement(element, update: .modified, embed: {
+                    lar_list_insert_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
+                }) { lar_list_append(txn, ref.owner, ref.prop, $0) }
                     .map { ref.check($0, "Cannot append to a list") }
             }
         }

@@ -31,6 +31,7 @@ extension RealmInstance {
         switch value {
         case .collection: return assignCollection(core, slot: slot, value, update: update)
         case .object(let target):
+            if core.table.schema.embeddedLink[slot] { return writeEmbedded(core, slot: slot, target, update: update) }
             verifyThread()
             requirePropertyWrite()
             if !makeLinkable(target, update: update, checkingExistence: false) { return }
@@ -68,6 +69,7 @@ extension RealmInstance {
         }
         let table = table(for: type(of: object))
         let schema = table.schema
+        if schema.isEmbedded { trapEmbeddedCreatedDirectly() }
         let values = object.unmanagedValues(schema)
         if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
         guard let key = upsert(table, named: nil, defaults: values, update: update) else { return }
@@ -84,10 +86,7 @@ extension RealmInstance {
         let schema = table.schema
         var rowValues = values
         // A mixed value that holds no object goes in the row with the plain values.
-        let linkSlots = schema.linkSlots.filter { slot in
-            if case .object = values[slot] { return true }
-            return !schema.properties[slot].isMixed
-        }
+        let linkSlots = relationLinkSlots(schema, values)
         for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
@@ -95,20 +94,7 @@ extension RealmInstance {
         guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
-        for slot in linkSlots {
-            let value = values[slot]
-            switch update {
-            case .error: if case .null = value { continue } // a new row's links are null already
-            case .modified: if readStored(object.core, slot: slot) == value { continue }
-            case .all: break
-            }
-            writeAny(object.core, slot: slot, value, update: update)
-        }
-        for slot in schema.collectionSlots {
-            guard case .collection(let collection) = values[slot] else { continue }
-            assignCollection(object.core, slot: slot, .collection(collection), update: update)
-            if collection.ref == nil { collection.bind(CollectionRef(instance: self, owner: object.core, slot: slot)) }
-        }
+        fillRelations(object, values: values, linkSlots: linkSlots, update: update)
     }
 
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
@@ -118,11 +104,19 @@ extension RealmInstance {
     func createObject(_ type: Object.Type, value: Any, update: Realm.UpdatePolicy) -> Object {
         requireWrite()
         let table = table(for: type)
+        if table.schema.isEmbedded { trapEmbeddedCreatedDirectly() }
         let prototype = type.init()
-        let named = ValueReader.read(value, schema: table.schema, creating: .init(instance: self, update: update))
+        var named = ValueReader.read(value, schema: table.schema, creating: .init(instance: self, update: update))
         var values = prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
-        for slot in table.schema.linkSlots {
+        // Embedded objects are created in place once their owner exists.
+        var embedded: [(Int, _StoredValue)] = []
+        for slot in table.schema.linkSlots where table.schema.embeddedLink[slot] {
+            if case .object = values[slot] { embedded.append((slot, values[slot])) }
+            values[slot] = .null
+        }
+        if !embedded.isEmpty { named = named.filter { !table.schema.embeddedLink[$0.0] } }
+        for slot in table.schema.linkSlots where !table.schema.embeddedLink[slot] {
             // An initial value of a link is an unmanaged object: added with the new one.
             if case .object(let target) = values[slot], !makeLinkable(target, update: update) { values[slot] = .null }
         }
@@ -131,7 +125,9 @@ extension RealmInstance {
             prototype.setUnmanagedValues(values, table.schema)
             return prototype
         }
-        return accessor(table, key: key)
+        let created = accessor(table, key: key)
+        for (slot, value) in embedded { writeAny(created.core, slot: slot, value, update: update) }
+        return created
     }
 
     /// Creates the object from values, or with an update policy updates the one

@@ -108,11 +108,16 @@ enum ValueReader {
                              _ creating: Creating?) -> _StoredValue? {
         if let object = item as? Object {
             guard property.valueType._larderFrom(.object(object)) != nil else { return nil }
+            if creating != nil, target is EmbeddedObject.Type { // copied in place, as Realm's create copies them
+                let copy = target.init()
+                for (slot, stored) in read(object, schema: target.schema) { copy.setUnmanagedValue(stored, slot: slot) }
+                return .object(copy)
+            }
             guard let creating, object.core.realm !== creating.instance else { return .object(object) }
             return .object(creating.createNested(target, value: object))
         }
         guard item is [String: Any?] || item is [Any?] else { return nil }
-        if let creating { return .object(creating.createNested(target, value: item)) }
+        if let creating, !(target is EmbeddedObject.Type) { return .object(creating.createNested(target, value: item)) }
         let object = target.init()
         for (slot, stored) in read(item, schema: target.schema) { object.setUnmanagedValue(stored, slot: slot) }
         return .object(object)

@@ -1,0 +1,145 @@
+import CLarder
+
+/// The base class of embedded model classes, as in Realm:
+///
+///     class Address: EmbeddedObject {
+///         @Persisted var street: String?
+///         @Persisted var city: String?
+///     }
+///     class Person: Object {
+///         @Persisted var address: Address?
+///         @Persisted var pastAddresses: List<Address>
+///     }
+///
+/// An embedded object has exactly one owner: the object whose link, list or map
+/// holds it. It is created in place when an unmanaged one is assigned to a
+/// managed owner (its values are copied into the new row, and the instance
+/// becomes that row's accessor), and deleted when its owner is deleted, when the
+/// link is set to another object or nil, or when it leaves its list or map; a
+/// replaced one's accessors are invalidated. It has the surface of `Object`
+/// minus primary keys and indexes, and may link only to embedded objects.
+///
+/// Unlike Realm, `EmbeddedObject` is a subclass of `Object` here, so
+/// `realm.add(address)` compiles; it traps with Realm's message "Embedded
+/// objects cannot be created directly", as `realm.create` does.
+/// `realm.objects(Address.self)` traps too: query the owners.
+open class EmbeddedObject: Object {
+    public required init() {
+        super.init()
+    }
+}
+
+/// Realm's name for the class, which `EmbeddedObject` aliases in RealmSwift.
+public typealias RealmSwiftEmbeddedObject = EmbeddedObject
+
+extension RealmInstance {
+    /// Realm's trap for an embedded object added or created on its own.
+    func trapEmbeddedCreatedDirectly() -> Never {
+        fatalError("Embedded objects cannot be created directly")
+    }
+
+    /// Creates the unmanaged embedded object in place: create is the C call that
+    /// makes the row from the values it is given (in stored order) and links it from
+    /// its owner. The object becomes the row's accessor; its links and collections
+    /// follow, their own embedded objects created in place in turn. Returns the C
+    /// call's result.
+    func createEmbedded(_ object: Object, update: Realm.UpdatePolicy,
+                        _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
+        let table = table(for: type(of: object))
+        let schema = table.schema
+        let values = object.unmanagedValues(schema)
+        var rowValues = values
+        let linkSlots = relationLinkSlots(schema, values)
+        for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        var created = lar_obj()
+        let rc = table.isInSlotOrder ? _StoredValue.withCValues(rowValues) { create($0, $1, &created) }
+                                     : _StoredValue.withCValues(table.storedOrder(rowValues)) { create($0, $1, &created) }
+        version &+= 1
+        guard rc == LAR_OK else { return rc }
+        table.changes.didCreate(created.key)
+        object.bind(to: self, table: table, key: created.key, added: true)
+        object.core.addedInWrite = writeSerial
+        fillRelations(object, values: values, linkSlots: linkSlots, update: .error)
+        return LAR_OK
+    }
+
+    /// Writes an embedded object to the to-one link at slot of core: an unmanaged one
+    /// is created in place (the one held before is deleted), or with `.modified`
+    /// copied into the one the link holds; the managed one the link holds already
+    /// changes nothing; any other managed one traps with Realm's message.
+    func writeEmbedded(_ core: ObjectCore, slot: Int, _ object: Object, update: Realm.UpdatePolicy) {
+        verifyThread()
+        requirePropertyWrite()
+        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        let table = core.table!
+        if object.core.realm != nil {
+            if case .object(let held) = readStored(core, slot: slot), held.core.realm === object.core.realm,
+               held.core.key == object.core.key, !isInvalidated(object.core) { return }
+            fatalError("Can't set link to existing managed embedded object")
+        }
+        if update == .modified, case .object(let held) = readStored(core, slot: slot) {
+            return updateEmbedded(held, from: object)
+        }
+        let owner = lar_obj(cls: table.id, key: core.key)
+        let prop = UInt32(table.propertyIndex[slot])
+        let rc = createEmbedded(object, update: update) { values, count, out in
+            lar_obj_create_embedded(txn, owner, prop, values, count, out)
+        }
+        core.table.changes.didWrite(slot: slot)
+        switch rc {
+        case LAR_OK: return
+        case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
+        default: fatalCoreError(rc, "Cannot set '\(table.schema.name).\(table.schema.properties[slot].name)'")
+        }
+    }
+
+    /// `.modified` on an embedded object: the values of source that differ are
+    /// written into the managed one held, and source becomes its accessor.
+    private func updateEmbedded(_ held: Object, from source: Object) {
+        let table = held.core.table!
+        let values = source.unmanagedValues(table.schema)
+        for (slot, value) in values.enumerated() {
+            if case .collection = value {
+                assignCollection(held.core, slot: slot, value, update: .modified)
+                continue
+            }
+            if readStored(held.core, slot: slot) == value { continue }
+            writeAny(held.core, slot: slot, value, update: .modified)
+        }
+        source.bind(to: self, table: table, key: held.core.key)
+        for slot in table.schema.collectionSlots {
+            if case .collection(let collection) = values[slot], collection.ref == nil {
+                collection.bind(CollectionRef(instance: self, owner: source.core, slot: slot))
+            }
+        }
+    }
+
+    /// The link slots an add writes after the row: those holding an object, and
+    /// every non-mixed link (a mixed value without an object goes in the row).
+    func relationLinkSlots(_ schema: ClassSchema, _ values: ContiguousArray<_StoredValue>) -> [Int] {
+        schema.linkSlots.filter { slot in
+            if case .object = values[slot] { return true }
+            return !schema.properties[slot].isMixed
+        }
+    }
+
+    /// Writes the links and collections of a new (or upserted) row bound to object.
+    func fillRelations(_ object: Object, values: ContiguousArray<_StoredValue>, linkSlots: [Int],
+                       update: Realm.UpdatePolicy) {
+        let schema = object.core.table.schema
+        for slot in linkSlots {
+            let value = values[slot]
+            switch update {
+            case .error: if case .null = value { continue } // a new row's links are null already
+            case .modified: if readStored(object.core, slot: slot) == value { continue }
+            case .all: break
+            }
+            writeAny(object.core, slot: slot, value, update: update)
+        }
+        for slot in schema.collectionSlots {
+            guard case .collection(let collection) = values[slot] else { continue }
+            assignCollection(object.core, slot: slot, .collection(collection), update: update)
+            if collection.ref == nil { collection.bind(CollectionRef(instance: self, owner: object.core, slot: slot)) }
+        }
+    }
+}

@@ -1,0 +1,396 @@
+import CLarder
+import Foundation
+import XCTest
+@testable import Larder
+
+/// The seed's Person and Address (seeds/000_019b421e1700c9ab.txt), with the Dog it lists.
+enum EmbeddedSeed {
+    final class Dog: Object {
+        @Persisted var name = ""
+        @Persisted var age = 0
+    }
+
+    final class Person: Object {
+        @Persisted(primaryKey: true) var id = 0
+        @Persisted var name = ""
+        // To-many relationship - a person can have many dogs
+        @Persisted var dogs: List<Dog>
+        // Embed a single object.
+        // Embedded object properties must be marked optional.
+        @Persisted var address: Address?
+    }
+
+    final class Address: EmbeddedObject {
+        @Persisted var street: String?
+        @Persisted var city: String?
+        @Persisted var country: String?
+        @Persisted var postalCode: String?
+    }
+}
+
+final class EmbGeo: EmbeddedObject {
+    @Persisted var lat = 0.0
+}
+
+final class EmbAddress: EmbeddedObject {
+    @Persisted var street: String?
+    @Persisted var city: String?
+    @Persisted var geo: EmbGeo?
+    @Persisted var tags: List<String>
+}
+
+final class EmbOwner: Object {
+    @Persisted(primaryKey: true) var id = 0
+    @Persisted var name = ""
+    @Persisted var address: EmbAddress?
+    @Persisted var past: List<EmbAddress>
+    @Persisted var homes: Map<String, EmbAddress?>
+}
+
+final class EmbeddedObjectTests: RealmTestCase {
+    private func open() throws -> Realm { try openRealm([EmbOwner.self, EmbAddress.self, EmbGeo.self]) }
+
+    private func address(_ street: String, lat: Double? = nil) -> EmbAddress {
+        let address = EmbAddress()
+        address.street = street
+        address.city = "Springfield"
+        address.geo = lat.map { EmbGeo(value: ["lat": $0]) }
+        return address
+    }
+
+    /// The rows of a class in the file: the entries of its LMDB table, counted by the C core in O(1).
+    private func rows(_ realm: Realm, _ name: String) -> UInt64 {
+        var env: OpaquePointer?
+        precondition(lar_env_open(fileURL.path, nil, &env) == LAR_OK)
+        defer { lar_env_close(env) }
+        var cls = lar_class()
+        precondition(lar_class_find(env, name, &cls) == LAR_OK)
+        var count: UInt64 = 0
+        precondition(lar_objects_count(realm.instance.currentTxn(), cls, &count) == LAR_OK)
+        return count
+    }
+
+    // MARK: Schema
+
+    func testTheSchemaMarksEmbeddedClasses() throws {
+        XCTAssertTrue(EmbAddress.objectSchema.isEmbedded)
+        XCTAssertFalse(EmbOwner.objectSchema.isEmbedded)
+        let realm = try open()
+        XCTAssertTrue(try XCTUnwrap(realm.schema["EmbAddress"]).isEmbedded)
+        XCTAssertEqual(EmbAddress.objectSchema.properties.map(\.name), ["street", "city", "geo", "tags"])
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "address": ["street": "a"]])) }
+        let managed = try XCTUnwrap(realm.objects(EmbOwner.self).first?.address)
+        XCTAssertTrue(managed.objectSchema.isEmbedded)
+        XCTAssertNotNil(managed.realm)
+        XCTAssertNil(EmbAddress().realm)
+    }
+
+    // MARK: Creating in place
+
+    func testAddingAnOwnerCreatesItsEmbeddedObjectsInPlace() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1, "name": "Ann"])
+        let home = address("1 Main St", lat: 1.5)
+        owner.address = home
+        owner.past.append(address("old"))
+        owner.homes["summer"] = address("beach")
+        try realm.write { realm.add(owner) }
+        XCTAssertEqual(owner.address?.street, "1 Main St")
+        XCTAssertEqual(owner.address?.geo?.lat, 1.5)
+        XCTAssertEqual(owner.past.map(\.street), ["old"])
+        XCTAssertEqual(owner.homes["summer"]??.street, "beach")
+        // The instance assigned is now the managed object.
+        XCTAssertNotNil(home.realm)
+        XCTAssertTrue(home.isSameObject(as: owner.address))
+        XCTAssertEqual(rows(realm, "EmbAddress"), 3)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 1)
+    }
+
+    func testAssigningAnUnmanagedEmbeddedObjectToAManagedOwnerCopiesItIn() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1])
+        try realm.write { realm.add(owner) }
+        let home = address("2 Elm St", lat: 2)
+        home.tags.append(objectsIn: ["a", "b"])
+        try realm.write { owner.address = home }
+        XCTAssertEqual(owner.address?.street, "2 Elm St")
+        XCTAssertEqual(owner.address?.geo?.lat, 2)
+        XCTAssertEqual(Array(owner.address!.tags), ["a", "b"])
+        // Updating through the owner inside a write.
+        try realm.write {
+            owner.address?.city = "Shelbyville"
+            owner.address?.geo?.lat = 3
+        }
+        XCTAssertEqual(owner.address?.city, "Shelbyville")
+        XCTAssertEqual(realm.objects(EmbOwner.self).first?.address?.geo?.lat, 3)
+        // create copies nested values in place too.
+        try realm.write {
+            realm.create(EmbOwner.self, value: ["id": 2, "address": ["street": "3 Oak"], "past": [["street": "p"]],
+                                                "homes": ["h": ["street": "m"]]])
+        }
+        let created = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 2))
+        XCTAssertEqual(created.address?.street, "3 Oak")
+        XCTAssertEqual(created.past.first?.street, "p")
+        XCTAssertEqual(created.homes["h"]??.street, "m")
+    }
+
+    // MARK: Replacing and removing
+
+    func testReplacingAnEmbeddedObjectDeletesTheOldOneAndInvalidatesIt() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1])
+        owner.address = address("old", lat: 1)
+        try realm.write { realm.add(owner) }
+        let old = try XCTUnwrap(owner.address)
+        let oldGeo = try XCTUnwrap(old.geo)
+        try realm.write { owner.address = address("new", lat: 2) }
+        XCTAssertTrue(old.isInvalidated)
+        XCTAssertTrue(oldGeo.isInvalidated)
+        XCTAssertEqual(owner.address?.street, "new")
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 1)
+        try realm.write { owner.address = nil }
+        XCTAssertNil(owner.address)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 0)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 0)
+        // Assigning the object a link already holds changes nothing.
+        try realm.write { owner.address = address("again") }
+        let held = try XCTUnwrap(owner.address)
+        try realm.write { owner.address = held }
+        XCTAssertFalse(held.isInvalidated)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+    }
+
+    func testListsAndMapsOwnTheirEmbeddedObjects() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1])
+        try realm.write { realm.add(owner) }
+        try realm.write {
+            owner.past.append(address("a", lat: 1))
+            owner.past.append(address("b"))
+            owner.past.insert(address("z"), at: 0)
+        }
+        XCTAssertEqual(owner.past.map(\.street), ["z", "a", "b"])
+        let a = owner.past[1]
+        try realm.write { owner.past[1] = address("y") }
+        XCTAssertTrue(a.isInvalidated)
+        XCTAssertEqual(owner.past.map(\.street), ["z", "y", "b"])
+        try realm.write { owner.past.move(from: 0, to: 2) }
+        XCTAssertEqual(owner.past.map(\.street), ["y", "b", "z"])
+        XCTAssertEqual(rows(realm, "EmbAddress"), 3)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 0)
+        try realm.write { owner.past.remove(at: 0) }
+        XCTAssertEqual(rows(realm, "EmbAddress"), 2)
+        try realm.write { owner.past.removeAll() }
+        XCTAssertEqual(rows(realm, "EmbAddress"), 0)
+
+        try realm.write {
+            owner.homes["home"] = address("h1", lat: 1)
+            owner.homes["work"] = address("w")
+        }
+        let h1 = try XCTUnwrap(owner.homes["home"] ?? nil)
+        try realm.write { owner.homes["home"] = address("h2") }
+        XCTAssertTrue(h1.isInvalidated)
+        XCTAssertEqual(owner.homes["home"]??.street, "h2")
+        XCTAssertEqual(rows(realm, "EmbGeo"), 0)
+        try realm.write { owner.homes["work"] = nil }
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+        try realm.write { owner.homes.removeAll() }
+        XCTAssertEqual(rows(realm, "EmbAddress"), 0)
+    }
+
+    // MARK: Deleting the owner
+
+    func testDeletingTheOwnerDeletesEveryEmbeddedDescendant() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1])
+        owner.address = address("a", lat: 1)
+        owner.past.append(objectsIn: [address("b", lat: 2), address("c")])
+        owner.homes["h"] = address("d", lat: 3)
+        let keep = EmbOwner(value: ["id": 2, "address": address("kept")])
+        try realm.write { realm.add([owner, keep]) }
+        let embedded = try XCTUnwrap(owner.address)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 5)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 3)
+        try realm.write { realm.delete(owner) }
+        XCTAssertTrue(embedded.isInvalidated)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 0)
+        XCTAssertEqual(keep.address?.street, "kept")
+        try realm.write { realm.deleteAll() }
+        XCTAssertEqual(rows(realm, "EmbAddress"), 0)
+    }
+
+    func testDeletingAnEmbeddedObjectDirectlyUnlinksIt() throws {
+        let realm = try open()
+        let owner = EmbOwner(value: ["id": 1, "address": address("a"), "past": [address("b")]])
+        try realm.write { realm.add(owner) }
+        try realm.write { realm.delete(owner.address!) }
+        XCTAssertNil(owner.address)
+        try realm.write { realm.delete(owner.past[0]) }
+        XCTAssertEqual(owner.past.count, 0)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 0)
+    }
+
+    // MARK: Update policies (Realm's testAddAndUpdateEmbedded)
+
+    func testModifiedUpdatesTheEmbeddedObjectInPlace() throws {
+        let realm = try open()
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "address": address("a", lat: 1)])) }
+        let before = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1)?.address)
+        let update = EmbOwner(value: ["id": 1, "name": "Ann"])
+        update.address = address("b", lat: 2)
+        try realm.write { realm.add(update, update: .modified) }
+        XCTAssertFalse(before.isInvalidated)
+        XCTAssertEqual(before.street, "b")
+        XCTAssertEqual(before.geo?.lat, 2)
+        XCTAssertTrue(before.isSameObject(as: update.address))
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+    }
+
+    func testAllReplacesTheEmbeddedObject() throws {
+        let realm = try open()
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "address": address("a", lat: 1)])) }
+        let before = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1)?.address)
+        let update = EmbOwner(value: ["id": 1, "name": "Ann", "address": address("b")])
+        try realm.write { realm.add(update, update: .all) }
+        XCTAssertTrue(before.isInvalidated)
+        XCTAssertEqual(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1)?.address?.street, "b")
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 0)
+        // create(update:) follows the same policies.
+        let held = try XCTUnwrap(update.address)
+        try realm.write { realm.create(EmbOwner.self, value: ["id": 1, "address": ["street": "c"]], update: .modified) }
+        XCTAssertFalse(held.isInvalidated)
+        XCTAssertEqual(held.street, "c")
+        try realm.write { realm.create(EmbOwner.self, value: ["id": 1, "address": ["street": "d"]], update: .all) }
+        XCTAssertTrue(held.isInvalidated)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+    }
+
+    // MARK: Persistence and cancel
+
+    func testEmbeddedObjectsPersistAndACancelledWriteForgetsThem() throws {
+        do {
+            let realm = try open()
+            try realm.write { realm.add(EmbOwner(value: ["id": 1, "address": address("kept", lat: 4)])) }
+            let owner = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1))
+            realm.beginWrite()
+            owner.address = address("dropped")
+            realm.cancelWrite()
+            XCTAssertEqual(owner.address?.street, "kept")
+        }
+        let realm = try open()
+        let owner = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1))
+        XCTAssertEqual(owner.address?.street, "kept")
+        XCTAssertEqual(owner.address?.geo?.lat, 4)
+        XCTAssertEqual(rows(realm, "EmbAddress"), 1)
+    }
+
+    // MARK: Misuse traps with Realm's messages
+
+    private func assertTraps(_ scenario: String, message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+        XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap", file: file, line: line)
+        XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)",
+                      file: file, line: line)
+    }
+
+    func testMisuseTrapsWithRealmsMessages() throws {
+        try assertTraps("embedded-link-twice", message: "Can't set link to existing managed embedded object")
+        try assertTraps("embedded-list-twice", message: "Cannot add an existing managed embedded object to a List.")
+        try assertTraps("embedded-map-twice", message: "Cannot add an existing managed embedded object to a Dictionary.")
+        try assertTraps("embedded-add-directly", message: "Embedded objects cannot be created directly")
+        try assertTraps("embedded-create-directly", message: "Embedded objects cannot be created directly")
+        try assertTraps("embedded-query", message: "Embedded objects cannot be queried directly")
+        try assertTraps("embedded-set-outside-write",
+                        message: "Attempting to modify object outside of a write transaction")
+    }
+
+    static func runScenario(_ scenario: String, path: String) throws -> Bool {
+        guard scenario.hasPrefix("embedded-") else { return false }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path + "-" + scenario),
+                                                                 objectTypes: [EmbOwner.self, EmbAddress.self, EmbGeo.self]))
+        let one = EmbOwner(value: ["id": 1, "address": ["street": "a"]])
+        let two = EmbOwner(value: ["id": 2])
+        try realm.write { realm.add([one, two]) }
+        let held = one.address!
+        switch scenario {
+        case "embedded-link-twice": try realm.write { two.address = held }
+        case "embedded-list-twice": try realm.write { two.past.append(held) }
+        case "embedded-map-twice": try realm.write { two.homes["x"] = held }
+        case "embedded-add-directly": try realm.write { realm.add(EmbAddress()) }
+        case "embedded-create-directly": try realm.write { realm.create(EmbAddress.self, value: ["street": "s"]) }
+        case "embedded-query": _ = realm.objects(EmbAddress.self)
+        case "embedded-set-outside-write": held.street = "b"
+        default: return false
+        }
+        print("DID NOT TRAP")
+        return true
+    }
+
+    // MARK: The seed page's samples
+
+    private func openSeed() throws -> Realm {
+        try openRealm([EmbeddedSeed.Person.self, EmbeddedSeed.Address.self, EmbeddedSeed.Dog.self])
+    }
+
+    func testSeedUpdateAnEmbeddedObjectProperty() throws {
+        let realm = try openSeed()
+        try realm.write {
+            let person = EmbeddedSeed.Person(value: ["id": 123, "name": "Ann"])
+            person.address = EmbeddedSeed.Address(value: ["street": "1 Main St", "city": "Somewhere"])
+            realm.add(person)
+        }
+        // Open the default realm
+        // let realm = try! Realm()
+        let idOfPersonToUpdate = 123
+        // Find the person to update by ID
+        guard let person = realm.object(ofType: EmbeddedSeed.Person.self, forPrimaryKey: idOfPersonToUpdate) else {
+            XCTFail("Person \(idOfPersonToUpdate) not found")
+            return
+        }
+        try! realm.write {
+            // Update the embedded object directly through the person
+            // If the embedded object is null, updating these properties has no effect
+            person.address?.street = "789 Any Street"
+            person.address?.city = "Anytown"
+            person.address?.postalCode = "12345"
+            print("Updated person: \(person)")
+        }
+        XCTAssertEqual(person.address?.street, "789 Any Street")
+        XCTAssertEqual(person.address?.city, "Anytown")
+        XCTAssertEqual(person.address?.postalCode, "12345")
+        XCTAssertNil(person.address?.country)
+    }
+
+    func testSeedOverwriteAnEmbeddedObject() throws {
+        let realm = try openSeed()
+        try realm.write {
+            realm.add(EmbeddedSeed.Person(value: ["id": 123, "name": "Ann", "address": ["street": "old"]]))
+        }
+        let idOfPersonToUpdate = 123
+        // Find the person to update by ID
+        guard let person = realm.object(ofType: EmbeddedSeed.Person.self, forPrimaryKey: idOfPersonToUpdate) else {
+            XCTFail("Person \(idOfPersonToUpdate) not found")
+            return
+        }
+        let old = try XCTUnwrap(person.address)
+        try! realm.write {
+            let newAddress = EmbeddedSeed.Address()
+            newAddress.street = "789 Any Street"
+            newAddress.city = "Anytown"
+            newAddress.country = "USA"
+            newAddress.postalCode = "12345"
+            // Overwrite the embedded object
+            person.address = newAddress
+            print("Updated person: \(person)")
+        }
+        XCTAssertTrue(old.isInvalidated)
+        XCTAssertEqual(person.address?.country, "USA")
+        XCTAssertEqual(person.address?.postalCode, "12345")
+        XCTAssertEqual(rows(realm, "Address"), 1)
+        // The person prints its embedded address nested, as Realm does.
+        XCTAssertTrue(person.description.contains("street = \"789 Any Street\""), person.description)
+    }
+}
