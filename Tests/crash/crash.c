@@ -8,7 +8,8 @@
  * which every commit that writes the Item appends its number, so lists outgrow a node
  * and their cached nodes are written at commits, and a set of ints into which every such
  * write inserts SEEN_BATCH numbers and from which it removes half of those of the third
- * write before it, so sets split and rewrite blocks), and sends the
+ * write before it, so sets split and rewrite blocks, and an embedded Home holding the
+ * commit's number, created in place by each such write, which deletes the one before), and sends the
  * number of each commit to this process once lar_txn_commit() has returned LAR_OK
  * (a third of the writers start from a 64 KiB map, which their writes fill and grow).
  * After a random delay (some very short, to land inside the file's first open; some
@@ -126,7 +127,7 @@ static model model_at(uint64_t commit)
 
 /* ---- Item contents, derived from (id, version) ---- */
 
-enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_ANY, P_LOG, P_SEEN, PROP_COUNT };
+enum { P_ID, P_NAME, P_TAG, P_COUNT, P_RATIO, P_FLAG, P_NOTE, P_WHEN, P_ANY, P_LOG, P_SEEN, P_HOME, PROP_COUNT };
 
 static const lar_property_def item_props[PROP_COUNT] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -143,6 +144,11 @@ static const lar_property_def item_props[PROP_COUNT] = {
     {"log", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL},
     /* j * SEEN_BATCH + k for its j-th write (as its log counts them); odd k leave SEEN_LAG writes later. */
     {"seen", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL, NULL},
+    /* An embedded object that every write replaces (the old one is deleted in the same write). */
+    {"home", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Home", NULL},
+};
+static const lar_property_def home_props[] = {
+    {"commit", LAR_TYPE_INT, LAR_COLLECTION_NONE, 0, NULL, NULL},
 };
 static const lar_property_def progress_props[] = {
     {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
@@ -151,7 +157,9 @@ static const lar_property_def progress_props[] = {
 static const lar_class_def classes[] = {
     {"Item", item_props, PROP_COUNT, 0},
     {"Progress", progress_props, 2, 0},
+    {"Home", home_props, 1, LAR_CLASS_EMBEDDED},
 };
+#define CLASS_COUNT (sizeof classes / sizeof *classes)
 
 /* Room for one Item's strings. */
 typedef struct item_text {
@@ -195,13 +203,14 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
     }
     v[P_LOG] = (lar_value){.type = LAR_TYPE_NULL}; /* its elements are appended */
     v[P_SEEN] = (lar_value){.type = LAR_TYPE_NULL}; /* and inserted */
+    v[P_HOME] = (lar_value){.type = LAR_TYPE_NULL}; /* created in place */
 }
 
 /* ---- the database's side ---- */
 
 typedef struct db {
     lar_env *env;
-    lar_class item, progress;
+    lar_class item, progress, home;
     uint32_t prop[PROP_COUNT]; /* P_* -> stored property index */
     uint32_t progress_commit;
 } db;
@@ -211,6 +220,7 @@ static int db_lookup(db *d)
 {
     int err = lar_class_find(d->env, "Item", &d->item);
     if (!err) err = lar_class_find(d->env, "Progress", &d->progress);
+    if (!err) err = lar_class_find(d->env, "Home", &d->home);
     for (int p = 0; !err && p < PROP_COUNT; p++) err = lar_property_find(d->env, d->item, item_props[p].name, &d->prop[p]);
     if (!err) err = lar_property_find(d->env, d->progress, "commit", &d->progress_commit);
     return err;
@@ -255,6 +265,7 @@ static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
     if (!err && o.kind == OP_DELETE) return lar_obj_delete(txn, obj);
     for (int p = 1; !err && o.kind == OP_UPDATE && p < P_LOG; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
     lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
+    if (!err) err = lar_obj_create_embedded(txn, obj, d->prop[P_HOME], &entry, 1, NULL);
     if (!err) err = lar_list_append(txn, obj, d->prop[P_LOG], &entry);
     size_t writes = 0; /* this write is the log's last entry (a commit may write an Item twice) */
     if (!err) err = lar_list_count(txn, obj, d->prop[P_LOG], &writes);
@@ -322,7 +333,7 @@ static _Noreturn void writer(const char *path, size_t map_size, int acks)
     lar_env_options_init(&options);
     if (map_size) options.initial_map_size = map_size;
     if (lar_env_open(path, &options, &d.env)) writer_fail("open");
-    if (lar_schema_apply(d.env, classes, 2, 1)) writer_fail("schema");
+    if (lar_schema_apply(d.env, classes, CLASS_COUNT, 1)) writer_fail("schema");
     if (db_lookup(&d)) writer_fail("lookup");
     lar_txn *txn;
     uint64_t commit;
@@ -425,6 +436,10 @@ static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs
             return fail("Item %d's %s differs from what commit %llu wrote", id, item_props[p].name,
                         (unsigned long long)version);
     }
+    lar_value home, commit;
+    if (lar_obj_get(txn, obj, d->prop[P_HOME], &home) || home.type != LAR_TYPE_LINK ||
+        lar_obj_get(txn, home.as.link, 0, &commit) || commit.as.integer != (int64_t)version)
+        return fail("Item %d's embedded Home is not the one commit %llu made", id, (unsigned long long)version);
     return check_log(d, txn, obj, id, l) && check_seen(d, txn, obj, id, l);
 }
 
@@ -437,6 +452,10 @@ static bool check_items(db *d, lar_txn *txn, const model *m, const logs *l)
     }
     if (lar_objects_count(txn, d->item, &count) || count != expected)
         return fail("%llu Items expected, %llu found", (unsigned long long)expected, (unsigned long long)count);
+    /* One embedded Home per Item: none orphaned by a replace or a delete, none lost. */
+    if (lar_objects_count(txn, d->home, &count) || count != expected)
+        return fail("%llu Homes expected (one per Item), %llu found", (unsigned long long)expected,
+                    (unsigned long long)count);
     return true;
 }
 

@@ -39,6 +39,7 @@ LAR_TYPE_STRING, LAR_TYPE_BINARY, LAR_TYPE_TIMESTAMP = 5, 6, 7
 LAR_TYPE_LINK, LAR_TYPE_MIXED = 11, 12
 LAR_COLLECTION_NONE, LAR_COLLECTION_LIST, LAR_COLLECTION_SET, LAR_COLLECTION_MAP = 0, 1, 2, 3
 LAR_PROP_OPTIONAL, LAR_PROP_PRIMARY_KEY, LAR_PROP_INDEXED = 0x1, 0x2, 0x4
+LAR_CLASS_EMBEDDED = 0x1
 LAR_ENV_READONLY, LAR_ENV_NOSYNC = 0x1, 0x2
 LAR_ENV_OPTIONS_VERSION = 1
 LAR_TXN_READ, LAR_TXN_WRITE = 0x0, 0x1
@@ -181,6 +182,11 @@ def load_library(path):
         "lar_set_intersect": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32]),
         "lar_set_is_subset": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32, POINTER(c_int)]),
         "lar_map_count": (c_int, [Txn, LarObj, c_uint32, POINTER(c_size_t)]),
+        "lar_obj_create_embedded": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), c_size_t, POINTER(LarObj)]),
+        "lar_list_insert_embedded": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue), c_size_t,
+                                             POINTER(LarObj)]),
+        "lar_map_put_embedded": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue), c_size_t,
+                                         POINTER(LarObj)]),
         "lar_map_get": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue)]),
         "lar_map_put": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue)]),
         "lar_map_remove": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(c_int)]),
@@ -1011,6 +1017,89 @@ class MixedTests(unittest.TestCase):
             n = c_size_t()
             check(lib.lar_list_count(txn, a, anys, byref(n)), "lar_list_count")
             self.assertEqual(n.value, 1)
+        finally:
+            end(txn)
+
+
+class EmbeddedObjectTests(unittest.TestCase):
+    """An embedded object created in place and read back from Python."""
+
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-embedded-")
+        self.path = os.path.join(self.dir, "embedded.larder")
+        self.db = Database(self.path)
+        address_props = (LarPropertyDef * 2)(
+            LarPropertyDef(b"street", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, None, None),
+            LarPropertyDef(b"city", LAR_TYPE_STRING, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, None, None))
+        person_props = (LarPropertyDef * 3)(
+            LarPropertyDef(b"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, None, None),
+            LarPropertyDef(b"address", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, b"Address", None),
+            LarPropertyDef(b"past", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, b"Address", None))
+        classes = (LarClassDef * 2)(LarClassDef(b"Person", person_props, 3, 0),
+                                    LarClassDef(b"Address", address_props, 2, LAR_CLASS_EMBEDDED))
+        check(lib.lar_schema_apply(self.db.env, classes, 2, 1), "lar_schema_apply")
+        self.person, self.address = self.db.class_id("Person"), self.db.class_id("Address")
+        self.address_prop, self.past = self.db.prop(self.person, "address"), self.db.prop(self.person, "past")
+
+    def tearDown(self):
+        try:
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def address_values(self, vals, street, city):
+        arr = (LarValue * 2)()
+        arr[0], arr[1] = vals.one(LAR_TYPE_STRING, street), vals.one(LAR_TYPE_STRING, city)
+        return arr
+
+    def test_create_in_place_read_back_and_replace(self):
+        vals = Values()
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            ann = LarObj()
+            check(lib.lar_obj_create(txn, self.person, None, 0, byref(ann)), "create person")
+            self.assertEqual(lib.lar_obj_create(txn, self.address, None, 0, None), LAR_EINVAL)
+            self.assertIn(b"Embedded objects cannot be created directly", lib.lar_error_last().contents.message)
+            home = LarObj()
+            check(lib.lar_obj_create_embedded(txn, ann, self.address_prop,
+                                              self.address_values(vals, "1 Main St", "Springfield"), 2,
+                                              byref(home)), "lar_obj_create_embedded")
+            old = LarObj()
+            check(lib.lar_list_insert_embedded(txn, ann, self.past, 0, self.address_values(vals, "0 Old Rd", "X"), 2,
+                                               byref(old)), "lar_list_insert_embedded")
+            self.assertEqual(lib.lar_list_append(txn, ann, self.past, byref(LinkAndListTests.link(home))), LAR_EINVAL)
+            self.assertIn(b"Cannot add an existing managed embedded object to a List.",
+                          lib.lar_error_last().contents.message)
+            check(lib.lar_txn_commit(txn), "commit")
+        finally:
+            lib.lar_txn_free(txn)
+        self.db.close()
+        self.db = Database(self.path)
+        txn = self.db.begin()
+        try:
+            v = LarValue()
+            check(lib.lar_obj_get(txn, ann, self.address_prop, byref(v)), "lar_obj_get")
+            self.assertEqual((v.type, v.as_.link.cls), (LAR_TYPE_LINK, self.address))
+            link = LarObj(v.as_.link.cls, v.as_.link.key)
+            check(lib.lar_obj_get(txn, link, 0, byref(v)), "lar_obj_get street")
+            self.assertEqual(to_python(v), "1 Main St")
+            check(lib.lar_obj_get(txn, link, 1, byref(v)), "lar_obj_get city")
+            self.assertEqual(to_python(v), "Springfield")
+            cinfo = LarClassInfo()
+            check(lib.lar_class_info_get(self.db.env, self.address, byref(cinfo)), "lar_class_info_get")
+            self.assertEqual(cinfo.flags, LAR_CLASS_EMBEDDED)
+        finally:
+            end(txn)
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            check(lib.lar_obj_create_embedded(txn, ann, self.address_prop, None, 0, None), "replace")
+            exists = c_int()
+            check(lib.lar_obj_exists(txn, link, byref(exists)), "lar_obj_exists")
+            self.assertEqual(exists.value, 0)  # the replaced address was deleted
+            check(lib.lar_obj_delete(txn, ann), "lar_obj_delete")
+            n = c_uint64()
+            check(lib.lar_objects_count(txn, self.address, byref(n)), "lar_objects_count")
+            self.assertEqual(n.value, 0)  # deleting the owner deleted its embedded objects
         finally:
             end(txn)
 
