@@ -26,11 +26,21 @@ class Person: Object {
     @Persisted var country: String?
     // To-many relationship - a person can have many dogs
     @Persisted var dogs: List<Dog>
+    // Embed a single object.
+    // Embedded object properties must be marked optional.
+    @Persisted var address: Address?
+}
+
+class Address: EmbeddedObject {
+    @Persisted var street: String?
+    @Persisted var city: String?
+    @Persisted var country: String?
+    @Persisted var postalCode: String?
 }
 
 let path = CommandLine.arguments.count > 1 ? CommandLine.arguments[1] : "demo.realm"
 for leftover in [path, path + "-lock"] { try? FileManager.default.removeItem(atPath: leftover) }
-let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self, DogToy.self])
+let configuration = Realm.Configuration(fileURL: URL(fileURLWithPath: path), objectTypes: [Dog.self, Person.self, DogToy.self, Address.self])
 
 /// Writes, in a scope of its own so that every handle on the file is closed when it ends.
 func populate() throws {
@@ -82,6 +92,26 @@ func populate() throws {
         bella.companion = .string("the neighbour's cat")
     }
 
+    // Embedded objects: created in place, updated through their owner, replaced whole.
+    let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234)!
+    try realm.write {
+        bowie.address = Address(value: ["street": "1 Main St", "city": "London", "country": "UK"])
+    }
+    let firstAddress = bowie.address!
+    try realm.write {
+        bowie.address?.street = "789 Any Street"
+        bowie.address?.postalCode = "12345"
+    }
+    try realm.write {
+        let newAddress = Address()
+        newAddress.street = "23 Heddon Street"
+        newAddress.city = "London"
+        newAddress.country = "UK"
+        newAddress.postalCode = "W1B 4BQ"
+        bowie.address = newAddress // the old address is deleted
+    }
+    print("the replaced address is invalidated: \(firstAddress.isInvalidated)")
+
     // A failed write changes nothing: a duplicate primary key is an error.
     do {
         try realm.write { realm.add(Person(value: ["id": 5678, "name": "Duplicate"])) }
@@ -116,5 +146,9 @@ for dog in realm.objects(Dog.self) {
 }
 if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
     print("\(bowie.name)'s dogs, in order: \(bowie.dogs.map(\.name).joined(separator: ", "))")
+    if let address = bowie.address {
+        print("\(bowie.name) lives at \(address.street ?? ""), \(address.city ?? "") \(address.postalCode ?? "")" +
+              " (an embedded object: \(address.objectSchema.isEmbedded))")
+    }
     print("Found by primary key:\n\(bowie)")
 }
