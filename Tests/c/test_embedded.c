@@ -488,3 +488,48 @@ TEST(embedded_objects_persist_and_an_abort_forgets_them)
     commit_txn(txn);
     close_env(env);
 }
+
+void txn_fail_after(long mutations); /* CCore/kv/kv.h, tests only */
+
+/* A write that fails at any of its LMDB changes, in the middle of creating an embedded
+ * object in place or of deleting the ones that lost their owner, fails the transaction:
+ * nothing of it is committed, and the file keeps one address (with its geo) per person. */
+TEST(a_failure_midway_through_an_embedded_change_fails_the_write)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = fill_person(txn, &m, "Ann");
+    commit_txn(txn);
+    for (int which = 0; which < 3; which++) {
+        int failures = 0;
+        for (long nth = 1;; nth++) {
+            txn = begin_write(env);
+            txn_fail_after(nth);
+            lar_value values[3];
+            address_values(&m, values, "new", "Y");
+            lar_string k = key_of("k");
+            int rc = which == 0   ? lar_obj_create_embedded(txn, p, m.address_p, values, 3, NULL)
+                     : which == 1 ? lar_map_put_embedded(txn, p, m.homes, &k, values, 3, NULL)
+                                  : lar_obj_delete(txn, p);
+            txn_fail_after(0);
+            if (rc == LAR_OK) {
+                CHECK_OK(lar_txn_abort(txn));
+                lar_txn_free(txn);
+                break;
+            }
+            failures++;
+            CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
+            lar_txn_free(txn);
+            txn = begin_read(env);
+            CHECK_EQ(count_objects(txn, m.address), 3);
+            CHECK_EQ(count_objects(txn, m.geo), 3);
+            lar_value a = get_value(txn, p, m.address_p);
+            CHECK_EQ(a.type, LAR_TYPE_LINK);
+            CHECK_VALUE(get_value(txn, a.as.link, m.street), val_str("s"));
+            commit_txn(txn);
+        }
+        CHECK(failures > 2); /* a row, a link, a backlink and a sweep: several changes */
+    }
+    close_env(env);
+}
