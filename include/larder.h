@@ -594,8 +594,9 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * properties. A link property takes #LAR_TYPE_LINK (an existing object of its
  * target class) or #LAR_TYPE_NULL; a mixed property takes null, any scalar
  * (kept with its own type: an int stays an int) or #LAR_TYPE_LINK to an
- * existing object of any class (its default is null); a collection property
- * takes only #LAR_TYPE_NULL, and starts empty.
+ * existing object of any class (its default is null), or #LAR_TYPE_LIST or
+ * #LAR_TYPE_DICTIONARY for a new, empty nested collection (see @ref nested); a
+ * collection property takes only #LAR_TYPE_NULL, and starts empty.
  * @param[in]  txn          An active write transaction.
  * @param[in]  cls          The class.
  * @param[in]  values       value_count values, or NULL; copied.
@@ -652,8 +653,10 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
  * takes an existing object of the property's target class, or null; the
  * backlink index follows (see lar_backlinks_count()). A mixed property takes
  * a value of any other type than before (null, a scalar, a link to an existing
- * object of any class), and keeps the backlink index in step the same way. A
- * collection property takes only null, which empties it (as Realm does).
+ * object of any class), and keeps the backlink index in step the same way; a
+ * mixed property also takes #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY (a new, empty
+ * nested collection: see @ref nested), and a nested collection it held before is
+ * freed, whole. A collection property takes only null, which empties it (as Realm does).
  * @param[in] txn    An active write transaction.
  * @param[in] obj    The object.
  * @param[in] prop   A property index.
@@ -782,8 +785,9 @@ int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint3
  *  property is #LAR_PROP_OPTIONAL; a list of objects holds #LAR_TYPE_LINK
  *  values of its target class (existing objects, never null), and keeps the
  *  backlink index (an object that appears twice links twice). A list of mixed
- *  values (#LAR_TYPE_MIXED) holds any of them, each with its own type, and links
- *  to objects of any class (also in the backlink index). Deleting an
+ *  values (#LAR_TYPE_MIXED) holds any of them, each with its own type, links
+ *  to objects of any class (also in the backlink index) and nested lists and
+ *  dictionaries (see @ref nested: the `_at` forms take handles). Deleting an
  *  object takes it out of every list; deleting a list's owner frees the list.
  *  Reads, inserts, sets and removals cost O(log n), whatever the list's size.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
@@ -919,7 +923,8 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
  *  binaries are distinct kinds (Realm 20's queries no longer treat them as
  *  equal). A set of mixed values holds
- *  scalars and links to objects of any class (in the backlink index).
+ *  scalars and links to objects of any class (in the backlink index), never a
+ *  nested list or dictionary (#LAR_EINVAL).
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a set, invalid
  *  UTF-8, an element too long, a link to an object that does not exist or was
@@ -1047,7 +1052,8 @@ int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, 
  *  index; deleting an object leaves the keys that held it with null. A map of
  *  mixed values (#LAR_TYPE_MIXED, Realm's Map<String, AnyRealmValue>) holds
  *  null, any scalar with its own type, or links to objects of any class, with
- *  the same backlinks and the same null left by a delete.
+ *  the same backlinks and the same null left by a delete, and nested lists and
+ *  dictionaries (see @ref nested).
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a map, a key
  *  that breaks the rules above (the message says which), invalid UTF-8, a

@@ -290,7 +290,7 @@ int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
         } else if (cls->properties[i].def.type == LAR_TYPE_MIXED) { /* a nested collection it holds */
             lar_value value;
             err = row_decode_raw(cls, row, i, &value);
-            if (!err) err = nested_release(txn, &value);
+            if (!err) err = nested_release(txn, (nested_parent){obj, i, 0}, &value);
         }
     }
     return err;

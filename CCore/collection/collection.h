@@ -1,5 +1,6 @@
-/* Layer 6, collection: lists, sets and maps of an object's properties, stored
- * beside the object tables, with their public functions (lar_list_*, lar_set_*).
+/* Layer 6, collection: lists, sets and maps of an object's properties, and nested
+ * lists and dictionaries inside mixed values (nested.c), stored beside the object
+ * tables, with their public functions (lar_list_*, lar_set_*, lar_map_*, lar_coll_*).
  * Below object: deleting an object frees its collections and takes deleted
  * targets out of them. */
 #ifndef LARDER_COLLECTION_H
@@ -22,14 +23,23 @@ static inline bool value_is_nested(const lar_value *value)
 {
     return value->type == LAR_TYPE_LIST || value->type == LAR_TYPE_DICTIONARY;
 }
+/* Where a nested collection's id sits: its owner, the owner's property, and the level
+ * of the collection holding the slot (0: the property's own slot or collection), so
+ * that the collection must be at level depth + 1. A header that says otherwise is
+ * damage (LAR_ECORRUPT): a slot never frees or walks another's collection, nor loops. */
+typedef struct nested_parent {
+    lar_obj obj;
+    uint32_t prop;
+    uint32_t depth;
+} nested_parent;
 /* Writes the header of a new, empty nested collection of type (LIST or DICTIONARY) at
  * level depth, owned by obj's property prop, under id (from collection_new_id()). */
 int nested_create(lar_txn *txn, lar_obj obj, uint32_t prop, lar_type type, uint32_t depth, uint64_t id);
 /* Frees nested collection id and everything nested in it (and its links' backlinks). */
-int nested_free(lar_txn *txn, uint64_t id);
+int nested_free(lar_txn *txn, nested_parent parent, uint64_t id);
 /* Takes target out of nested collection id and everything nested in it (backlinks are
  * the caller's: it forgets the property's entry whole). */
-int nested_remove_target(lar_txn *txn, uint64_t id, lar_obj target);
+int nested_remove_target(lar_txn *txn, nested_parent parent, uint64_t id, lar_obj target);
 
 /* ---- shared by the kinds (collection.c) ---- */
 
@@ -59,9 +69,14 @@ int collection_open_at(lar_txn *txn, bool write, const lar_coll *coll, lar_colle
  * puts its id into element. Nothing for other elements. Call it after every other check. */
 int nested_materialize(lar_txn *txn, const collection_ref *ref, lar_value *element);
 /* Frees the nested collection an element held (nothing for other elements). */
-static inline int nested_release(lar_txn *txn, const lar_value *element)
+static inline int nested_release(lar_txn *txn, nested_parent parent, const lar_value *element)
 {
-    return value_is_nested(element) ? nested_free(txn, element->as.nested) : LAR_OK;
+    return value_is_nested(element) ? nested_free(txn, parent, element->as.nested) : LAR_OK;
+}
+/* The slots of ref's collection. */
+static inline nested_parent nested_parent_of(const collection_ref *ref)
+{
+    return (nested_parent){ref->obj, ref->prop_index, ref->depth};
 }
 
 /* Checks the transaction (writable when write), the owner and that prop is a collection

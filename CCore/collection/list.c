@@ -7,7 +7,11 @@
  *            followed by its NUL so that reads hand out the mapped bytes; in a list of
  *            mixed values, a link carries its class (a typed link)
  *
- * The object's row slot for the property holds the root's id; 0 is the empty list.
+ * The object's row slot for the property holds the root's id; 0 is the empty list. A
+ * nested list (inside a mixed value, collection/nested.c) is the same tree, its root's
+ * id kept in its header record instead of a row slot; its elements may be nested
+ * collections too ([u8 LAR_TYPE_LIST or LAR_TYPE_DICTIONARY][u64 nested id]), freed
+ * with the element that holds them.
  * A list of up to 64 small elements is one leaf, one record. Positions are found
  * through the child counts, so get, insert, set and remove read and write one node
  * per level: O(log n) records of at most 64 entries, never the whole list. A leaf
@@ -872,7 +876,7 @@ static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, list->obj, list->prop_index);
     if (!err && value && value->type == LAR_TYPE_LINK)
         err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
-    if (!err) err = nested_release(txn, &old); /* the nested collection the element held */
+    if (!err) err = nested_release(txn, nested_parent_of(list), &old); /* the nested collection it held */
     return err;
 }
 
@@ -977,6 +981,7 @@ typedef struct owner {
     lar_txn *txn;
     lar_obj obj;
     uint32_t prop;
+    uint32_t depth;           /* the list's level: 0 for the property's own */
     bool counted;             /* a nested list: other collections of the property may still link */
 } owner;
 
@@ -988,32 +993,32 @@ static int forget_element(const lar_value *element, void *context)
     if (element->type == LAR_TYPE_LINK)
         return o->counted ? backlink_remove(o->txn, element->as.link, o->obj, o->prop)
                           : backlink_remove_all(o->txn, element->as.link, o->obj, o->prop);
-    return nested_release(o->txn, element);
+    return nested_release(o->txn, (nested_parent){o->obj, o->prop, o->depth}, element);
 }
 
 static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root,
-                     bool counted)
+                     uint32_t depth)
 {
-    owner o = {txn, obj, prop_index, counted};
+    owner o = {txn, obj, prop_index, depth, depth != 0};
     bool link = property_may_link(&prop->def); /* mixed lists may also nest */
     return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_element : NULL, &o) : LAR_OK;
 }
 
 int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
 {
-    return free_tree(txn, prop, obj, prop_index, root, false);
+    return free_tree(txn, prop, obj, prop_index, root, 0);
 }
 
 int list_free_nested(lar_txn *txn, const collection_ref *list)
 {
-    return free_tree(txn, list->prop, list->obj, list->prop_index, list->root, true);
+    return free_tree(txn, list->prop, list->obj, list->prop_index, list->root, list->depth);
 }
 
 static int clear_list(lar_txn *txn, const lar_coll *coll)
 {
     collection_ref list;
     int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, &list);
-    if (!err) err = free_tree(txn, list.prop, list.obj, list.prop_index, list.root, list.nested != 0);
+    if (!err) err = free_tree(txn, list.prop, list.obj, list.prop_index, list.root, list.depth);
     return err ? err : collection_write_root(txn, &list, 0);
 }
 
@@ -1057,7 +1062,7 @@ int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target)
         err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL, false);
     if (!err) err = collection_write_root(txn, list, root);
     for (size_t i = 0; !err && i < positions.nested.size / 8; i++) /* and out of what it nests */
-        err = nested_remove_target(txn, get_u64(positions.nested.data + 8 * i), target);
+        err = nested_remove_target(txn, nested_parent_of(list), get_u64(positions.nested.data + 8 * i), target);
     buffer_free(&positions.found);
     buffer_free(&positions.nested);
     return err;

@@ -9,7 +9,9 @@
  * point into the table. The owner's row slot holds the map id, 0 while it is empty.
  * Keys follow Realm's rules: valid UTF-8, not starting with '$', without '.'; and fit
  * an LMDB key (LAR_MAP_KEY_MAX bytes). Deleting an object that is a map's value
- * leaves its key with null, as Realm does. */
+ * leaves its key with null, as Realm does. A nested dictionary (inside a mixed value,
+ * collection/nested.c) uses the same entries under its nested id, which it keeps while
+ * empty; a value that is a nested collection is freed with its key. */
 #include "collection/collection.h"
 
 #include <string.h>
@@ -153,8 +155,9 @@ static int plan_entry(const kv_val *key, const kv_val *value, void *context)
  * one when counted: a nested dictionary's property may link elsewhere too) and the
  * nested collections its values hold. */
 static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id,
-                    bool counted)
+                    uint32_t depth)
 {
+    bool counted = depth != 0;
     entry_plan plan = {{0, 0}, prop->target, {0}, {0}};
     int err = walk_entries(txn, id, NULL, plan_entry, &plan);
     for (size_t at = 0; !err && at < plan.entries.size;) {
@@ -169,7 +172,7 @@ static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
         if (err == LAR_ENOTFOUND) err = LAR_OK;
         if (!err && link.key)
             err = counted ? backlink_remove(txn, link, obj, prop_index) : backlink_remove_all(txn, link, obj, prop_index);
-        if (!err && nested) err = nested_free(txn, nested);
+        if (!err && nested) err = nested_free(txn, (nested_parent){obj, prop_index, depth}, nested);
         at += 4 + size + PLAN_TAIL;
     }
     if (!err) err = keyed_count_store(txn, id, 0);
@@ -179,12 +182,12 @@ static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
 
 int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
 {
-    return drop_all(txn, prop, obj, prop_index, id, false);
+    return drop_all(txn, prop, obj, prop_index, id, 0);
 }
 
 int map_free_nested(lar_txn *txn, const collection_ref *map)
 {
-    return drop_all(txn, map->prop, map->obj, map->prop_index, map->root, true);
+    return drop_all(txn, map->prop, map->obj, map->prop_index, map->root, map->depth);
 }
 
 int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
@@ -204,7 +207,7 @@ int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
     for (size_t at = 0; !err && at < plan.nested.size; at += 8) { /* and out of what it nests */
         uint64_t nested;
         memcpy(&nested, plan.nested.data + at, 8);
-        err = nested_remove_target(txn, nested, target);
+        err = nested_remove_target(txn, nested_parent_of(map), nested, target);
     }
     buffer_free(&plan.entries);
     buffer_free(&plan.nested);
@@ -290,7 +293,7 @@ static int put_entry(lar_txn *txn, const lar_coll *coll, const lar_string *key, 
     if (!err && !found) err = keyed_count_store(txn, id, count + 1);
     if (!err && found && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
     if (!err && element.type == LAR_TYPE_LINK) err = backlink_add(txn, element.as.link, obj, prop);
-    if (!err && found) err = nested_release(txn, &old); /* the nested collection the key held */
+    if (!err && found) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
     return err;
 }
 
@@ -326,7 +329,7 @@ static int remove_entry(lar_txn *txn, const lar_coll *coll, const lar_string *ke
         if (!err) err = keyed_count_store(txn, map.root, count ? count - 1 : 0);
         if (!err && count <= 1) err = collection_write_root(txn, &map, 0); /* an emptied map gives its id up */
         if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
-        if (!err) err = nested_release(txn, &old); /* the nested collection the key held */
+        if (!err) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
     }
     if (!err && removed) *removed = found;
     return err;
@@ -347,7 +350,7 @@ static int clear_map(lar_txn *txn, const lar_coll *coll)
 {
     collection_ref map;
     int err = collection_open_at(txn, true, coll, LAR_COLLECTION_MAP, &map);
-    if (!err && map.root) err = drop_all(txn, map.prop, map.obj, map.prop_index, map.root, map.nested != 0);
+    if (!err && map.root) err = drop_all(txn, map.prop, map.obj, map.prop_index, map.root, map.depth);
     return err ? err : collection_write_root(txn, &map, 0);
 }
 

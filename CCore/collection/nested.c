@@ -169,15 +169,25 @@ int nested_materialize(lar_txn *txn, const collection_ref *ref, lar_value *eleme
     return err;
 }
 
-int nested_free(lar_txn *txn, uint64_t id)
+/* Reads the header of the nested collection a slot of parent holds, into ref. */
+static int open_held(lar_txn *txn, nested_parent parent, uint64_t id, collection_ref *ref)
 {
     header h;
-    collection_ref ref;
     int err = header_read(txn, id, &h);
     if (err == LAR_ENOTFOUND)
         return lar_fail(LAR_ECORRUPT, "a mixed value holds nested collection %llu, which has no header",
                         (unsigned long long)id);
-    if (!err) err = ref_from_header(txn, id, &h, &ref);
+    if (!err && (h.owner.cls != parent.obj.cls || h.owner.key != parent.obj.key || h.prop != parent.prop ||
+                 h.depth != parent.depth + 1))
+        return lar_fail(LAR_ECORRUPT, "a mixed value holds nested collection %llu, whose header names another "
+                        "owner or level", (unsigned long long)id);
+    return err ? err : ref_from_header(txn, id, &h, ref);
+}
+
+int nested_free(lar_txn *txn, nested_parent parent, uint64_t id)
+{
+    collection_ref ref;
+    int err = open_held(txn, parent, id, &ref);
     if (!err) err = ref.kind == LAR_COLLECTION_LIST ? list_free_nested(txn, &ref) : map_free_nested(txn, &ref);
     if (!err) {
         kv_val key = {sizeof id, &id};
@@ -186,15 +196,10 @@ int nested_free(lar_txn *txn, uint64_t id)
     return err;
 }
 
-int nested_remove_target(lar_txn *txn, uint64_t id, lar_obj target)
+int nested_remove_target(lar_txn *txn, nested_parent parent, uint64_t id, lar_obj target)
 {
-    header h;
     collection_ref ref;
-    int err = header_read(txn, id, &h);
-    if (err == LAR_ENOTFOUND)
-        return lar_fail(LAR_ECORRUPT, "a mixed value holds nested collection %llu, which has no header",
-                        (unsigned long long)id);
-    if (!err) err = ref_from_header(txn, id, &h, &ref);
+    int err = open_held(txn, parent, id, &ref);
     if (err) return err;
     return ref.kind == LAR_COLLECTION_LIST ? list_remove_target(txn, &ref, target)
                                            : map_remove_target(txn, &ref, target);

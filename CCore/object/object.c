@@ -392,7 +392,7 @@ static int set_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     if (value_is_nested(&stored)) err = collection_new_id(txn, &stored.as.nested); /* no write yet: row stays */
     if (!err) err = set_value(txn, cls, obj, row, prop, &stored);
     if (!err && value_is_nested(&stored)) err = nested_create(txn, obj, prop, stored.type, 1, stored.as.nested);
-    if (!err) err = nested_release(txn, &old);
+    if (!err) err = nested_release(txn, (nested_parent){obj, prop, 0}, &old);
     return err;
 }
 
@@ -502,7 +502,7 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
         if (!err && origin->properties[link.prop].def.type == LAR_TYPE_MIXED)
             err = row_decode_raw(origin, &row, link.prop, &held);
         if (!err && value_is_nested(&held)) { /* links inside the nested collections it holds */
-            err = nested_remove_target(txn, held.as.nested, target);
+            err = nested_remove_target(txn, (nested_parent){link.origin, link.prop, 0}, held.as.nested, target);
             if (!err) err = backlink_remove_all(txn, target, link.origin, link.prop);
             continue;
         }

@@ -5,6 +5,8 @@
  * deletes; stale handles; errors that change nothing. */
 #include "test.h"
 
+#include <lmdb.h>
+
 /* Box {any: mixed, list: [mixed], map: map<mixed>, set: set<mixed>}; Dog {name: string}. */
 typedef struct schema_ids {
     lar_class box, dog;
@@ -588,4 +590,66 @@ TEST(nested_errors_change_nothing_and_sets_refuse_nested_collections)
     commit_txn(txn); /* still usable */
     close_env(env);
     CHECK_EQ(count_file_entries(path, NULL), base);
+}
+
+/* Reads the header of nested collection id and writes a leaf node under its list root
+ * holding one element: that same nested list (a cycle only damage can make). */
+static void make_cycle(const char *path, uint64_t id)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, "collections", MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof id, &id}, header;
+    CHECK(mdb_get(txn, dbi, &k, &header) == 0);
+    CHECK_EQ(header.mv_size, 32);
+    CHECK_EQ(((const uint8_t *)header.mv_data)[0], 3); /* a list's header */
+    uint64_t root;
+    memcpy(&root, (const uint8_t *)header.mv_data + 24, 8);
+    CHECK(root != 0);
+    uint8_t leaf[14] = {1, 1, 0, 0, 0, LAR_TYPE_LIST};
+    memcpy(leaf + 6, &id, 8);
+    MDB_val rk = {sizeof root, &root}, data = {sizeof leaf, leaf};
+    CHECK(mdb_put(txn, dbi, &rk, &data, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+TEST(nested_damage_a_collection_holding_itself_is_corrupt_not_a_loop)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    schema_ids s = apply(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj box = make(txn, s.box), dog = make(txn, s.dog);
+    CHECK_OK(lar_obj_set(txn, box, s.any, &new_list));
+    lar_coll c = open_coll(txn, box, s.any);
+    lar_value one = val_int(1), d = link_to(dog); /* a link added and removed: a leaf of one int */
+    CHECK_OK(lar_list_append_at(txn, &c, &one));
+    CHECK_OK(lar_list_append_at(txn, &c, &d));
+    CHECK_OK(lar_list_remove_at(txn, &c, 1));
+    commit_txn(txn);
+    close_env(env);
+    make_cycle(path, c.id);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    CHECK_EQ(list_count_at(txn, &c), 1);
+    lar_value held = list_get_at(txn, &c, 0);
+    CHECK_EQ(held.type, LAR_TYPE_LIST);
+    CHECK_EQ(held.as.nested, c.id);
+    commit_txn(txn);
+    lar_value number = val_int(2);
+    txn = begin_write(env);
+    CHECK_RC(lar_obj_set(txn, box, s.any, &number), LAR_ECORRUPT);
+    CHECK_MSG_HAS("another owner or level");
+    lar_txn_free(txn);
+    txn = begin_write(env);
+    CHECK_RC(lar_obj_delete(txn, box), LAR_ECORRUPT);
+    lar_txn_free(txn);
+    close_env(env);
 }
