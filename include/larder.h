@@ -1168,7 +1168,10 @@ int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *aft
  *  (ids are never reused). The `_at` functions have the errors of their
  *  groups, #LAR_EDELETED for a stale handle, #LAR_EINVAL for a NULL handle
  *  and, when writing a nested collection, #LAR_EINVAL for one that would
- *  sit deeper than #LAR_NESTED_MAX_DEPTH levels or in a set. On error
+ *  sit deeper than #LAR_NESTED_MAX_DEPTH levels or in a set, and
+ *  #LAR_ENOTSUP for a new one in a file written before mixed values could
+ *  nest whose schema has no list, set or map property (it has no table for
+ *  them; lar_obj_set() and lar_obj_create() report the same). On error
  *  nothing is changed. A handle with id 0 names the property's own list or
  *  map, and its `_at` calls do exactly what the plain functions do.
  *  @{

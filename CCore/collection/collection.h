@@ -32,6 +32,8 @@ typedef struct nested_parent {
     uint32_t prop;
     uint32_t depth;
 } nested_parent;
+/* LAR_ENOTSUP (recorded) in a file without the collection tables (see kv/env.c). */
+int nested_check_tables(lar_txn *txn);
 /* Writes the header of a new, empty nested collection of type (LIST or DICTIONARY) at
  * level depth, owned by obj's property prop, under id (from collection_new_id()). */
 int nested_create(lar_txn *txn, lar_obj obj, uint32_t prop, lar_type type, uint32_t depth, uint64_t id);

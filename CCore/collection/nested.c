@@ -154,6 +154,13 @@ int nested_create(lar_txn *txn, lar_obj obj, uint32_t prop, lar_type type, uint3
     return header_write(txn, id, &h);
 }
 
+int nested_check_tables(lar_txn *txn)
+{
+    if (txn->schema->has_collections) return LAR_OK;
+    return lar_fail(LAR_ENOTSUP, "this file was written before mixed values could hold nested lists and "
+                    "dictionaries, and has no table for them (adding a class with a collection creates it)");
+}
+
 int nested_materialize(lar_txn *txn, const collection_ref *ref, lar_value *element)
 {
     if (!value_is_nested(element)) return LAR_OK;

@@ -178,8 +178,8 @@ static int stage_nested(lar_txn *txn, const schema_class *cls, lar_value *values
         if (cls->properties[i].def.type != LAR_TYPE_MIXED || cls->properties[i].def.collection ||
             !value_is_nested(&values[i]))
             continue;
-        err = obj ? nested_create(txn, *obj, i, values[i].type, 1, values[i].as.nested)
-                  : collection_new_id(txn, &values[i].as.nested);
+        err = obj ? nested_create(txn, *obj, i, values[i].type, 1, values[i].as.nested) : nested_check_tables(txn);
+        if (!err && !obj) err = collection_new_id(txn, &values[i].as.nested);
     }
     return err;
 }
@@ -389,7 +389,8 @@ static int set_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     lar_value old, stored = *value;
     int err = row_decode_raw(cls, row, prop, &old);
     if (err) return err;
-    if (value_is_nested(&stored)) err = collection_new_id(txn, &stored.as.nested); /* no write yet: row stays */
+    if (value_is_nested(&stored)) err = nested_check_tables(txn);
+    if (!err && value_is_nested(&stored)) err = collection_new_id(txn, &stored.as.nested); /* no write: row stays */
     if (!err) err = set_value(txn, cls, obj, row, prop, &stored);
     if (!err && value_is_nested(&stored)) err = nested_create(txn, obj, prop, stored.type, 1, stored.as.nested);
     if (!err) err = nested_release(txn, (nested_parent){obj, prop, 0}, &old);

@@ -653,3 +653,52 @@ TEST(nested_damage_a_collection_holding_itself_is_corrupt_not_a_loop)
     lar_txn_free(txn);
     close_env(env);
 }
+
+/* A file whose mixed-only schema was stored before mixed values could nest has no
+ * collection tables: it opens and works, and refuses nested collections clearly. */
+TEST(nested_file_without_collection_tables_opens_and_refuses_nested_collections)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    lar_property_def props[] = {PROP("value", LAR_TYPE_MIXED, 0)};
+    lar_class_def cls = CLASS_DEF("Holder", props);
+    CHECK_OK(lar_schema_apply(env, &cls, 1, 1));
+    lar_class holder = class_id(env, "Holder");
+    lar_txn *txn = begin_write(env);
+    lar_value seven = val_int(7);
+    lar_obj obj;
+    CHECK_OK(lar_obj_create(txn, holder, &seven, 1, &obj));
+    commit_txn(txn);
+    close_env(env);
+    MDB_env *mdb; /* drop the tables, as an older Larder never made them */
+    MDB_txn *mtxn;
+    MDB_dbi dbi;
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &mtxn) == 0);
+    CHECK(mdb_dbi_open(mtxn, "collections", MDB_INTEGERKEY, &dbi) == 0);
+    CHECK(mdb_drop(mtxn, dbi, 1) == 0);
+    CHECK(mdb_dbi_open(mtxn, "keyed", 0, &dbi) == 0);
+    CHECK(mdb_drop(mtxn, dbi, 1) == 0);
+    CHECK(mdb_txn_commit(mtxn) == 0);
+    mdb_env_close(mdb);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    CHECK_VALUE(get_value(txn, obj, 0), seven);
+    CHECK_RC(lar_obj_set(txn, obj, 0, &new_list), LAR_ENOTSUP);
+    CHECK_MSG_HAS("nested");
+    lar_value values[1] = {new_dict};
+    CHECK_RC(lar_obj_create(txn, holder, values, 1, NULL), LAR_ENOTSUP);
+    lar_value text = val_str("still works");
+    CHECK_OK(lar_obj_set(txn, obj, 0, &text));
+    lar_obj other;
+    CHECK_OK(lar_obj_create(txn, holder, &seven, 1, &other));
+    CHECK_OK(lar_obj_delete(txn, other));
+    commit_txn(txn);
+    txn = begin_read(env);
+    CHECK_VALUE(get_value(txn, obj, 0), text);
+    commit_txn(txn);
+    close_env(env);
+}
