@@ -76,6 +76,8 @@ void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t be
                  const char *other, uint64_t other_ns);
 /* The collection workloads (bench_collections.c): lists, links, maps and sets, files in dir. */
 void bench_collections(const char *dir);
+/* The mixed-value workloads (bench_mixed.c): mixed-insert and mixed-scan, files in dir. */
+void bench_mixed(const char *dir);
 
 #define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
 #define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)

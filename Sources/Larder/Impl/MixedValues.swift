@@ -8,12 +8,17 @@ extension RealmInstance {
     /// bears the stored class's name (the configuration's objectTypes first, else
     /// the model classes this process has used). A class no model class of this
     /// process names traps: Larder has no dynamic objects yet.
+    /// The class's table is resolved once per instance (until a write is cancelled:
+    /// it may have undeclared it), then found by the stored class id.
     func mixedLinkTarget(_ link: lar_obj) -> Object {
+        verifyThread()
+        if let table = resolvedMixedTarget(link.cls) { return accessor(table, key: link.key) }
         let type = modelType(ofStoredClass: link.cls)
         let table = table(for: type)
         if table.id != link.cls {
             fatalError("AnyRealmValue links to class \(link.cls), but '\(type.className())' is class \(table.id)")
         }
+        rememberMixedTarget(table)
         return accessor(table, key: link.key)
     }
 

@@ -135,6 +135,11 @@ final class RealmInstance {
         return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
     }
 
+    /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
+    func resolvedMixedTarget(_ id: lar_class) -> ManagedClass? { classes.mixedTarget(id) }
+
+    func rememberMixedTarget(_ table: ManagedClass) { classes.rememberMixedTarget(table) }
+
     private func makeTable(for type: Object.Type) -> ManagedClass {
         let schema = ClassSchema.of(type)
         if let types = configuration.objectTypes, !types.contains(where: { $0.className() == schema.name }) {

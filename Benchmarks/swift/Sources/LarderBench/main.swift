@@ -1,5 +1,6 @@
 // LarderBench <dir>: Larder's Swift API against GRDB, three workloads (see
-// Workload.swift), then the collection workloads (CollectionBench.swift), compared
+// Workload.swift), then the collection workloads (CollectionBench.swift) and the mixed-value
+// ones (MixedBench.swift), compared
 // with the raw-LMDB and C-API numbers that bench_c wrote to <dir>/c-results.txt.
 //
 // Each measurement is the best of `repeats` runs, timed with a monotonic clock;
@@ -162,6 +163,7 @@ guard arguments.count == 2 else {
 do {
     try run(directory: arguments[1])
     try runCollections(directory: arguments[1])
+    try runMixed(directory: arguments[1])
 } catch {
     FileHandle.standardError.write(Data("LarderBench: \(error)\n".utf8))
     exit(1)
