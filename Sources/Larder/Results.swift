@@ -30,6 +30,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?
+    /// The values in result order as last read, and when: kept until the
+    /// version (writes, other transactions) or a collection write moves.
+    private var valueSnapshot: [Element] = []
+    private var valueStamp: (version: UInt64, collectionWrites: UInt64)?
 
     /// A managed collection of values and its elements in its own order, read afresh on each use.
     struct ValueSource {
@@ -201,8 +205,20 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return steps
     }
 
-    /// The values in result order, read from the collection now.
+    /// The values in result order at the current version.
     func values() -> [Element] {
+        _ = instance.currentTxn() // so that the version below is the current transaction's
+        let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
+        if let valueStamp, valueStamp == stamp { return valueSnapshot }
+        let values = orderedValues()
+        valueSnapshot = values
+        valueStamp = stamp
+        snapshotBuilds += 1
+        return values
+    }
+
+    /// The values in result order, read from the collection now.
+    private func orderedValues() -> [Element] {
         var elements = valueSource!.elements()
         for step in steps {
             switch step {

@@ -69,6 +69,32 @@ final class ValueResultsTests: RealmTestCase {
         XCTAssertNil(sorted.max())
     }
 
+    func testValuesAreReadOncePerVersionAndAgainAfterAnyCollectionWrite() throws {
+        let realm = try open()
+        let kennel = try addKennel(realm) { $0.scores.append(objectsIn: [2, 1]) }
+        let sorted = kennel.scores.sorted()
+        XCTAssertEqual(sorted.count, 2)
+        XCTAssertEqual(sorted[0] + sorted[1], 3)
+        XCTAssertEqual(Array(sorted), [1, 2])
+        XCTAssertEqual(sorted.snapshotBuilds, 1, "reads at one version share one snapshot")
+        realm.beginWrite()
+        kennel.scores.append(0)
+        XCTAssertEqual(Array(sorted), [0, 1, 2], "an append")
+        kennel.scores.move(from: 0, to: 2)
+        kennel.scores[0] = 7
+        XCTAssertEqual(Array(sorted), [0, 2, 7], "a set")
+        kennel.setValue([5, 4], forKey: "scores")
+        XCTAssertEqual(Array(sorted), [4, 5], "a whole list assigned")
+        kennel.maybeScores.append(1)
+        let builds = sorted.snapshotBuilds
+        XCTAssertEqual(sorted.count, 2)
+        XCTAssertEqual(sorted.snapshotBuilds, builds + 1, "a write to another collection re-reads: the counter is per Realm")
+        XCTAssertEqual(sorted.first, 4)
+        XCTAssertEqual(sorted.snapshotBuilds, builds + 1)
+        try realm.commitWrite()
+        XCTAssertEqual(Array(sorted), [4, 5])
+    }
+
     func testResultsSeeWritesOfAnotherInstance() throws {
         let realm = try open()
         let kennel = try addKennel(realm) { $0.citiesVisited.append(objectsIn: ["Oslo", "Bern"]) }
