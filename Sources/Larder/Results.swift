@@ -350,23 +350,70 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 }
 
-// MARK: Results of objects
+// MARK: Sorting, distinct and key-value coding
 
-extension Results: RealmCollection where Element: Object {
+extension Results: RealmCollection {
     public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
         sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
     }
 
-    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
-    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
-        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
-    }
-
+    /// Objects sort on their properties, values on "self" (as `sorted(ascending:)`),
+    /// and the objects of a map (`Results<Dog?>`) on theirs.
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         let added = Array(descriptors)
+        if let valueSource {
+            if let type = Element._larderTargetClass { return sortedObjects(by: added, of: type) }
+            for descriptor in added where descriptor.keyPath != "self" {
+                fatalError("Cannot sort on key path '\(descriptor.keyPath)': results of \(Element.self) sort only on 'self'.")
+            }
+            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)))
+        }
         checkKeyPaths(added.map(\.keyPath))
         if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
         return Results(instance: instance, table: table, steps: adding(.sort(added)), source: source)
+    }
+
+    /// Traps, with realm-core's message, when a key path names no property of the class.
+    fileprivate func checkKeyPaths(_ keyPaths: [String]) {
+        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
+            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
+        }
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of property key for every object, in order, as an array; "self" gives the elements.
+    /// Results of values give nil for other keys, except the objects of a map.
+    public func value(forKey key: String) -> Any? {
+        if key == "self" { return Array(self) }
+        if valueSource != nil { return map { ($0 as? Object)?.value(forKey: key) as Any } }
+        return map { _unsafeReferenceCast($0, to: Object.self).value(forKey: key) }
+    }
+
+    /// The same for a key path through links ("favoriteToy.name").
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if !keyPath.contains(".") { return value(forKey: keyPath) }
+        if valueSource != nil { return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any } }
+        return map { _unsafeReferenceCast($0, to: Object.self).value(forKeyPath: keyPath) }
+    }
+
+    /// Sets property key on every object; only inside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
+        if valueSource != nil {
+            for element in self { (element as? Object)?.setValue(value, forKey: key) }
+            return
+        }
+        for objectKey in keys() { instance.accessor(table, key: objectKey).setValue(value, forKey: key) }
+    }
+}
+
+// MARK: Results of objects
+
+extension Results where Element: Object {
+    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
     }
 
     /// The first object, in the current order, of each combination of the values
@@ -376,33 +423,6 @@ extension Results: RealmCollection where Element: Object {
         checkKeyPaths(keyPaths)
         if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
         return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source)
-    }
-
-    /// Traps, with realm-core's message, when a key path names no property of the class.
-    private func checkKeyPaths(_ keyPaths: [String]) {
-        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
-            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
-        }
-    }
-
-    // MARK: Key-value coding
-
-    /// The value of property key for every object, in order, as an array; "self" gives the objects.
-    public func value(forKey key: String) -> Any? {
-        if key == "self" { return Array(self) }
-        return map { $0.value(forKey: key) }
-    }
-
-    /// The same for a key path through links ("favoriteToy.name").
-    public func value(forKeyPath keyPath: String) -> Any? {
-        if !keyPath.contains(".") { return value(forKey: keyPath) }
-        return map { $0.value(forKeyPath: keyPath) }
-    }
-
-    /// Sets property key on every object; only inside a write transaction.
-    public func setValue(_ value: Any?, forKey key: String) {
-        if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
-        for objectKey in keys() { instance.accessor(table, key: objectKey).setValue(value, forKey: key) }
     }
 }
 

@@ -38,6 +38,8 @@ final class ValueResultsTests: RealmTestCase {
         let realm = try open()
         let kennel = try addKennel(realm) { $0.scores.append(objectsIn: [5, 1, 3]) }
         let sorted: Results<Int> = kennel.scores.sorted()
+        let unannotated = kennel.scores.sorted() // the List's method, not Sequence's array-returning one
+        XCTAssertTrue(type(of: unannotated) == Results<Int>.self)
         let descending = kennel.scores.sorted(ascending: false)
         XCTAssertEqual(Array(sorted), [1, 3, 5])
         XCTAssertEqual(Array(descending), [5, 3, 1])
@@ -207,6 +209,45 @@ final class ValueResultsTests: RealmTestCase {
         XCTAssertEqual(byAge.map { $0?.name }, [nil, "Rex", "Old", "Fido"], "a sort key written: re-sorted")
     }
 
+    /// Generic code over any Realm collection of ints.
+    private func total(_ collection: some RealmCollection<Int>) -> Int {
+        collection.reduce(0, +)
+    }
+
+    func testResultsOfValuesAreRealmCollectionsAndAnyRealmCollectionTakesThem() throws {
+        let realm = try open()
+        let kennel = try addKennel(realm) { $0.scores.append(objectsIn: [5, 1, 3]) }
+        XCTAssertEqual(total(kennel.scores.sorted()), 9)
+        let any = AnyRealmCollection(kennel.scores.sorted())
+        XCTAssertEqual(Array(any), [1, 3, 5])
+        XCTAssertEqual(any.count, 3)
+        XCTAssertEqual(any[1], 3)
+        XCTAssertEqual(any.first, 1)
+        XCTAssertEqual(any.last, 5)
+        XCTAssertEqual(any.index(of: 5), 2)
+        XCTAssertNotNil(any.realm)
+        XCTAssertEqual(Array(any.sorted(byKeyPath: "self", ascending: false)), [5, 3, 1])
+        XCTAssertEqual(any.value(forKey: "self") as? [Int], [1, 3, 5])
+        XCTAssertTrue(any.description.hasPrefix("Results<Int> <3>"))
+        try realm.write { kennel.scores.append(2) }
+        XCTAssertEqual(Array(any), [1, 2, 3, 5], "live through the eraser")
+    }
+
+    func testResultsOfAMapsObjectsSortAgainAndReadTheirProperties() throws {
+        let realm = try open()
+        let kennel = try addKennel(realm) {
+            $0.dogs["a"] = KennelDog(value: ["name": "Bo", "age": 3])
+            $0.dogs["b"] = KennelDog(value: ["name": "Al", "age": 3])
+            $0.dogs["c"] = KennelDog(value: ["name": "Cy", "age": 1])
+        }
+        let byAge = kennel.dogs.sorted(byKeyPath: "age")
+        XCTAssertEqual(byAge.map { $0?.name }, ["Cy", "Bo", "Al"], "ties keep the map's key order")
+        XCTAssertEqual(byAge.sorted(byKeyPath: "name").map { $0?.name }, ["Al", "Bo", "Cy"])
+        XCTAssertEqual(byAge.value(forKey: "name") as? [String], ["Cy", "Bo", "Al"])
+        try realm.write { byAge.setValue(9, forKey: "age") }
+        XCTAssertEqual(kennel.dogs.values.map { $0?.age }, [9, 9, 9])
+    }
+
     func testResultsOfADeletedOwnersListAreInvalidated() throws {
         let realm = try open()
         let kennel = try addKennel(realm) { $0.scores.append(1) }
@@ -247,6 +288,8 @@ final class ValueResultsTests: RealmTestCase {
                                      "This method may only be called on RLMDictionary instances retrieved from an RLMRealm"),
                                     ("value-results-map-of-values-by-key-path",
                                      "sorted(byKeyPath:) needs a map of objects"),
+                                    ("value-results-values-by-property",
+                                     "Cannot sort on key path 'age': results of Int sort only on 'self'."),
                                     ("value-results-map-unknown-key-path",
                                      "Cannot sort on key path 'weight': property 'KennelDog.weight' does not exist.")] {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
@@ -275,6 +318,7 @@ enum ValueResultsScenarios {
         }
         let sorted = kennel.scores.sorted()
         switch scenario {
+        case "value-results-values-by-property": print(sorted.sorted(byKeyPath: "age"))
         case "value-results-past-end": print(sorted[3])
         case "value-results-negative": print(sorted[-1])
         case "value-results-objects-at": print(sorted.objects(at: IndexSet([1, 3])))
