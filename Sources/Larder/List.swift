@@ -95,19 +95,15 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         return a._larderStored == b._larderStored
     }
 
-    /// The elements sorted by their own value ("self"), as Realm's `sorted(ascending:)`.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        Array(self).sorted {
-            let before = _StoredValue.ascending($0._larderStored, $1._larderStored)
-            return ascending ? before : _StoredValue.ascending($1._larderStored, $0._larderStored)
-        }
+    /// The elements sorted by their own value (the key path "self"), as Realm's
+    /// `sorted(ascending:)`: live results that read the list on each use (a managed list only, as in Realm).
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).sorted(ascending: ascending)
     }
 
-    /// Each distinct element once, at its first position, as Realm's `distinct()`
-    /// for values (an array here, as `sorted(ascending:)`).
-    public func distinct() -> [Element] {
-        var seen = Set<_StoredValue>()
-        return Array(self).filter { seen.insert($0._larderStored).inserted }
+    /// Each distinct element once, at its first position, as Realm's `distinct()`: live results (a managed list only).
+    public func distinct() -> Results<Element> {
+        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).distinct()
     }
 
     // MARK: Changing

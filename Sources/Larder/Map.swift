@@ -70,12 +70,30 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key, as Realm's `object(forKey:)`.
     public func object(forKey key: Key) -> Value? { self[key] }
 
-    /// The values sorted by their own value, as Realm's `sorted(ascending:)`.
-    public func sorted(ascending: Bool = true) -> [Value] {
-        values.sorted {
-            ascending ? _StoredValue.ascending($0._larderStored, $1._larderStored)
-                      : _StoredValue.ascending($1._larderStored, $0._larderStored)
+    /// The values sorted by their own value (the key path "self"), as Realm's
+    /// `sorted(ascending:)`: live results that read the map on each use (a managed map only, as in Realm).
+    public func sorted(ascending: Bool = true) -> Results<Value> {
+        valueResults().sorted(ascending: ascending)
+    }
+
+    /// The values (objects, or nil) sorted by the property keyPath names, as
+    /// Realm's: `Results<Dog?>` for a `Map<String, Dog?>`. A nil value sorts as
+    /// a nil property. A managed map of objects only, as in Realm.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Value> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The values sorted by several properties of their objects, the first deciding first.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Value> where S.Iterator.Element == SortDescriptor {
+        guard let type = Value._larderTargetClass else {
+            fatalError("sorted(byKeyPath:) needs a map of objects; use sorted(ascending:) on a Map<\(Key.self), \(Value.self)>")
         }
+        return valueResults().sortedObjects(by: Array(descriptors), of: type)
+    }
+
+    /// Live results of the values, in key order.
+    private func valueResults() -> Results<Value> {
+        Results(values: self, kind: "RLMDictionary", elements: { [self] in values })
     }
 
     // MARK: Changing

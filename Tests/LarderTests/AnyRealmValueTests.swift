@@ -591,8 +591,8 @@ final class AnyRealmValueTests: RealmTestCase {
             realm.add(holder)
             holder.values.append(objectsIn: ordered.reversed())
         }
-        XCTAssertEqual(holder.values.sorted(), ordered)
-        XCTAssertEqual(holder.values.sorted(ascending: false), ordered.reversed())
+        XCTAssertEqual(Array(holder.values.sorted()), ordered)
+        XCTAssertEqual(Array(holder.values.sorted(ascending: false)), ordered.reversed())
     }
 
     // MARK: The seed

@@ -134,6 +134,7 @@ final class ChildScenarios: XCTestCase {
             if try MixedScenarios.run(scenario, path: path) { return }
             if try LinkingObjectsScenarios.run(scenario, path: path) { return }
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
+            if try ValueResultsScenarios.run(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

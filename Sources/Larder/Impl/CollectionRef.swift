@@ -44,6 +44,7 @@ final class CollectionRef {
         instance.verifyThread()
         if !instance.isInWriteTransaction { fatalError("Cannot modify \(kind) outside of a write transaction.") }
         if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        instance.collectionWrites &+= 1
         return instance.txn!
     }
 

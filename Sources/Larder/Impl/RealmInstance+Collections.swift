@@ -12,6 +12,7 @@ extension RealmInstance {
         verifyThread()
         requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        collectionWrites &+= 1
         let ref = CollectionRef(instance: self, owner: core, slot: slot)
         guard case .collection(let source) = value else { return clear(ref) }
         if let bound = source.ref, bound.instance === self, bound.owner.cls == ref.owner.cls,

@@ -18,6 +18,10 @@ final class RealmInstance {
     @exclusivity(unchecked) private var classes = ClassRegistry()
     /// This thread's cache, which lists the instance until it is freed.
     var cache: InstanceCache?
+    /// Bumped by every write to a managed collection (which leaves `version`, and
+    /// so the row caches, alone): results of values keep what they read until
+    /// this or the version moves.
+    @exclusivity(unchecked) var collectionWrites: UInt64 = 0
 
     init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
