@@ -173,6 +173,8 @@ final class NestedAnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(NestedTree(second.value), sampleTree)
         XCTAssertEqual(NestedTree(first.values[0]), sampleTree)
         XCTAssertNotEqual(first.value, second.value) // distinct collections
+        XCTAssertTrue(first.description.contains("List<AnyRealmValue>"), first.description)
+        XCTAssertTrue(first.value(forKey: "value") is List<AnyRealmValue>)
         try realm.write { first.value.listValue!.append(.int(99)) }
         XCTAssertEqual(second.value.listValue!.count, 6)
         XCTAssertEqual(first.value.listValue!.count, 7)
