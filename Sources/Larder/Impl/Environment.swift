@@ -275,6 +275,8 @@ final class ManagedClass {
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
+    /// Slots of single mixed properties, whose nested collections a decode registers.
+    lazy var mixedValueSlots: [Int] = schema.linkSlots.filter { schema.properties[$0].isMixed }
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema

@@ -67,7 +67,8 @@ extension ValueReader {
     /// `.none`; an `AnyRealmValue`, any value a property can hold, an object, or
     /// an `NSNumber` (as `JSONSerialization` makes them) with its own type.
     /// When creating, an object not of that Realm is created in it (as a link's
-    /// target is). Nil for what a mixed value cannot hold (a collection).
+    /// target is). A nested list or dictionary is copied (recursively, unmanaged).
+    /// Nil for what a mixed value cannot hold (another collection).
     static func mixed(_ item: Any?, _ creating: Creating?) -> _StoredValue? {
         guard let item, !(item is NSNull) else { return .null }
         let stored: _StoredValue
@@ -83,7 +84,9 @@ extension ValueReader {
             return nil
         }
         switch stored {
-        case .collection: return nil
+        case .collection:
+            guard let nested = AnyRealmValue._larderFrom(stored) else { return nil }
+            return nested.detachedCopy._larderStored
         case .object(let object):
             guard let creating, object.core.realm !== creating.instance else { return stored }
             return .object(creating.createNested(type(of: object), value: object))

@@ -83,9 +83,10 @@ extension RealmInstance {
                              update: Realm.UpdatePolicy) {
         let schema = table.schema
         var rowValues = values
-        // A mixed value that holds no object goes in the row with the plain values.
+        // A mixed value that holds no object or nested collection goes in the row with the plain values.
         let linkSlots = schema.linkSlots.filter { slot in
             if case .object = values[slot] { return true }
+            if case .collection = values[slot] { return true }
             return !schema.properties[slot].isMixed
         }
         for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
@@ -168,7 +169,9 @@ extension RealmInstance {
             return nil
         }
         table.changes.didCreate(created.key)
-        if !table.schema.collectionSlots.isEmpty { fillCollections(table, key: created.key, values: defaults) }
+        if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
+            fillCollections(table, key: created.key, values: defaults)
+        }
         return created.key
     }
 

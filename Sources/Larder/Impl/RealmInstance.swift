@@ -22,6 +22,10 @@ final class RealmInstance {
     /// so the row caches, alone): results of values keep what they read until
     /// this or the version moves.
     @exclusivity(unchecked) var collectionWrites: UInt64 = 0
+    /// The owners of nested collections just read from collections, and the
+    /// classes whose cached rows may hold some (Impl/NestedCollections.swift).
+    var nestedParents: [UInt64: NestedParent] = [:]
+    var tablesWithMixedValues: [ManagedClass] = []
 
     init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
@@ -155,7 +159,9 @@ final class RealmInstance {
         if let message = schema.optionalMixedMessage { fatalError(message) }
         do {
             let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
-            return try ManagedClass(schema: schema, id: id, environment: environment)
+            let table = try ManagedClass(schema: schema, id: id, environment: environment)
+            if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
+            return table
         } catch let error as Realm.Error {
             fatalError(error.message)
         } catch {
