@@ -89,17 +89,27 @@ extension RealmInstance {
             if case .collection = values[slot] { return true }
             return !schema.properties[slot].isMixed
         }
-        for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        for slot in schema.collectionSlots { rowValues[slot] = .null }
+        // A new object's link to an object this Realm manages goes into its row: one
+        // C write instead of two. Other targets are linked once the object is managed,
+        // so that an unmanaged one is added first and a cycle back to it links it.
+        for slot in linkSlots where update != .error || !isLinkableInRow(values[slot]) { rowValues[slot] = .null }
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, rowValues[$0]) }
-        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
+        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else {
+            // The C create refuses a link to a deleted object: Realm's trap, as linking it later would.
+            for slot in linkSlots { if case .object(let target) = rowValues[slot] { trapIfUnlinkable(target, LAR_EINVAL) } }
+            return
+        }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
         for slot in linkSlots {
             let value = values[slot]
             switch update {
-            case .error: if case .null = value { continue } // a new row's links are null already
+            case .error:
+                if case .null = value { continue } // a new row's links are null already
+                if case .object = rowValues[slot] { continue } // linked by the row itself
             case .modified: if readStored(object.core, slot: slot) == value { continue }
             case .all: break
             }
@@ -110,6 +120,12 @@ extension RealmInstance {
             assignCollection(object.core, slot: slot, .collection(collection), update: update)
             if collection.ref == nil { collection.bind(CollectionRef(instance: self, owner: object.core, slot: slot)) }
         }
+    }
+
+    /// Whether value links to an object of this Realm that a new row may hold as it is.
+    private func isLinkableInRow(_ value: _StoredValue) -> Bool {
+        guard case .object(let target) = value, target.core.realm === self else { return false }
+        return !isInvalidated(target.core)
     }
 
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
