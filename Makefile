@@ -163,10 +163,11 @@ demo-swift: | deps
 
 # ---- benchmarks ----
 
-$(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench_collections.c Benchmarks/c/bench_embedded.c \
-                  Benchmarks/c/bench.h $(CORE_OBJ)
+$(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench_collections.c Benchmarks/c/bench_mixed.c \
+                  Benchmarks/c/bench_embedded.c Benchmarks/c/bench.h $(CORE_OBJ)
 	$(CC) $(CFLAGS) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ Benchmarks/c/bench.c \
-	    Benchmarks/c/bench_collections.c Benchmarks/c/bench_embedded.c $(CORE_OBJ) $(LMDB_LIBS) -lpthread
+	    Benchmarks/c/bench_collections.c Benchmarks/c/bench_mixed.c Benchmarks/c/bench_embedded.c \
+	    $(CORE_OBJ) $(LMDB_LIBS) -lpthread
 
 # The C benchmark first; the Swift one reads its results to print ratios from the same run.
 bench: $(BUILD)/bench_c | deps

@@ -190,8 +190,12 @@ typedef enum lar_type {
     LAR_TYPE_DECIMAL128 = 10, /**< IEEE 754 decimal128, BID encoding. */
     LAR_TYPE_LINK = 11,       /**< A link to an object (property: to target_class). */
     LAR_TYPE_MIXED = 12,      /**< Property type only (Realm's AnyRealmValue): holds null, a value
-                                   of any scalar type, or a link to an object of any class. */
-    LAR_TYPE_LINKING_OBJECTS = 13 /**< Property type only: the computed backlinks of origin_property. */
+                                   of any scalar type, a link to an object of any class, or a
+                                   nested list or dictionary (#LAR_TYPE_LIST, #LAR_TYPE_DICTIONARY). */
+    LAR_TYPE_LINKING_OBJECTS = 13, /**< Property type only: the computed backlinks of origin_property. */
+    LAR_TYPE_LIST = 14,       /**< Value only, in a mixed value: a nested list of mixed values. */
+    LAR_TYPE_DICTIONARY = 15  /**< Value only, in a mixed value: a nested dictionary (string keys,
+                                   mixed values). */
 } lar_type;
 
 /** A class identifier, stable for the life of the file. */
@@ -222,11 +226,14 @@ typedef struct lar_obj { lar_class cls; lar_objkey key; } lar_obj;
 /** A tagged value. `type` says which member of `as` is meaningful.
  *
  *  A mixed property, or element of a mixed collection, is read and written as the
- *  lar_value it holds: #LAR_TYPE_NULL, a scalar type, or #LAR_TYPE_LINK whose
- *  `link` names the object's class and key (a typed link). A value of type
- *  #LAR_TYPE_MIXED or #LAR_TYPE_LINKING_OBJECTS is never one. Nested lists and
- *  dictionaries inside a mixed value are not supported yet (lar_value cannot hold
- *  them). */
+ *  lar_value it holds: #LAR_TYPE_NULL, a scalar type, #LAR_TYPE_LINK whose
+ *  `link` names the object's class and key (a typed link), or a nested
+ *  collection (Realm 10.51's nested AnyRealmValue): #LAR_TYPE_LIST or
+ *  #LAR_TYPE_DICTIONARY. Written, such a value means "a new, empty nested
+ *  collection" (its `nested` member is ignored); it replaces whatever the slot
+ *  held. Read, its `nested` member is the collection's id, which
+ *  lar_coll_open() and lar_coll_child() turn into a handle (see @ref nested).
+ *  A value of type #LAR_TYPE_MIXED or #LAR_TYPE_LINKING_OBJECTS is never one. */
 typedef struct lar_value {
     lar_type type;
     union {
@@ -241,6 +248,7 @@ typedef struct lar_value {
         lar_uuid uuid;
         lar_decimal128 decimal128;
         lar_obj link;
+        uint64_t nested;           /**< #LAR_TYPE_LIST, #LAR_TYPE_DICTIONARY: the nested collection's id. */
     } as;
 } lar_value;
 /** @} */
@@ -598,8 +606,9 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
  * properties. A link property takes #LAR_TYPE_LINK (an existing object of its
  * target class) or #LAR_TYPE_NULL; a mixed property takes null, any scalar
  * (kept with its own type: an int stays an int) or #LAR_TYPE_LINK to an
- * existing object of any class (its default is null); a collection property
- * takes only #LAR_TYPE_NULL, and starts empty.
+ * existing object of any class (its default is null), or #LAR_TYPE_LIST or
+ * #LAR_TYPE_DICTIONARY for a new, empty nested collection (see @ref nested); a
+ * collection property takes only #LAR_TYPE_NULL, and starts empty.
  * @param[in]  txn          An active write transaction.
  * @param[in]  cls          The class.
  * @param[in]  values       value_count values, or NULL; copied.
@@ -659,8 +668,10 @@ int lar_obj_get_all(lar_txn *txn, lar_obj obj, lar_value *out, size_t count);
  * takes an existing object of the property's target class, or null; the
  * backlink index follows (see lar_backlinks_count()). A mixed property takes
  * a value of any other type than before (null, a scalar, a link to an existing
- * object of any class), and keeps the backlink index in step the same way. A
- * collection property takes only null, which empties it (as Realm does).
+ * object of any class), and keeps the backlink index in step the same way; a
+ * mixed property also takes #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY (a new, empty
+ * nested collection: see @ref nested), and a nested collection it held before is
+ * freed, whole. A collection property takes only null, which empties it (as Realm does).
  * @param[in] txn    An active write transaction.
  * @param[in] obj    The object.
  * @param[in] prop   A property index.
@@ -750,8 +761,9 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls);
  *  - an embedded object is deleted when its owning link goes away: the link
  *    is set to another object or to null (lar_obj_set()), or the element is
  *    removed from its list or map (lar_list_remove(), lar_list_set(),
- *    lar_list_clear(), lar_map_put(), lar_map_remove(), lar_map_clear(), a
- *    collection set to null), or its owner is deleted; its own embedded
+ *    lar_list_clear(), lar_map_put(), lar_map_remove(), lar_map_clear(), their
+ *    _at forms on a handle from lar_coll_open(), a collection set to null), or
+ *    its owner is deleted; its own embedded
  *    objects are deleted with it, recursively, in the same call. Moving or
  *    swapping list elements keeps them.
  *  - A link to an existing embedded object cannot be stored again:
@@ -760,7 +772,8 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls);
  *    it already holds is allowed and changes nothing), lar_list_insert(),
  *    lar_list_append() and lar_list_set() with "Cannot add an existing managed
  *    embedded object to a List.", lar_map_put() with "Cannot add an existing
- *    managed embedded object to a Dictionary."; a mixed value never holds one.
+ *    managed embedded object to a Dictionary." (and so do their _at forms); a
+ *    mixed value never holds one, nor does a nested list or dictionary in one.
  *  - Deleting an embedded object with lar_obj_delete() nulls its owner's link
  *    (or removes it from its list; a map keeps the key with null), as for any
  *    object.
@@ -866,8 +879,9 @@ int lar_backlinks_list(lar_txn *txn, lar_obj target, lar_class origin_cls, uint3
  *  property is #LAR_PROP_OPTIONAL; a list of objects holds #LAR_TYPE_LINK
  *  values of its target class (existing objects, never null), and keeps the
  *  backlink index (an object that appears twice links twice). A list of mixed
- *  values (#LAR_TYPE_MIXED) holds any of them, each with its own type, and links
- *  to objects of any class (also in the backlink index). Deleting an
+ *  values (#LAR_TYPE_MIXED) holds any of them, each with its own type, links
+ *  to objects of any class (also in the backlink index) and nested lists and
+ *  dictionaries (see @ref nested: the `_at` forms take handles). Deleting an
  *  object takes it out of every list; deleting a list's owner frees the list.
  *  Reads, inserts, sets and removals cost O(log n), whatever the list's size.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
@@ -1003,10 +1017,11 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
  *  binaries are distinct kinds (Realm 20's queries no longer treat them as
  *  equal). A set of mixed values holds
- *  scalars and links to objects of any class (in the backlink index); its
- *  strings and binaries too hold at most #LAR_SET_ELEMENT_MAX bytes. A union
- *  adds the other set's elements with their types; an element both sets hold
- *  keeps its type in the set changed.
+ *  scalars and links to objects of any class (in the backlink index), never a
+ *  nested list or dictionary (#LAR_EINVAL); its strings and binaries too hold
+ *  at most #LAR_SET_ELEMENT_MAX bytes. A union adds the other set's elements
+ *  with their types; an element both sets hold keeps its type in the set
+ *  changed.
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a set, invalid
  *  UTF-8, an element too long, a link to an object that does not exist or was
@@ -1134,7 +1149,8 @@ int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, 
  *  index; deleting an object leaves the keys that held it with null. A map of
  *  mixed values (#LAR_TYPE_MIXED, Realm's Map<String, AnyRealmValue>) holds
  *  null, any scalar with its own type, or links to objects of any class, with
- *  the same backlinks and the same null left by a delete.
+ *  the same backlinks and the same null left by a delete, and nested lists and
+ *  dictionaries (see @ref nested).
  *  The functions share these errors: #LAR_EINVAL (NULL argument, unknown
  *  class, property index out of range, a property that is not a map, a key
  *  that breaks the rules above (the message says which), invalid UTF-8, a
@@ -1216,6 +1232,122 @@ int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  */
 int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *after, lar_string *keys,
                  lar_value *values, size_t capacity, size_t *count);
+/** @} */
+
+/** @defgroup nested Nested collections and collection handles
+ *  A mixed value (a mixed property, an element of a list of mixed values, a
+ *  value of a map of mixed values, or an element of a nested collection) may
+ *  hold a nested list of mixed values or a nested dictionary (string keys, as
+ *  maps take them, and mixed values), nested up to #LAR_NESTED_MAX_DEPTH
+ *  levels: a collection held by a property or by an element of a property's
+ *  own list or map is at level 1, one held by an element of a level-n
+ *  collection at level n + 1. Sets of mixed values hold no nested
+ *  collections (#LAR_EINVAL).
+ *
+ *  A nested collection is written into a slot by writing a value of type
+ *  #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY (lar_obj_set(), lar_obj_create(),
+ *  lar_list_insert(), lar_list_set(), lar_map_put() and their `_at` forms):
+ *  the slot then holds a new, empty one. It belongs to its slot: writing
+ *  another value into the slot, removing the element or key that holds it,
+ *  clearing the collection that holds it, and deleting the object that owns
+ *  the property free it and everything nested in it. Links inside nested
+ *  collections are in the backlink index under the owning object and its
+ *  property; deleting a linked object removes it from nested lists and
+ *  leaves null in nested dictionaries. Such a delete walks the whole nested
+ *  tree of each property that links to the object: its cost grows with the
+ *  size of those trees (top-level lists and maps cost the same as before).
+ *
+ *  Nested collections are read and changed through the `_at` forms of the
+ *  list and map functions, which take a handle (#lar_coll). A handle is plain
+ *  data: it stays valid to hold after its transaction ends. A handle whose
+ *  nested collection was replaced or freed, or whose owner was deleted, is
+ *  stale: every function reports #LAR_EDELETED for it and reads nothing
+ *  (ids are never reused). The `_at` functions have the errors of their
+ *  groups, #LAR_EDELETED for a stale handle, #LAR_EINVAL for a NULL handle
+ *  and, when writing a nested collection, #LAR_EINVAL for one that would
+ *  sit deeper than #LAR_NESTED_MAX_DEPTH levels or in a set, and
+ *  #LAR_ENOTSUP for a new one in a file written before mixed values could
+ *  nest whose schema has no list, set or map property (it has no table for
+ *  them; lar_obj_set() and lar_obj_create() report the same). On error
+ *  nothing is changed. A handle with id 0 names the property's own list or
+ *  map, and its `_at` calls do exactly what the plain functions do.
+ *  @{
+ */
+/** The deepest level a nested collection may sit at (Realm's limit). */
+#define LAR_NESTED_MAX_DEPTH 100
+
+/** A handle on a list or a dictionary: a list or map property, or a nested
+ *  collection inside one of the property's mixed values. Plain data. */
+typedef struct lar_coll {
+    lar_obj obj;          /**< The object that owns the property. */
+    uint32_t prop;        /**< The property (a list, a map, or a mixed value). */
+    lar_collection kind;  /**< #LAR_COLLECTION_LIST or #LAR_COLLECTION_MAP. */
+    uint64_t id;          /**< 0: the property's own list or map; otherwise a nested collection's id. */
+} lar_coll;
+
+/** @brief Get a handle on a property's collection.
+ *
+ * For a list or map property, the handle names it (id 0, kind as the property's).
+ * For a mixed property, the handle names the nested list or dictionary it
+ * holds; it is #LAR_ETYPE when it holds anything else.
+ * @param[in]  txn   An active transaction.
+ * @param[in]  obj   The owner.
+ * @param[in]  prop  A list, map or mixed property of obj's class.
+ * @param[out] out   Receives the handle.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class, property out
+ *         of range, a set or single-value property that is not mixed);
+ *         #LAR_ETYPE (a mixed property without a nested collection);
+ *         #LAR_EDELETED (no such object); #LAR_EMISUSE; #LAR_ECORRUPT.
+ */
+int lar_coll_open(lar_txn *txn, lar_obj obj, uint32_t prop, lar_coll *out);
+
+/** @brief Get a handle on a nested collection read from a collection.
+ *
+ * Pure: it checks nothing in the database (the handle's first use does).
+ * @param[in]  parent  The handle the value was read through (lar_list_get_at(), lar_map_get_at(), ...).
+ * @param[in]  value   A value of type #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY read through parent.
+ * @param[out] out     Receives the handle (same owner and property as parent).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_ETYPE (value is not a nested collection).
+ */
+int lar_coll_child(const lar_coll *parent, const lar_value *value, lar_coll *out);
+
+/** @brief Count a list's elements; lar_list_count() on a handle. */
+int lar_list_count_at(lar_txn *txn, const lar_coll *list, size_t *out);
+/** @brief Read an element; lar_list_get() on a handle. Ownership: as lar_obj_get(). */
+int lar_list_get_at(lar_txn *txn, const lar_coll *list, size_t index, lar_value *out);
+/** @brief Read consecutive elements; lar_list_get_batch() on a handle (its returns and ownership). */
+int lar_list_get_batch_at(lar_txn *txn, const lar_coll *list, size_t start, lar_value *out, size_t capacity,
+                          size_t *count);
+/** @brief Insert an element; lar_list_insert() on a handle. value is copied; a
+ *  #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY value inserts a new empty nested collection. */
+int lar_list_insert_at(lar_txn *txn, const lar_coll *list, size_t index, const lar_value *value);
+/** @brief Append an element; lar_list_append() on a handle. */
+int lar_list_append_at(lar_txn *txn, const lar_coll *list, const lar_value *value);
+/** @brief Replace an element; lar_list_set() on a handle. A nested collection the
+ *  element held is freed. */
+int lar_list_set_at(lar_txn *txn, const lar_coll *list, size_t index, const lar_value *value);
+/** @brief Remove an element; lar_list_remove() on a handle. A nested collection the
+ *  element held is freed. */
+int lar_list_remove_at(lar_txn *txn, const lar_coll *list, size_t index);
+/** @brief Move an element; lar_list_move() on a handle (a nested collection moves with it). */
+int lar_list_move_at(lar_txn *txn, const lar_coll *list, size_t from, size_t to);
+/** @brief Remove every element; lar_list_clear() on a handle. Nested collections are freed. */
+int lar_list_clear_at(lar_txn *txn, const lar_coll *list);
+
+/** @brief Count a map's or dictionary's entries; lar_map_count() on a handle. */
+int lar_map_count_at(lar_txn *txn, const lar_coll *map, size_t *out);
+/** @brief Read a key's value; lar_map_get() on a handle (its returns and ownership). */
+int lar_map_get_at(lar_txn *txn, const lar_coll *map, const lar_string *key, lar_value *out);
+/** @brief Set a key's value; lar_map_put() on a handle. A nested collection the key
+ *  held is freed; a #LAR_TYPE_LIST or #LAR_TYPE_DICTIONARY value puts a new empty one. */
+int lar_map_put_at(lar_txn *txn, const lar_coll *map, const lar_string *key, const lar_value *value);
+/** @brief Remove a key; lar_map_remove() on a handle. A nested collection it held is freed. */
+int lar_map_remove_at(lar_txn *txn, const lar_coll *map, const lar_string *key, int *removed);
+/** @brief Read entries in key order; lar_map_list() on a handle (its returns and ownership). */
+int lar_map_list_at(lar_txn *txn, const lar_coll *map, const lar_string *after, lar_string *keys,
+                    lar_value *values, size_t capacity, size_t *count);
+/** @brief Remove every entry; lar_map_clear() on a handle. Nested collections are freed. */
+int lar_map_clear_at(lar_txn *txn, const lar_coll *map);
 /** @} */
 
 /** @defgroup iter Iteration

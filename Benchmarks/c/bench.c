@@ -20,8 +20,8 @@
  * takes milliseconds: on a shared machine a few runs can all land in someone
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
- * Then the collection workloads of bench_collections.c (lists, links, maps, sets), and the
- * embedded-object ones of bench_embedded.c.
+ * Then the collection workloads of bench_collections.c (lists, links, maps, sets), the
+ * mixed-value ones of bench_mixed.c and the embedded-object ones of bench_embedded.c.
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -389,7 +389,7 @@ static uint64_t capi_lookup(lar_db *db, const int64_t *order)
 
 /* ---- reporting ---- */
 
-static char result_lines[64][160];
+static char result_lines[96][160];
 static int result_count;
 
 void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns,
@@ -490,6 +490,7 @@ int main(int argc, char **argv)
     raw_close(&raw);
     lar_db_close(&db);
     bench_collections(dir);
+    bench_mixed(dir);
     bench_embedded(dir);
     write_results(dir);
     return 0;

@@ -76,6 +76,8 @@ void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t be
                  const char *other, uint64_t other_ns);
 /* The collection workloads (bench_collections.c): lists, links, maps and sets, files in dir. */
 void bench_collections(const char *dir);
+/* The mixed-value workloads (bench_mixed.c): mixed-insert and mixed-scan, files in dir. */
+void bench_mixed(const char *dir);
 /* The embedded-object workloads (bench_embedded.c): an address of 4 strings, embedded or plain. */
 void bench_embedded(const char *dir);
 

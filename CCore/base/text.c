@@ -3,7 +3,7 @@
 
 static const char *const type_names[] = {
     "null", "int", "bool", "float", "double", "string", "binary", "timestamp",
-    "objectId", "uuid", "decimal128", "link", "mixed", "linkingObjects",
+    "objectId", "uuid", "decimal128", "link", "mixed", "linkingObjects", "list", "dictionary",
 };
 
 const char *type_name(lar_type type)

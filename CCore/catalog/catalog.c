@@ -108,7 +108,7 @@ static int class_finish(schema_class *cls)
         if ((p->def.type == LAR_TYPE_STRING || p->def.type == LAR_TYPE_BINARY || mixed) && !p->def.collection)
             cls->has_var = true;
         if ((p->def.type == LAR_TYPE_LINK || mixed) && !p->def.collection) cls->has_links = true;
-        if (p->def.collection) cls->has_collections = true;
+        if (p->def.collection || mixed) cls->has_collections = true; /* mixed: nested collections */
         if (p->def.flags & LAR_PROP_CASCADE) cls->has_cascades = true;
         cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;

@@ -31,7 +31,7 @@ typedef struct schema_class {
     bool has_var;           /* a string or binary property: rows have a variable area */
     bool all_wide_numbers;  /* every property is a required int or double: 8-byte slots, no bitmap */
     bool has_links;         /* a to-one link property: writes keep the backlink table in step */
-    bool has_collections;   /* a list, set or map property */
+    bool has_collections;   /* a list, set or map property, or a mixed one (nested collections) */
     bool is_link_target;    /* some class links here: deletes null the links to its objects */
     bool has_cascades;      /* a LAR_PROP_CASCADE property: deletes take its targets along */
     uint32_t fixed_size;    /* sum of slot sizes */
@@ -48,7 +48,7 @@ typedef struct lar_schema {
     schema_class *classes;
     bool has_links;         /* some class has a link property: the backlink table exists */
     unsigned int backlink_dbi; /* the backlink table's LMDB handle, set by the kv layer */
-    bool has_collections;   /* some class has a collection property: the collection table exists */
+    bool has_collections;   /* some class has a collection or mixed property: the collection tables exist */
     unsigned int collection_dbi; /* list nodes */
     unsigned int keyed_dbi;      /* set elements and map entries */
     struct lar_schema *older; /* kept alive until the environment closes */

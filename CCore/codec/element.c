@@ -7,7 +7,10 @@
  * Elements of mixed collections use the same encoding (each element carries its type
  * already), except for links, which have no target class to take theirs from: a
  * typed link is [u8 ELEMENT_TYPED_LINK (0x8B)][u64 key][u32 class]. Collections of
- * objects keep the 9-byte form. */
+ * objects keep the 9-byte form. A nested collection inside a mixed value is
+ * [u8 LAR_TYPE_LIST (14) or LAR_TYPE_DICTIONARY (15)][u64 nested id]: the id of its
+ * header record (collection/nested.c), which never changes while it lives, so a
+ * parent is never rewritten when its child grows. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -25,6 +28,7 @@ static size_t payload_size(uint8_t type)
     case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: return 12;
     case LAR_TYPE_UUID: case LAR_TYPE_DECIMAL128: return 16;
     case ELEMENT_TYPED_LINK: return 12;
+    case LAR_TYPE_LIST: case LAR_TYPE_DICTIONARY: return 8;
     default: return SIZE_MAX;
     }
 }
@@ -68,6 +72,7 @@ void element_encode(const lar_value *v, bool typed, uint8_t *out)
     case LAR_TYPE_INT: memcpy(p, &v->as.integer, 8); break;
     case LAR_TYPE_DOUBLE: memcpy(p, &v->as.float64, 8); break;
     case LAR_TYPE_LINK: memcpy(p, &v->as.link.key, 8); break;
+    case LAR_TYPE_LIST: case LAR_TYPE_DICTIONARY: memcpy(p, &v->as.nested, 8); break;
     case LAR_TYPE_TIMESTAMP:
         memcpy(p, &v->as.timestamp.seconds, 8);
         memcpy(p + 8, &v->as.timestamp.nanoseconds, 4);
@@ -112,6 +117,7 @@ void element_decode(const uint8_t *at, lar_class target, lar_value *out)
         out->as.link.cls = target;
         memcpy(&out->as.link.key, p, 8);
         break;
+    case LAR_TYPE_LIST: case LAR_TYPE_DICTIONARY: memcpy(&out->as.nested, p, 8); break;
     case LAR_TYPE_TIMESTAMP:
         memcpy(&out->as.timestamp.seconds, p, 8);
         memcpy(&out->as.timestamp.nanoseconds, p + 8, 4);

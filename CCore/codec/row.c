@@ -17,7 +17,8 @@
  * lar_type (0 for null) and the 16 bytes what a slot of that type holds, left-aligned
  * (a number, timestamp, ObjectId, UUID or decimal inline; a string's or binary's
  * u32 offset and u32 length into the variable area, which such classes always
- * have), except for a link: [u64 key][u32 class], a typed link to any class. The
+ * have), except for a link: [u64 key][u32 class], a typed link to any class, and a
+ * nested list or dictionary (type 14 or 15): [u64 nested id] (collection/nested.c). The
  * unused bytes are 0. So one mixed property still decodes alone, without a walk. */
 #include "codec/codec.h"
 
@@ -41,6 +42,7 @@ static void encode_slot(uint8_t *slot, const lar_value *value, uint8_t *row, uin
     switch (value->type) {
     case LAR_TYPE_INT: memcpy(slot, &value->as.integer, 8); break;
     case LAR_TYPE_LINK: memcpy(slot, &value->as.link.key, 8); break;
+    case LAR_TYPE_LIST: case LAR_TYPE_DICTIONARY: memcpy(slot, &value->as.nested, 8); break;
     case LAR_TYPE_BOOL: slot[0] = (uint8_t)(value->as.boolean != 0); break;
     case LAR_TYPE_FLOAT: memcpy(slot, &value->as.float32, 4); break;
     case LAR_TYPE_DOUBLE: memcpy(slot, &value->as.float64, 8); break;
@@ -193,6 +195,12 @@ static int decode_mixed(const schema_class *cls, const uint8_t *slot, const kv_v
     if (type == LAR_TYPE_NULL) {
         memset(out, 0, sizeof *out);
         return LAR_OK;
+    }
+    if (type == LAR_TYPE_LIST || type == LAR_TYPE_DICTIONARY) { /* a nested collection's id */
+        memset(out, 0, sizeof *out);
+        out->type = (lar_type)type;
+        memcpy(&out->as.nested, slot + 1, 8);
+        return out->as.nested ? LAR_OK : corrupt(cls);
     }
     if (type > LAR_TYPE_LINK) return corrupt(cls);
     schema_property inner;

@@ -35,10 +35,15 @@ int value_check_element(const schema_class *cls, uint32_t prop, const lar_value 
     if (mixed) {
         /* Any scalar or a typed link; a link's class and target are checked by the
          * layers that see the schema (object and collection). */
+        bool nested = value->type == LAR_TYPE_LIST || value->type == LAR_TYPE_DICTIONARY;
+        if (nested && def->collection == LAR_COLLECTION_SET)
+            return lar_fail(LAR_EINVAL, "set '%s.%s' cannot hold a nested %s: sets of mixed values hold "
+                            "scalars and links only", cls->name, def->name,
+                            value->type == LAR_TYPE_LIST ? "list" : "dictionary");
+        if (nested) return LAR_OK; /* a new, empty nested collection */
         if ((unsigned)value->type > LAR_TYPE_LINK)
             return lar_fail(LAR_ETYPE, "property '%s.%s' holds mixed values: a value of type %s (%d) is "
-                            "not one (nested lists and dictionaries are not supported yet)", cls->name,
-                            def->name, type_name(value->type), (int)value->type);
+                            "not one", cls->name, def->name, type_name(value->type), (int)value->type);
     } else if (value->type != def->type && !numeric_alias)
         return lar_fail(LAR_ETYPE, "property '%s.%s' holds %s values, not %s", cls->name, def->name,
                         type_name(def->type), type_name(value->type));

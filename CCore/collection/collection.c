@@ -27,6 +27,13 @@ static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *
     return err;
 }
 
+int collection_read_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, uint32_t prop, lar_value *out)
+{
+    kv_val row;
+    int err = read_row(txn, cls, obj, &row);
+    return err ? err : row_decode_raw(cls, &row, prop, out);
+}
+
 uint64_t collection_slot(const schema_property *prop, const kv_val *row)
 {
     uint64_t id;
@@ -55,6 +62,9 @@ int collection_open(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_co
                         kind_name(kind));
     out->obj = obj;
     out->prop_index = prop;
+    out->nested = 0;
+    out->depth = 0;
+    out->kind = kind;
     kv_val row;
     err = read_row(txn, out->cls, obj, &row);
     if (!err) out->root = collection_slot(out->prop, &row);
@@ -64,6 +74,7 @@ int collection_open(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_co
 int collection_write_root(lar_txn *txn, const collection_ref *ref, uint64_t root)
 {
     if (root == ref->root) return LAR_OK;
+    if (ref->nested) return nested_write_root(txn, ref, root);
     kv_val row;
     int err = read_row(txn, ref->cls, ref->obj, &row);
     txn->row.size = 0;
@@ -279,9 +290,15 @@ static int free_one(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
 int collections_free(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row)
 {
     int err = LAR_OK;
-    for (uint32_t i = 0; !err && i < cls->property_count; i++)
-        if (cls->properties[i].def.collection)
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        if (cls->properties[i].def.collection) {
             err = free_one(txn, &cls->properties[i], obj, i, collection_slot(&cls->properties[i], row));
+        } else if (cls->properties[i].def.type == LAR_TYPE_MIXED) { /* a nested collection it holds */
+            lar_value value;
+            err = row_decode_raw(cls, row, i, &value);
+            if (!err) err = nested_release(txn, (nested_parent){obj, i, 0}, &value);
+        }
+    }
     return err;
 }
 

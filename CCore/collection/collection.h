@@ -1,5 +1,6 @@
-/* Layer 6, collection: lists, sets and maps of an object's properties, stored
- * beside the object tables, with their public functions (lar_list_*, lar_set_*).
+/* Layer 6, collection: lists, sets and maps of an object's properties, and nested
+ * lists and dictionaries inside mixed values (nested.c), stored beside the object
+ * tables, with their public functions (lar_list_*, lar_set_*, lar_map_*, lar_coll_*).
  * Below object: deleting an object frees its collections and takes deleted
  * targets out of them. */
 #ifndef LARDER_COLLECTION_H
@@ -39,23 +40,74 @@ static inline int embedded_settle(lar_txn *txn, int err)
     return txn->orphans.size ? embedded_sweep(txn) : LAR_OK;
 }
 
+/* Nested collections in mixed values (nested.c), for the object layer's mixed properties. */
+static inline bool value_is_nested(const lar_value *value)
+{
+    return value->type == LAR_TYPE_LIST || value->type == LAR_TYPE_DICTIONARY;
+}
+/* Where a nested collection's id sits: its owner, the owner's property, and the level
+ * of the collection holding the slot (0: the property's own slot or collection), so
+ * that the collection must be at level depth + 1. A header that says otherwise is
+ * damage (LAR_ECORRUPT): a slot never frees or walks another's collection, nor loops. */
+typedef struct nested_parent {
+    lar_obj obj;
+    uint32_t prop;
+    uint32_t depth;
+} nested_parent;
+/* LAR_ENOTSUP (recorded) in a file without the collection tables (see kv/env.c). */
+int nested_check_tables(lar_txn *txn);
+/* Writes the header of a new, empty nested collection of type (LIST or DICTIONARY) at
+ * level depth, owned by obj's property prop, under id (from collection_new_id()). */
+int nested_create(lar_txn *txn, lar_obj obj, uint32_t prop, lar_type type, uint32_t depth, uint64_t id);
+/* Frees nested collection id and everything nested in it (and its links' backlinks). */
+int nested_free(lar_txn *txn, nested_parent parent, uint64_t id);
+/* Takes target out of nested collection id and everything nested in it (backlinks are
+ * the caller's: it forgets the property's entry whole). */
+int nested_remove_target(lar_txn *txn, nested_parent parent, uint64_t id, lar_obj target);
+
 /* ---- shared by the kinds (collection.c) ---- */
 
-/* One collection: its owner, its property and the id its row slot holds (0: empty). */
+/* One collection: its owner, its property and the id its row slot holds (0: empty); or
+ * a nested collection (nested != 0) inside that property's mixed values, whose root is
+ * its list's root node (in its header) or its dictionary's keyed id (the nested id). */
 typedef struct collection_ref {
     const schema_class *cls;
     const schema_property *prop;
     lar_obj obj;
     uint32_t prop_index;
     uint64_t root;
+    uint64_t nested;          /* 0: the property's own collection */
+    uint32_t depth;           /* 0 for the property's own; a nested collection's level */
+    lar_collection kind;      /* LIST or MAP for a nested one */
 } collection_ref;
+
+/* collection_open() through a handle: the property's own collection (id 0), or a nested
+ * one, whose header must exist and name the handle's owner (else LAR_EDELETED). */
+int collection_open_at(lar_txn *txn, bool write, const lar_coll *coll, lar_collection kind, collection_ref *out);
+/* For a checked element asking for a new nested collection (LIST or DICTIONARY), held by
+ * ref's collection: refuses one deeper than LAR_NESTED_MAX_DEPTH, else creates it and
+ * puts its id into element. Nothing for other elements. Call it after every other check. */
+int nested_materialize(lar_txn *txn, const collection_ref *ref, lar_value *element);
+/* Frees the nested collection an element held (nothing for other elements). */
+static inline int nested_release(lar_txn *txn, nested_parent parent, const lar_value *element)
+{
+    return value_is_nested(element) ? nested_free(txn, parent, element->as.nested) : LAR_OK;
+}
+/* The slots of ref's collection. */
+static inline nested_parent nested_parent_of(const collection_ref *ref)
+{
+    return (nested_parent){ref->obj, ref->prop_index, ref->depth};
+}
 
 /* Checks the transaction (writable when write), the owner and that prop is a collection
  * of kind; reads the id from the owner's row. */
 int collection_open(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, lar_collection kind,
                     collection_ref *out);
-/* Stores a new id in the owner's row, when it changed. */
+/* Stores a new id in the owner's row (a nested list's header), when it changed. */
 int collection_write_root(lar_txn *txn, const collection_ref *ref, uint64_t root);
+int nested_write_root(lar_txn *txn, const collection_ref *ref, uint64_t root);
+/* Reads obj's mixed property prop as stored (a nested collection as its id). */
+int collection_read_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, uint32_t prop, lar_value *out);
 /* The id a row's slot holds for a collection property. */
 uint64_t collection_slot(const schema_property *prop, const kv_val *row);
 /* Checks an element (type, null, UTF-8, a link's class and target); normalizes it into out. */
@@ -83,6 +135,10 @@ int keyed_walk(lar_txn *txn, uint64_t id, const uint8_t *after, size_t after_siz
 /* ---- each kind's part in freeing and in deletes (list.c, set.c) ---- */
 
 int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root);
+/* Frees a nested list's nodes and what its elements hold (counted backlinks). */
+int list_free_nested(lar_txn *txn, const collection_ref *list);
+/* Frees a nested dictionary's entries and what its values hold (counted backlinks). */
+int map_free_nested(lar_txn *txn, const collection_ref *map);
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target);
 int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
 int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target);

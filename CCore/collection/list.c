@@ -7,7 +7,11 @@
  *            followed by its NUL so that reads hand out the mapped bytes; in a list of
  *            mixed values, a link carries its class (a typed link)
  *
- * The object's row slot for the property holds the root's id; 0 is the empty list.
+ * The object's row slot for the property holds the root's id; 0 is the empty list. A
+ * nested list (inside a mixed value, collection/nested.c) is the same tree, its root's
+ * id kept in its header record instead of a row slot; its elements may be nested
+ * collections too ([u8 LAR_TYPE_LIST or LAR_TYPE_DICTIONARY][u64 nested id]), freed
+ * with the element that holds them.
  * A list of up to 64 small elements is one leaf, one record. Positions are found
  * through the child counts, so get, insert, set and remove read and write one node
  * per level: O(log n) records of at most 64 entries, never the whole list. A leaf
@@ -731,37 +735,49 @@ static bool is_mixed(const collection_ref *list)
 
 /* ---- the public functions ---- */
 
-int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+#define TOP(obj, prop) (&(lar_coll){(obj), (prop), LAR_COLLECTION_LIST, 0})
+
+int lar_list_count_at(lar_txn *txn, const lar_coll *coll, size_t *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_list_count: out is NULL");
     collection_ref list;
     uint64_t count;
-    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open_at(txn, false, coll, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) *out = (size_t)count;
     return err;
 }
 
-int lar_list_get(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, lar_value *out)
+int lar_list_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+{
+    return lar_list_count_at(txn, TOP(obj, prop), out);
+}
+
+int lar_list_get_at(lar_txn *txn, const lar_coll *coll, size_t index, lar_value *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_list_get: out is NULL");
     collection_ref list;
     uint64_t count;
-    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open_at(txn, false, coll, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : read_at(txn, &list, index, out);
 }
 
-int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, lar_value *out, size_t capacity,
-                       size_t *count)
+int lar_list_get(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, lar_value *out)
+{
+    return lar_list_get_at(txn, TOP(obj, prop), index, out);
+}
+
+int lar_list_get_batch_at(lar_txn *txn, const lar_coll *coll, size_t start, lar_value *out, size_t capacity,
+                          size_t *count)
 {
     if (count) *count = 0;
     if (!out || !count || !capacity)
         return lar_fail(LAR_EINVAL, "lar_list_get_batch: out and count must not be NULL, capacity not 0");
     collection_ref list;
     uint64_t total;
-    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open_at(txn, false, coll, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &total);
     if (err) return err;
     if (start >= total) return LAR_ENOTFOUND; /* the end, as iterators report it */
@@ -781,6 +797,12 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
     return err;
 }
 
+int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, lar_value *out, size_t capacity,
+                       size_t *count)
+{
+    return lar_list_get_batch_at(txn, TOP(obj, prop), start, out, capacity, count);
+}
+
 static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t index, uint64_t count,
                           const lar_value *value)
 {
@@ -792,43 +814,55 @@ static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
 }
 
 /* Opens obj's list for writing value: checks the element and counts the list. */
-static int open_for_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value,
+static int open_for_element(lar_txn *txn, const lar_coll *coll, const lar_value *value,
                             collection_ref *list, lar_value *element, uint64_t *count)
 {
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, list);
+    int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, list);
     if (!err) err = collection_check_element(txn, list, value, element);
     return err ? err : tree_count(txn, list->root, count);
 }
 
-static int insert_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+static int insert_element(lar_txn *txn, const lar_coll *coll, size_t index, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
+    int err = open_for_element(txn, coll, value, &list, &element, &count);
     if (!err) err = check_index(&list, count, index, true);
+    if (!err) err = nested_materialize(txn, &list, &element);
     return err ? err : insert_checked(txn, &list, index, count, &element);
+}
+
+int lar_list_insert_at(lar_txn *txn, const lar_coll *coll, size_t index, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, insert_element(txn, coll, index, value));
 }
 
 int lar_list_insert(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, insert_element(txn, obj, prop, index, value));
+    return lar_list_insert_at(txn, TOP(obj, prop), index, value);
 }
 
-static int append_element(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
+static int append_element(lar_txn *txn, const lar_coll *coll, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
+    int err = open_for_element(txn, coll, value, &list, &element, &count);
+    if (!err) err = nested_materialize(txn, &list, &element);
     return err ? err : insert_checked(txn, &list, count, count, &element);
+}
+
+int lar_list_append_at(lar_txn *txn, const lar_coll *coll, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, append_element(txn, coll, value));
 }
 
 int lar_list_append(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, append_element(txn, obj, prop, value));
+    return lar_list_append_at(txn, TOP(obj, prop), value);
 }
 
 /* Replaces (value) or removes (NULL) the element at a checked index, keeping backlinks. */
@@ -842,47 +876,59 @@ static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, list->obj, list->prop_index);
     if (!err && value && value->type == LAR_TYPE_LINK)
         err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
+    if (!err) err = nested_release(txn, nested_parent_of(list), &old); /* the nested collection it held */
     return err;
 }
 
-static int set_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
+static int set_element(lar_txn *txn, const lar_coll *coll, size_t index, const lar_value *value)
 {
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = open_for_element(txn, obj, prop, value, &list, &element, &count);
+    int err = open_for_element(txn, coll, value, &list, &element, &count);
     if (!err) err = check_index(&list, count, index, false);
+    if (!err) err = nested_materialize(txn, &list, &element);
     return err ? err : change_checked(txn, &list, index, &element);
+}
+
+int lar_list_set_at(lar_txn *txn, const lar_coll *coll, size_t index, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, embedded_settle(txn, set_element(txn, coll, index, value)));
 }
 
 int lar_list_set(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index, const lar_value *value)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, set_element(txn, obj, prop, index, value)));
+    return lar_list_set_at(txn, TOP(obj, prop), index, value);
 }
 
-static int remove_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+static int remove_element(lar_txn *txn, const lar_coll *coll, size_t index)
 {
     collection_ref list;
     uint64_t count;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, index, false);
     return err ? err : change_checked(txn, &list, index, NULL);
 }
 
-int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+int lar_list_remove_at(lar_txn *txn, const lar_coll *coll, size_t index)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, remove_element(txn, obj, prop, index)));
+    return txn_settle(txn, mark, embedded_settle(txn, remove_element(txn, coll, index)));
 }
 
-static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+int lar_list_remove(lar_txn *txn, lar_obj obj, uint32_t prop, size_t index)
+{
+    return lar_list_remove_at(txn, TOP(obj, prop), index);
+}
+
+static int move_element(lar_txn *txn, const lar_coll *coll, size_t from, size_t to)
 {
     collection_ref list;
     uint64_t count;
     lar_value element;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
+    int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, &list);
     if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = check_index(&list, count, from, false);
     if (!err) err = check_index(&list, count, to, false);
@@ -894,10 +940,15 @@ static int move_element(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, s
     return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
 }
 
-int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+int lar_list_move_at(lar_txn *txn, const lar_coll *coll, size_t from, size_t to)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, move_element(txn, obj, prop, from, to));
+    return txn_settle(txn, mark, move_element(txn, coll, from, to));
+}
+
+int lar_list_move(lar_txn *txn, lar_obj obj, uint32_t prop, size_t from, size_t to)
+{
+    return lar_list_move_at(txn, TOP(obj, prop), from, to);
 }
 
 static int swap_elements(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
@@ -930,44 +981,63 @@ typedef struct owner {
     lar_txn *txn;
     lar_obj obj;
     uint32_t prop;
+    uint32_t depth;           /* the list's level: 0 for the property's own */
+    bool counted;             /* a nested list: other collections of the property may still link */
 } owner;
 
-static int forget_backlink(const lar_value *element, void *context)
+/* Forgets an element's backlink (a nested list's one by one: the property's other
+ * nested collections may link to the same object) and frees what it nests. */
+static int forget_element(const lar_value *element, void *context)
 {
     owner *o = context;
-    return element->type == LAR_TYPE_LINK ? backlink_remove_all(o->txn, element->as.link, o->obj, o->prop) : LAR_OK;
+    if (element->type == LAR_TYPE_LINK)
+        return o->counted ? backlink_remove(o->txn, element->as.link, o->obj, o->prop)
+                          : backlink_remove_all(o->txn, element->as.link, o->obj, o->prop);
+    return nested_release(o->txn, (nested_parent){o->obj, o->prop, o->depth}, element);
 }
 
-static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
+static int free_tree(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root,
+                     uint32_t depth)
 {
-    owner o = {txn, obj, prop_index};
-    bool link = property_may_link(&prop->def);
-    return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_backlink : NULL, &o) : LAR_OK;
+    owner o = {txn, obj, prop_index, depth, depth != 0};
+    bool link = property_may_link(&prop->def); /* mixed lists may also nest */
+    return root ? tree_walk(txn, root, 0, prop->target, true, link ? forget_element : NULL, &o) : LAR_OK;
 }
 
 int list_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t root)
 {
-    return free_tree(txn, prop, obj, prop_index, root);
+    return free_tree(txn, prop, obj, prop_index, root, 0);
 }
 
-static int clear_list(lar_txn *txn, lar_obj obj, uint32_t prop)
+int list_free_nested(lar_txn *txn, const collection_ref *list)
+{
+    return free_tree(txn, list->prop, list->obj, list->prop_index, list->root, list->depth);
+}
+
+static int clear_list(lar_txn *txn, const lar_coll *coll)
 {
     collection_ref list;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_LIST, &list);
-    if (!err) err = free_tree(txn, list.prop, obj, prop, list.root);
+    int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, &list);
+    if (!err) err = free_tree(txn, list.prop, list.obj, list.prop_index, list.root, list.depth);
     return err ? err : collection_write_root(txn, &list, 0);
+}
+
+int lar_list_clear_at(lar_txn *txn, const lar_coll *coll)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, embedded_settle(txn, clear_list(txn, coll)));
 }
 
 int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, clear_list(txn, obj, prop)));
+    return lar_list_clear_at(txn, TOP(obj, prop));
 }
 
 typedef struct position_list {
     lar_obj target;
     uint64_t at;
     byte_buffer found;        /* u64 positions of the target */
+    byte_buffer nested;       /* u64 ids of the nested collections the list holds */
 } position_list;
 
 static int note_target(const lar_value *element, void *context)
@@ -976,20 +1046,24 @@ static int note_target(const lar_value *element, void *context)
     bool hit = element->type == LAR_TYPE_LINK && element->as.link.key == list->target.key &&
                element->as.link.cls == list->target.cls;
     int err = hit ? buffer_append(&list->found, &list->at, sizeof list->at)
-                                                   : LAR_OK;
+                  : value_is_nested(element) ? buffer_append(&list->nested, &element->as.nested, 8)
+                                             : LAR_OK;
     list->at++;
     return err;
 }
 
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target)
 {
-    position_list positions = {target, 0, {0}};
+    position_list positions = {target, 0, {0}, {0}};
     int err = list->root ? tree_walk(txn, list->root, 0, target.cls, false, note_target, &positions) : LAR_OK;
     uint64_t root = list->root;
     /* From the last: earlier positions stay where they were. */
     for (size_t i = positions.found.size / 8; !err && i-- > 0;)
         err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL, false);
     if (!err) err = collection_write_root(txn, list, root);
+    for (size_t i = 0; !err && i < positions.nested.size / 8; i++) /* and out of what it nests */
+        err = nested_remove_target(txn, nested_parent_of(list), get_u64(positions.nested.data + 8 * i), target);
     buffer_free(&positions.found);
+    buffer_free(&positions.nested);
     return err;
 }

@@ -9,7 +9,9 @@
  * point into the table. The owner's row slot holds the map id, 0 while it is empty.
  * Keys follow Realm's rules: valid UTF-8, not starting with '$', without '.'; and fit
  * an LMDB key (LAR_MAP_KEY_MAX bytes). Deleting an object that is a map's value
- * leaves its key with null, as Realm does. */
+ * leaves its key with null, as Realm does. A nested dictionary (inside a mixed value,
+ * collection/nested.c) uses the same entries under its nested id, which it keeps while
+ * empty; a value that is a nested collection is freed with its key. */
 #include "collection/collection.h"
 
 #include <string.h>
@@ -122,12 +124,15 @@ static int walk_entries(lar_txn *txn, uint64_t id, const entry_key *after, entry
 }
 
 /* Entries collected for changes made after a walk: (u32 key size, key, lar_obj link
- * (key 0: none)). */
+ * (key 0: none), u64 nested collection id (0: none)). */
 typedef struct entry_plan {
     lar_obj only;             /* collect only entries linking to this object (key 0: all) */
     lar_class target;         /* the class of links that do not carry theirs */
     byte_buffer entries;
+    byte_buffer nested;       /* with `only`: the u64 ids of the nested collections held */
 } entry_plan;
+
+#define PLAN_TAIL (sizeof(lar_obj) + 8)
 
 static int plan_entry(const kv_val *key, const kv_val *value, void *context)
 {
@@ -135,29 +140,40 @@ static int plan_entry(const kv_val *key, const kv_val *value, void *context)
     lar_value element;
     element_decode(value->mv_data, plan->target, &element);
     lar_obj link = element.type == LAR_TYPE_LINK ? element.as.link : (lar_obj){0, 0};
+    uint64_t nested = value_is_nested(&element) ? element.as.nested : 0;
+    if (plan->only.key && nested) return buffer_append(&plan->nested, &nested, 8);
     if (plan->only.key && (link.key != plan->only.key || link.cls != plan->only.cls)) return LAR_OK;
     uint32_t size = (uint32_t)key->mv_size;
     int err = buffer_append(&plan->entries, &size, 4);
     if (!err) err = buffer_append(&plan->entries, key->mv_data, key->mv_size);
     if (!err) err = buffer_append(&plan->entries, &link, sizeof link);
+    if (!err) err = buffer_append(&plan->entries, &nested, 8);
     return err;
 }
 
-/* Deletes every entry and count of map id, with the backlinks of its objects. */
-static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
+/* Deletes every entry and count of map id, with the backlinks of its objects (one by
+ * one when counted: a nested dictionary's property may link elsewhere too) and the
+ * nested collections its values hold. */
+static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id,
+                    uint32_t depth)
 {
-    entry_plan plan = {{0, 0}, prop->target, {0}};
+    bool counted = depth != 0;
+    entry_plan plan = {{0, 0}, prop->target, {0}, {0}};
     int err = walk_entries(txn, id, NULL, plan_entry, &plan);
     for (size_t at = 0; !err && at < plan.entries.size;) {
         uint32_t size;
         lar_obj link;
+        uint64_t nested;
         memcpy(&size, plan.entries.data + at, 4);
         memcpy(&link, plan.entries.data + at + 4 + size, sizeof link);
+        memcpy(&nested, plan.entries.data + at + 4 + size + sizeof link, 8);
         kv_val key = {size, plan.entries.data + at + 4};
         err = txn_del(txn, txn->schema->keyed_dbi, &key, NULL);
         if (err == LAR_ENOTFOUND) err = LAR_OK;
-        if (!err && link.key) err = backlink_remove_all(txn, link, obj, prop_index);
-        at += 4 + size + sizeof link;
+        if (!err && link.key)
+            err = counted ? backlink_remove(txn, link, obj, prop_index) : backlink_remove_all(txn, link, obj, prop_index);
+        if (!err && nested) err = nested_free(txn, (nested_parent){obj, prop_index, depth}, nested);
+        at += 4 + size + PLAN_TAIL;
     }
     if (!err) err = keyed_count_store(txn, id, 0);
     buffer_free(&plan.entries);
@@ -166,12 +182,17 @@ static int drop_all(lar_txn *txn, const schema_property *prop, lar_obj obj, uint
 
 int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
 {
-    return drop_all(txn, prop, obj, prop_index, id);
+    return drop_all(txn, prop, obj, prop_index, id, 0);
+}
+
+int map_free_nested(lar_txn *txn, const collection_ref *map)
+{
+    return drop_all(txn, map->prop, map->obj, map->prop_index, map->root, map->depth);
 }
 
 int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
 {
-    entry_plan plan = {target, target.cls, {0}};
+    entry_plan plan = {target, target.cls, {0}, {0}};
     int err = walk_entries(txn, map->root, NULL, plan_entry, &plan);
     lar_value null = {.type = LAR_TYPE_NULL};
     for (size_t at = 0; !err && at < plan.entries.size;) {
@@ -181,39 +202,51 @@ int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
         memcpy(key.bytes, plan.entries.data + at + 4, size);
         key.size = size;
         err = store_value(txn, &key, &null, false); /* the key stays, with null */
-        at += 4 + size + sizeof(lar_obj);
+        at += 4 + size + PLAN_TAIL;
+    }
+    for (size_t at = 0; !err && at < plan.nested.size; at += 8) { /* and out of what it nests */
+        uint64_t nested;
+        memcpy(&nested, plan.nested.data + at, 8);
+        err = nested_remove_target(txn, nested_parent_of(map), nested, target);
     }
     buffer_free(&plan.entries);
+    buffer_free(&plan.nested);
     return err;
 }
 
 /* ---- the public functions ---- */
 
-static int open_map(lar_txn *txn, bool write, lar_obj obj, uint32_t prop, const lar_string *key,
-                    collection_ref *out)
+static int open_map(lar_txn *txn, bool write, const lar_coll *coll, const lar_string *key, collection_ref *out)
 {
-    int err = collection_open(txn, write, obj, prop, LAR_COLLECTION_MAP, out);
+    int err = collection_open_at(txn, write, coll, LAR_COLLECTION_MAP, out);
     return err || !key ? err : check_key(out, key);
 }
 
-int lar_map_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+#define TOP(obj, prop) (&(lar_coll){(obj), (prop), LAR_COLLECTION_MAP, 0})
+
+int lar_map_count_at(lar_txn *txn, const lar_coll *coll, size_t *out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_map_count: out is NULL");
     collection_ref map;
     uint64_t count;
-    int err = collection_open(txn, false, obj, prop, LAR_COLLECTION_MAP, &map);
+    int err = collection_open_at(txn, false, coll, LAR_COLLECTION_MAP, &map);
     if (!err) err = keyed_count(txn, map.root, &count);
     if (!err) *out = (size_t)count;
     return err;
 }
 
-int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, lar_value *out)
+int lar_map_count(lar_txn *txn, lar_obj obj, uint32_t prop, size_t *out)
+{
+    return lar_map_count_at(txn, TOP(obj, prop), out);
+}
+
+int lar_map_get_at(lar_txn *txn, const lar_coll *coll, const lar_string *key, lar_value *out)
 {
     if (!key || !out) return lar_fail(LAR_EINVAL, "lar_map_get: key and out must not be NULL");
     collection_ref map;
     entry_key k;
     bool found;
-    int err = open_map(txn, false, obj, prop, key, &map);
+    int err = open_map(txn, false, coll, key, &map);
     if (err) return err;
     encode_key(map.root, key, &k);
     err = read_value(txn, &map, &k, out, &found);
@@ -223,16 +256,24 @@ int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key,
     return err ? err : collection_keep(txn, out);
 }
 
-static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
+int lar_map_get(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, lar_value *out)
+{
+    return lar_map_get_at(txn, TOP(obj, prop), key, out);
+}
+
+static int put_entry(lar_txn *txn, const lar_coll *coll, const lar_string *key, const lar_value *value)
 {
     if (!key) return lar_fail(LAR_EINVAL, "lar_map_put: key is NULL");
     collection_ref map;
-    lar_value element, old;
+    lar_value element, old = {.type = LAR_TYPE_NULL};
     entry_key k;
     bool found;
-    int err = open_map(txn, true, obj, prop, key, &map);
+    int err = open_map(txn, true, coll, key, &map);
     if (!err) err = collection_check_element(txn, &map, value, &element);
+    if (!err) err = nested_materialize(txn, &map, &element);
     if (err) return err;
+    lar_obj obj = map.obj;
+    uint32_t prop = map.prop_index;
     uint64_t id = map.root, count = 0;
     if (!id) {
         err = collection_new_id(txn, &id);
@@ -252,16 +293,22 @@ static int put_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string 
     if (!err && !found) err = keyed_count_store(txn, id, count + 1);
     if (!err && found && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
     if (!err && element.type == LAR_TYPE_LINK) err = backlink_add(txn, element.as.link, obj, prop);
+    if (!err && found) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
     return err;
+}
+
+int lar_map_put_at(lar_txn *txn, const lar_coll *coll, const lar_string *key, const lar_value *value)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, embedded_settle(txn, put_entry(txn, coll, key, value)));
 }
 
 int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, put_entry(txn, obj, prop, key, value)));
+    return lar_map_put_at(txn, TOP(obj, prop), key, value);
 }
 
-static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+static int remove_entry(lar_txn *txn, const lar_coll *coll, const lar_string *key, int *removed)
 {
     if (!key) return lar_fail(LAR_EINVAL, "lar_map_remove: key is NULL");
     collection_ref map;
@@ -269,8 +316,10 @@ static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_stri
     entry_key k;
     bool found;
     uint64_t count;
-    int err = open_map(txn, true, obj, prop, key, &map);
+    int err = open_map(txn, true, coll, key, &map);
     if (err) return err;
+    lar_obj obj = map.obj;
+    uint32_t prop = map.prop_index;
     encode_key(map.root, key, &k);
     err = read_value(txn, &map, &k, &old, &found);
     if (!err && found) {
@@ -280,29 +329,40 @@ static int remove_entry(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_stri
         if (!err) err = keyed_count_store(txn, map.root, count ? count - 1 : 0);
         if (!err && count <= 1) err = collection_write_root(txn, &map, 0); /* an emptied map gives its id up */
         if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
+        if (!err) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
     }
     if (!err && removed) *removed = found;
     return err;
 }
 
-int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+int lar_map_remove_at(lar_txn *txn, const lar_coll *coll, const lar_string *key, int *removed)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, remove_entry(txn, obj, prop, key, removed)));
+    return txn_settle(txn, mark, embedded_settle(txn, remove_entry(txn, coll, key, removed)));
 }
 
-static int clear_map(lar_txn *txn, lar_obj obj, uint32_t prop)
+int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
+{
+    return lar_map_remove_at(txn, TOP(obj, prop), key, removed);
+}
+
+static int clear_map(lar_txn *txn, const lar_coll *coll)
 {
     collection_ref map;
-    int err = collection_open(txn, true, obj, prop, LAR_COLLECTION_MAP, &map);
-    if (!err && map.root) err = drop_all(txn, map.prop, obj, prop, map.root);
+    int err = collection_open_at(txn, true, coll, LAR_COLLECTION_MAP, &map);
+    if (!err && map.root) err = drop_all(txn, map.prop, map.obj, map.prop_index, map.root, map.depth);
     return err ? err : collection_write_root(txn, &map, 0);
+}
+
+int lar_map_clear_at(lar_txn *txn, const lar_coll *coll)
+{
+    uint64_t mark = txn_mark(txn);
+    return txn_settle(txn, mark, embedded_settle(txn, clear_map(txn, coll)));
 }
 
 int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
-    uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, clear_map(txn, obj, prop)));
+    return lar_map_clear_at(txn, TOP(obj, prop));
 }
 
 typedef struct entry_list {
@@ -329,15 +389,15 @@ static int list_entry(const kv_val *key, const kv_val *value, void *context)
     return ++list->count == list->capacity ? 1 : LAR_OK;
 }
 
-int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *after, lar_string *keys,
-                 lar_value *values, size_t capacity, size_t *count)
+int lar_map_list_at(lar_txn *txn, const lar_coll *coll, const lar_string *after, lar_string *keys,
+                    lar_value *values, size_t capacity, size_t *count)
 {
     if (count) *count = 0;
     if (!keys || !count || !capacity)
         return lar_fail(LAR_EINVAL, "lar_map_list: keys and count must not be NULL, capacity not 0");
     collection_ref map;
     entry_key from;
-    int err = open_map(txn, false, obj, prop, after, &map);
+    int err = open_map(txn, false, coll, after, &map);
     if (err) return err;
     if (after) encode_key(map.root, after, &from);
     entry_list list = {txn, &map, keys, values, capacity, 0};
@@ -345,4 +405,10 @@ int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *aft
     *count = list.count;
     if (!err && !list.count) return LAR_ENOTFOUND; /* the end, as iterators report it */
     return err;
+}
+
+int lar_map_list(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *after, lar_string *keys,
+                 lar_value *values, size_t capacity, size_t *count)
+{
+    return lar_map_list_at(txn, TOP(obj, prop), after, keys, values, capacity, count);
 }

@@ -693,7 +693,8 @@ static int drop_all(lar_txn *txn, const collection_ref *set, uint64_t id)
 
 int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id)
 {
-    collection_ref set = {schema_class_at(txn->schema, obj.cls), prop, obj, prop_index, id};
+    collection_ref set = {.cls = schema_class_at(txn->schema, obj.cls), .prop = prop, .obj = obj,
+                          .prop_index = prop_index, .root = id};
     return drop_all(txn, &set, id);
 }
 

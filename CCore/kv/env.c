@@ -628,6 +628,14 @@ void class_table_name(lar_class cls, char out[16])
     snprintf(out, 16, "c%u", cls);
 }
 
+static bool has_collection_property(const lar_schema *schema)
+{
+    for (uint32_t c = 0; c < schema->class_count; c++)
+        for (uint32_t i = 0; i < schema->classes[c].property_count; i++)
+            if (schema->classes[c].properties[i].def.collection) return true;
+    return false;
+}
+
 int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
 {
     lar_schema *schema = calloc(1, sizeof *schema);
@@ -651,9 +659,15 @@ int schema_load(MDB_txn *txn, MDB_dbi meta, lar_schema **out)
     }
     if (!err && schema->has_collections) {
         rc = mdb_dbi_open(txn, COLLECTION_TABLE, MDB_INTEGERKEY, &schema->collection_dbi);
-        if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
+        if (rc == MDB_NOTFOUND && !has_collection_property(schema)) {
+            /* Mixed properties alone, in a file written before mixed values could nest:
+             * it has no nested collections, and gets none (LAR_ENOTSUP) until a schema
+             * change creates the tables. */
+            schema->has_collections = false;
+            rc = 0;
+        } else if (rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
         else if (rc) err = lar_fail_mdb(rc, "cannot open the collection table");
-        if (!err) rc = mdb_dbi_open(txn, KEYED_TABLE, 0, &schema->keyed_dbi);
+        if (!err && schema->has_collections) rc = mdb_dbi_open(txn, KEYED_TABLE, 0, &schema->keyed_dbi);
         if (!err && rc == MDB_NOTFOUND) err = lar_fail(LAR_ECORRUPT, "the schema has collections but the file has no collection table");
         else if (!err && rc) err = lar_fail_mdb(rc, "cannot open the collection table");
     }

@@ -14,7 +14,8 @@
  *
  * Rules, enforced in C for every language:
  *  - An embedded class has no primary key and no index; its link properties may link
- *    only to embedded classes; no set holds embedded objects, nor does a mixed value.
+ *    only to embedded classes; no set holds embedded objects, nor does a mixed value
+ *    (nor a list or dictionary nested in one).
  *  - lar_obj_create() refuses an embedded class ("Embedded objects cannot be created
  *    directly"); the functions below create the object and link it from its owner in
  *    one call. A link write naming an existing embedded object is refused with Realm's

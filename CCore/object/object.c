@@ -173,6 +173,22 @@ static int stage_values(const schema_class *cls, const lar_value *given, value_a
     return err;
 }
 
+/* Gives each mixed value that asks for a new nested collection (values staged: a
+ * copy) an id (no write: a failed insert leaves nothing); with obj, after the insert,
+ * writes their headers. */
+static int stage_nested(lar_txn *txn, const schema_class *cls, lar_value *values, const lar_obj *obj)
+{
+    int err = LAR_OK;
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        if (cls->properties[i].def.type != LAR_TYPE_MIXED || cls->properties[i].def.collection ||
+            !value_is_nested(&values[i]))
+            continue;
+        err = obj ? nested_create(txn, *obj, i, values[i].type, 1, values[i].as.nested) : nested_check_tables(txn);
+        if (!err && !obj) err = collection_new_id(txn, &values[i].as.nested);
+    }
+    return err;
+}
+
 static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *values,
                   lar_obj *out)
 {
@@ -208,10 +224,15 @@ int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t v
                         c->name, c->property_count, value_count, values ? "" : " and a NULL array");
     value_array staged;
     staged.items = NULL; /* stage_values may fail before setting it */
-    const lar_value *use;
+    const lar_value *use = NULL;
     err = stage_values(c, value_count ? values : NULL, &staged, &use);
     if (!err && c->has_links) err = check_link_targets_exist(txn, c, use);
-    if (!err) err = insert(txn, c, cls, use, out);
+    bool nested = c->has_links && use == staged.items;
+    if (!err && nested) err = stage_nested(txn, c, staged.items, NULL);
+    lar_obj created;
+    if (!err) err = insert(txn, c, cls, use, &created);
+    if (!err && nested) err = stage_nested(txn, c, staged.items, &created);
+    if (!err && out) *out = created;
     values_free(&staged);
     return err;
 }
@@ -368,6 +389,22 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     return err;
 }
 
+/* set_value for a mixed property: a new nested collection gets its header, and the
+ * one the property held before is freed, whole. */
+static int set_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row, uint32_t prop,
+                     const lar_value *value)
+{
+    lar_value old, stored = *value;
+    int err = row_decode_raw(cls, row, prop, &old);
+    if (err) return err;
+    if (value_is_nested(&stored)) err = nested_check_tables(txn);
+    if (!err && value_is_nested(&stored)) err = collection_new_id(txn, &stored.as.nested); /* no write: row stays */
+    if (!err) err = set_value(txn, cls, obj, row, prop, &stored);
+    if (!err && value_is_nested(&stored)) err = nested_create(txn, obj, prop, stored.type, 1, stored.as.nested);
+    if (!err) err = nested_release(txn, (nested_parent){obj, prop, 0}, &old);
+    return err;
+}
+
 static int set_property(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value)
 {
     if (!value) return lar_fail(LAR_EINVAL, "lar_obj_set: value is NULL");
@@ -391,6 +428,7 @@ static int set_property(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_valu
     if (err) return err;
     lar_value normalized = value_normalize(&cls->properties[prop].def, value);
     if (cls->properties[prop].def.collection) return collection_clear(txn, obj, prop); /* null empties it */
+    if (cls->properties[prop].def.type == LAR_TYPE_MIXED) return set_mixed(txn, cls, obj, &row, prop, &normalized);
     if ((int32_t)prop == cls->primary_key) {
         lar_value current;
         err = row_decode_raw(cls, &row, prop, &current);
@@ -479,8 +517,17 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
             err = backlink_remove_all(txn, target, link.origin, link.prop);
             continue;
         }
+        lar_value held = {.type = LAR_TYPE_LINK};
+        if (!err && origin->properties[link.prop].def.type == LAR_TYPE_MIXED)
+            err = row_decode_raw(origin, &row, link.prop, &held);
+        if (!err && value_is_nested(&held)) { /* links inside the nested collections it holds */
+            err = nested_remove_target(txn, (nested_parent){link.origin, link.prop, 0}, held.as.nested, target);
+            if (!err) err = backlink_remove_all(txn, target, link.origin, link.prop);
+            continue;
+        }
         lar_value null = {.type = LAR_TYPE_NULL};
-        if (!err) err = set_value(txn, origin, link.origin, &row, link.prop, &null);
+        if (!err && held.type == LAR_TYPE_LINK) err = set_value(txn, origin, link.origin, &row, link.prop, &null);
+        else if (!err) err = backlink_remove_all(txn, target, link.origin, link.prop); /* stale: damage */
     }
     buffer_free(&links);
     return err;

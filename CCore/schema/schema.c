@@ -27,7 +27,8 @@ static bool adds_collections(const lar_class_def **added, uint32_t added_count)
 {
     for (uint32_t c = 0; c < added_count; c++)
         for (size_t i = 0; i < added[c]->property_count; i++)
-            if (added[c]->properties[i].collection) return true;
+            if (added[c]->properties[i].collection || added[c]->properties[i].type == LAR_TYPE_MIXED)
+                return true; /* mixed values hold nested collections */
     return false;
 }
 

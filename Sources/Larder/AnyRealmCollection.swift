@@ -1,8 +1,8 @@
 import Foundation
 
 /// Any Realm collection of Element, behind one type, as in Realm: for code that
-/// takes results today and lists later.
-public struct AnyRealmCollection<Element: Object>: RealmCollection {
+/// takes results today and lists later; `Results` of values too.
+public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
     private let base: any RealmCollection<Element>
 
     public init<C: RealmCollection>(_ base: C) where C.Element == Element {
@@ -40,7 +40,7 @@ public struct AnyRealmCollection<Element: Object>: RealmCollection {
     public func setValue(_ value: Any?, forKey key: String) { base.setValue(value, forKey: key) }
 }
 
-extension AnyRealmCollection: ObjectAggregating {
+extension AnyRealmCollection: ObjectAggregating where Element: Object {
     /// The wrapped collection's way to its objects, so aggregates read as fast through the eraser.
     var aggregateSource: AggregateSource {
         (base as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: base)

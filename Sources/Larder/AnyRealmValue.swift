@@ -13,14 +13,23 @@ import Foundation
 /// The C core stores it as a mixed value (`LAR_TYPE_MIXED`): null, any scalar
 /// with its own type, or a typed link (class and key). A property of this type
 /// is never optional: nil is `.none`. Lists, sets and maps of it hold the same
-/// values. Realm's nested `.list` and `.dictionary` cases are not there yet: the
-/// C core cannot store a collection inside a mixed value.
+/// values, and so, as in Realm 10.51, may a mixed value itself: `.list` and
+/// `.dictionary` nest lists and string-keyed dictionaries of mixed values, up to
+/// 100 levels (`.fromArray([...])`, `.fromDictionary([...])`). Written to a
+/// managed property or element, such a value is copied in (recursively) as a new
+/// nested collection that belongs to its slot: writing another value there frees
+/// it. Read, it is a live managed `List`/`Map` bound to that collection; once the
+/// collection is replaced or its owner deleted, that `List`/`Map` is invalidated.
+/// Sets of mixed values hold no nested collections.
 ///
 /// Equality is Realm's (its enum's synthesized `==`), and hashing agrees with it:
 /// by case and payload, so `.int(1)` and `.double(1)` differ, and objects compare
 /// with `Object`'s `==`: two accessors of one managed object are equal when its
 /// class has a primary key; otherwise only an instance equals itself (use
-/// `isSameObject(as:)` to compare those). A managed `MutableSet` is the C core's
+/// `isSameObject(as:)` to compare those). Nested collections compare as Realm's
+/// `List` and `Map` objects do: managed ones are equal when they are the same
+/// collection in the file (two reads of one property), unmanaged ones only to
+/// themselves; contents are not compared. A managed `MutableSet` is the C core's
 /// and holds numbers of equal value once, as Realm's `Set<Mixed>` does.
 public enum AnyRealmValue: Hashable {
     case none
@@ -35,9 +44,39 @@ public enum AnyRealmValue: Hashable {
     case objectId(ObjectId)
     case decimal128(Decimal128)
     case uuid(UUID)
+    /// A nested dictionary of mixed values (Realm 10.51).
+    case dictionary(Map<String, AnyRealmValue>)
+    /// A nested list of mixed values (Realm 10.51).
+    case list(List<AnyRealmValue>)
 
     /// `.none`, as Realm.
     public init() { self = .none }
+
+    /// A `.dictionary` holding a new unmanaged map with dictionary's entries.
+    public static func fromDictionary(_ dictionary: [String: AnyRealmValue]) -> AnyRealmValue {
+        let map = Map<String, AnyRealmValue>()
+        for (key, value) in dictionary { map[key] = value }
+        return .dictionary(map)
+    }
+
+    /// A `.list` holding a new unmanaged list with array's elements.
+    public static func fromArray(_ array: [AnyRealmValue]) -> AnyRealmValue {
+        let list = List<AnyRealmValue>()
+        list.append(objectsIn: array)
+        return .list(list)
+    }
+
+    /// The nested dictionary, when the value is one; else nil.
+    public var dictionaryValue: Map<String, AnyRealmValue>? {
+        if case .dictionary(let v) = self { return v }
+        return nil
+    }
+
+    /// The nested list, when the value is one; else nil.
+    public var listValue: List<AnyRealmValue>? {
+        if case .list(let v) = self { return v }
+        return nil
+    }
 
     public var intValue: Int? {
         if case .int(let v) = self { return v }
@@ -114,7 +153,10 @@ extension AnyRealmValue: _Persistable {
         case .uuid(let v): return .uuid(v)
         case .decimal128(let v): return .decimal128(v)
         case .object(let v): return .object(v)
-        case .collection: return nil
+        case .collection(let v):
+            if let list = v as? List<AnyRealmValue> { return .list(list) }
+            if let map = v as? Map<String, AnyRealmValue> { return .dictionary(map) }
+            return nil
         }
     }
 
@@ -128,6 +170,9 @@ extension AnyRealmValue: _Persistable {
     public static func _larderRead(_ value: lar_value, owner: AnyObject) -> AnyRealmValue {
         if value.type == LAR_TYPE_LINK {
             return .object(unsafeDowncast(owner, to: RealmInstance.self).mixedLinkTarget(value.as.link))
+        }
+        if value.type == LAR_TYPE_LIST || value.type == LAR_TYPE_DICTIONARY {
+            return unsafeDowncast(owner, to: RealmInstance.self).nestedValue(value)
         }
         return _larderFrom(_StoredValue(value)) ?? .none
     }
@@ -150,6 +195,8 @@ extension AnyRealmValue: _Persistable {
         case .uuid(let v): return .uuid(v)
         case .decimal128(let v): return .decimal128(v)
         case .object(let v): return .object(v)
+        case .dictionary(let v): return .collection(v)
+        case .list(let v): return .collection(v)
         }
     }
 }

@@ -114,23 +114,28 @@ extension RealmInstance {
         }
     }
 
-    /// The link slots an add writes after the row: those holding an object, and
-    /// every non-mixed link (a mixed value without an object goes in the row).
+    /// The link slots an add writes after the row: those holding an object or a nested
+    /// collection, and every non-mixed link (a mixed value without either goes in the row).
     func relationLinkSlots(_ schema: ClassSchema, _ values: ContiguousArray<_StoredValue>) -> [Int] {
         schema.linkSlots.filter { slot in
             if case .object = values[slot] { return true }
+            if case .collection = values[slot] { return true }
             return !schema.properties[slot].isMixed
         }
     }
 
-    /// Writes the links and collections of a new (or upserted) row bound to object.
+    /// Writes the links and collections of a new (or upserted) row bound to object;
+    /// with `.error`, a slot of linkedInRow (the values the row was created with) that
+    /// holds an object was linked by the row itself.
     func fillRelations(_ object: Object, values: ContiguousArray<_StoredValue>, linkSlots: [Int],
-                       update: Realm.UpdatePolicy) {
+                       linkedInRow: ContiguousArray<_StoredValue>? = nil, update: Realm.UpdatePolicy) {
         let schema = object.core.table.schema
         for slot in linkSlots {
             let value = values[slot]
             switch update {
-            case .error: if case .null = value { continue } // a new row's links are null already
+            case .error:
+                if case .null = value { continue } // a new row's links are null already
+                if let linkedInRow, case .object = linkedInRow[slot] { continue } // linked by the row itself
             case .modified: if readStored(object.core, slot: slot) == value { continue }
             case .all: break
             }

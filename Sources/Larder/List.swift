@@ -33,7 +33,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
     public var count: Int {
         guard let ref else { return items.count }
         var count = 0
-        ref.check(lar_list_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a list")
+        ref.check(ref.listCount(ref.readTxn(), &count), "Cannot count a list")
         return count
     }
 
@@ -44,16 +44,16 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
             checkIndex(position, below: count)
             guard let ref else { return items[position] }
             var value = lar_value()
-            ref.check(lar_list_get(ref.readTxn(), ref.owner, ref.prop, position, &value), "Cannot read a list")
+            ref.check(ref.listGet(ref.readTxn(), position, &value), "Cannot read a list")
             return ref.element(value, as: Element.self)
         }
         set {
             guard let ref else { return checkIndex(position, below: items.count, { self.items[position] = newValue }) }
             let txn = ref.writeTxn("List")
             checkIndex(position, below: count)
-            _ = ref.withElement(newValue._larderStored, embed: {
+            _ = ref.withElement(newValue._larderStored, place: .index(position), embed: {
                 lar_list_set_embedded(txn, ref.owner, ref.prop, position, $0, $1, $2)
-            }) { lar_list_set(txn, ref.owner, ref.prop, position, $0) }
+            }) { ref.listSet(txn, position, $0) }
                 .map { ref.check($0, "Cannot set a list element") }
         }
     }
@@ -97,19 +97,15 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         return a._larderStored == b._larderStored
     }
 
-    /// The elements sorted by their own value ("self"), as Realm's `sorted(ascending:)`.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        Array(self).sorted {
-            let before = _StoredValue.ascending($0._larderStored, $1._larderStored)
-            return ascending ? before : _StoredValue.ascending($1._larderStored, $0._larderStored)
-        }
+    /// The elements sorted by their own value (the key path "self"), as Realm's
+    /// `sorted(ascending:)`: live results that read the list on each use (a managed list only, as in Realm).
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).sorted(ascending: ascending)
     }
 
-    /// Each distinct element once, at its first position, as Realm's `distinct()`
-    /// for values (an array here, as `sorted(ascending:)`).
-    public func distinct() -> [Element] {
-        var seen = Set<_StoredValue>()
-        return Array(self).filter { seen.insert($0._larderStored).inserted }
+    /// Each distinct element once, at its first position, as Realm's `distinct()`: live results (a managed list only).
+    public func distinct() -> Results<Element> {
+        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).distinct()
     }
 
     // MARK: Changing
@@ -137,9 +133,9 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         guard let ref else { return checkIndex(index, below: items.count + 1, { self.items.insert(element, at: index) }) }
         let txn = ref.writeTxn("List")
         checkIndex(index, below: count + 1)
-        _ = ref.withElement(element._larderStored, embed: {
+        _ = ref.withElement(element._larderStored, place: .index(index), embed: {
             lar_list_insert_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
-        }) { lar_list_insert(txn, ref.owner, ref.prop, index, $0) }
+        }) { ref.listInsert(txn, index, $0) }
             .map { ref.check($0, "Cannot insert into a list") }
     }
 
@@ -147,12 +143,12 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         guard let ref else { return checkIndex(index, below: items.count, { _ = self.items.remove(at: index) }) }
         let txn = ref.writeTxn("List")
         checkIndex(index, below: count)
-        ref.check(lar_list_remove(txn, ref.owner, ref.prop, index), "Cannot remove from a list")
+        ref.check(ref.listRemove(txn, index), "Cannot remove from a list")
     }
 
     public func removeAll() {
         guard let ref else { return items.removeAll() }
-        ref.check(lar_list_clear(ref.writeTxn("List"), ref.owner, ref.prop), "Cannot clear a list")
+        ref.check(ref.listClear(ref.writeTxn("List")), "Cannot clear a list")
     }
 
     /// Removes the first number elements (objects stay in the Realm).
@@ -187,7 +183,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         let count = count
         checkIndex(from, below: count)
         checkIndex(to, below: count)
-        ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element")
+        ref.check(ref.listMove(txn, from, to), "Cannot move a list element")
     }
 
     public func swapAt(_ index1: Int, _ index2: Int) {
@@ -200,7 +196,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         let count = count
         checkIndex(index1, below: count)
         checkIndex(index2, below: count)
-        ref.check(lar_list_swap(txn, ref.owner, ref.prop, index1, index2), "Cannot swap list elements")
+        ref.check(ref.listSwap(txn, index1, index2), "Cannot swap list elements")
     }
 
     /// Inserts elements, in order, before position index (the count appends).
@@ -251,7 +247,7 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
             if from < to { to -= 1 }
             if from == to { continue }
             current.insert(current.remove(at: from), at: to)
-            ref.check(lar_list_move(txn, ref.owner, ref.prop, from, to), "Cannot move a list element")
+            ref.check(ref.listMove(txn, from, to), "Cannot move a list element")
         }
     }
 

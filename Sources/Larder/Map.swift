@@ -34,7 +34,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     public var count: Int {
         guard let ref else { return entries.count }
         var count = 0
-        ref.check(lar_map_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a map")
+        ref.check(ref.mapCount(ref.readTxn(), &count), "Cannot count a map")
         return count
     }
 
@@ -54,7 +54,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         guard let ref else { return entries[key] }
         var value = lar_value()
         let txn = ref.readTxn()
-        let rc = MapKey.with(key) { lar_map_get(txn, ref.owner, ref.prop, $0, &value) }
+        let rc = MapKey.with(key) { ref.mapGet(txn, $0, &value) }
         if rc == LAR_ENOTFOUND { return nil }
         ref.check(rc, "Cannot read a map")
         return ref.element(value, as: Value.self)
@@ -70,12 +70,30 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// The value of key, as Realm's `object(forKey:)`.
     public func object(forKey key: Key) -> Value? { self[key] }
 
-    /// The values sorted by their own value, as Realm's `sorted(ascending:)`.
-    public func sorted(ascending: Bool = true) -> [Value] {
-        values.sorted {
-            ascending ? _StoredValue.ascending($0._larderStored, $1._larderStored)
-                      : _StoredValue.ascending($1._larderStored, $0._larderStored)
+    /// The values sorted by their own value (the key path "self"), as Realm's
+    /// `sorted(ascending:)`: live results that read the map on each use (a managed map only, as in Realm).
+    public func sorted(ascending: Bool = true) -> Results<Value> {
+        valueResults().sorted(ascending: ascending)
+    }
+
+    /// The values (objects, or nil) sorted by the property keyPath names, as
+    /// Realm's: `Results<Dog?>` for a `Map<String, Dog?>`. A nil value sorts as
+    /// a nil property. A managed map of objects only, as in Realm.
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Value> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// The values sorted by several properties of their objects, the first deciding first.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Value> where S.Iterator.Element == SortDescriptor {
+        guard let type = Value._larderTargetClass else {
+            fatalError("sorted(byKeyPath:) needs a map of objects; use sorted(ascending:) on a Map<\(Key.self), \(Value.self)>")
         }
+        return valueResults().sortedObjects(by: Array(descriptors), of: type)
+    }
+
+    /// Live results of the values, in key order.
+    private func valueResults() -> Results<Value> {
+        Results(values: self, kind: "RLMDictionary", elements: { [self] in values })
     }
 
     // MARK: Changing
@@ -94,12 +112,12 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         let key = key._larderKey
         guard let ref else { return entries[key] = nil }
         let txn = ref.writeTxn("Dictionary")
-        ref.check(MapKey.with(key) { lar_map_remove(txn, ref.owner, ref.prop, $0, nil) }, "Cannot remove from a map")
+        ref.check(MapKey.with(key) { ref.mapRemove(txn, $0) }, "Cannot remove from a map")
     }
 
     public func removeAll() {
         guard let ref else { return entries.removeAll() }
-        ref.check(lar_map_clear(ref.writeTxn("Dictionary"), ref.owner, ref.prop), "Cannot clear a map")
+        ref.check(ref.mapClear(ref.writeTxn("Dictionary")), "Cannot clear a map")
     }
 
     /// Adds the entries of sequence; for a key already present, combine picks the value.
@@ -196,11 +214,9 @@ public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorPr
                 let txn = ref.readTxn()
                 let rc: Int32
                 if let after {
-                    rc = MapKey.with(after) {
-                        lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
-                    }
+                    rc = MapKey.with(after) { ref.mapList(txn, $0, keys.baseAddress!, values.baseAddress!, capacity, &count) }
                 } else {
-                    rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    rc = ref.mapList(txn, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
                 }
                 if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
                 for index in 0..<count {

@@ -81,16 +81,16 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
 
     public func makeIterator() -> SetIterator<Element> { SetIterator(set: self) }
 
-    /// The elements sorted by their own value, as Realm's `sorted(ascending:)`.
-    public func sorted(ascending: Bool = true) -> [Element] {
-        Array(self).sorted {
-            ascending ? _StoredValue.ascending($0._larderStored, $1._larderStored)
-                      : _StoredValue.ascending($1._larderStored, $0._larderStored)
-        }
+    /// The elements sorted by their own value (the key path "self"), as Realm's
+    /// `sorted(ascending:)`: live results that read the set on each use (a managed set only, as in Realm).
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).sorted(ascending: ascending)
     }
 
-    /// The elements, as Realm's `distinct()` for values: a set's are distinct already.
-    public func distinct() -> [Element] { Array(self) }
+    /// The elements, as Realm's `distinct()`: live results (a managed set only; its elements are distinct already).
+    public func distinct() -> Results<Element> {
+        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).distinct()
+    }
 
     // MARK: Changing
 

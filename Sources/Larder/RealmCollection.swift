@@ -1,13 +1,14 @@
 import Foundation
 
-/// What every Realm collection of objects offers, as in Realm: `Results`,
-/// `List` and `MutableSet` of objects, and `LinkingObjects`. Live, confined to
-/// their Realm's thread, positions from 0.
+/// What every Realm collection offers, as in Realm: `Results` (of objects or
+/// values), `List` and `MutableSet` of objects, and `LinkingObjects`. Live,
+/// confined to their Realm's thread, positions from 0.
 ///
-/// Elements are objects: collections of plain values (`List<Int>`) have the
-/// same members where they make sense, outside this protocol.
+/// Lists and sets of plain values (`List<Int>`) have the same members where
+/// they make sense, outside this protocol; their `sorted(ascending:)` and
+/// `distinct()` give `Results`, which conform.
 public protocol RealmCollection<Element>: RandomAccessCollection, CustomStringConvertible
-    where Element: Object, Index == Int {
+    where Element: RealmCollectionValue, Index == Int {
     /// The Realm the collection belongs to.
     var realm: Realm? { get }
     /// True once the collection can no longer be read.
@@ -36,6 +37,14 @@ extension RealmCollection {
         sorted(byKeyPath: keyPath, ascending: true)
     }
 
+    public func objects(at indexes: IndexSet) -> [Element] {
+        checkObjectIndexes(indexes, count: count)
+        return indexes.map { self[$0] }
+    }
+}
+
+extension RealmCollection where Element: Object {
+
     /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
     public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
         sorted(byKeyPath: Element.schema.propertyName(of: keyPath), ascending: ascending)
@@ -50,11 +59,6 @@ extension RealmCollection {
     /// The same with key paths of the model, as `distinct(by: [\.name, \.age])`.
     public func distinct(by keyPaths: [PartialKeyPath<Element>]) -> Results<Element> {
         distinct(by: keyPaths.map { Element.schema.propertyName(ofAny: $0, root: Element.self, for: "distinct(by:)") })
-    }
-
-    public func objects(at indexes: IndexSet) -> [Element] {
-        checkObjectIndexes(indexes, count: count)
-        return indexes.map { self[$0] }
     }
 
     // MARK: Aggregates

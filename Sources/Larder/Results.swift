@@ -1,13 +1,21 @@
 import CLarder
 import Foundation
 
-/// The objects of a class, as in Realm: lazy and live. Nothing is read until it
-/// is used, and every use sees the Realm's current version. Iteration streams
-/// from the database, so memory stays flat however many objects there are.
-public final class Results<Element: Object>: RealmCollection {
+/// The objects of a class, or the values of a collection, as in Realm: lazy and
+/// live. Nothing is read until it is used, and every use sees the Realm's
+/// current version. Iterating objects streams from the database, so memory
+/// stays flat however many objects there are.
+///
+/// `Results<Dog>` come from `realm.objects(Dog.self)` and from sorting or
+/// distinguishing a collection of objects; `Results<Int>` (any collection value)
+/// from `sorted(ascending:)` and `distinct()` on a List, MutableSet or Map of
+/// values, and `Results<Dog?>` from sorting a Map of objects by a property.
+public final class Results<Element: RealmCollectionValue>: RandomAccessCollection, CustomStringConvertible {
     let instance: RealmInstance
-    let table: ManagedClass
+    /// The class of results of objects; nil for results of values.
+    let objectTable: ManagedClass?
     /// Sorts and distincts, applied in the order they were asked for (Realm's descriptor ordering).
+    /// Results of values sort and distinguish on "self", or on a property of the objects a map holds.
     let steps: [OrderingStep]
     /// Object keys in result order, for positional access; rebuilt when objects
     /// of the class may have come or gone, or a sort key was written.
@@ -20,15 +28,53 @@ public final class Results<Element: Object>: RealmCollection {
     /// afresh on each use; nil for all the objects of the class.
     let source: (() -> [lar_objkey])?
 
+    /// The collection results of values view; nil for results of objects.
+    let valueSource: ValueSource?
+    /// The values in result order as last read, and when: kept until the
+    /// version (writes, other transactions) or a collection write moves.
+    private var valueSnapshot: [Element] = []
+    private var valueStamp: (version: UInt64, collectionWrites: UInt64)?
+
+    /// A managed collection of values and its elements in its own order, read afresh on each use.
+    struct ValueSource {
+        let collection: _LarderCollection
+        /// The class of the collection's owner: an iterator of values walks no objects of it.
+        let ownerTable: ManagedClass
+        let elements: () -> [Element]
+    }
+
     convenience init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
         self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source)
     }
 
     private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?) {
         self.instance = instance
-        self.table = table
+        objectTable = table
         self.steps = steps
         self.source = source
+        valueSource = nil
+    }
+
+    /// Results of the values of a managed collection, which elements reads in the
+    /// collection's order. An unmanaged one traps with Realm's message (kind: Realm's
+    /// name for the collection, as "RLMArray"), as Realm's results need a Realm.
+    init(values collection: _LarderCollection, kind: String, elements: @escaping () -> [Element]) {
+        guard let ref = collection.ref else {
+            fatalError("This method may only be called on \(kind) instances retrieved from an RLMRealm")
+        }
+        instance = ref.instance
+        objectTable = nil
+        steps = []
+        source = nil
+        valueSource = ValueSource(collection: collection, ownerTable: ref.ownerTable, elements: elements)
+    }
+
+    private init(values: ValueSource, steps: [OrderingStep]) {
+        instance = values.collection.ref!.instance
+        objectTable = nil
+        self.steps = steps
+        source = nil
+        valueSource = values
     }
 
     /// A sort on some properties, or the first object of each combination of their values.
@@ -44,127 +90,190 @@ public final class Results<Element: Object>: RealmCollection {
         }
     }
 
+    /// The class of results of objects.
+    var table: ManagedClass { objectTable! }
+
     /// Whether the results stream over the whole table in key order.
-    var isWholeTable: Bool { steps.isEmpty && source == nil }
+    var isWholeTable: Bool { steps.isEmpty && source == nil && valueSource == nil }
 
     public var realm: Realm? { Realm(instance: instance) }
-    public var isInvalidated: Bool { false }
+
+    /// True once the collection results of values view was deleted with its owner, or its Realm invalidated.
+    public var isInvalidated: Bool {
+        valueSource?.collection.ref?.isInvalidated ?? false
+    }
 
     // MARK: Collection
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
 
-    /// O(1) when unsorted: the count comes from the table.
+    /// O(1) for all the objects of a class: the count comes from the table.
     public var count: Int {
-        isWholeTable ? instance.count(table) : keys().count
+        if valueSource != nil { return values().count }
+        return isWholeTable ? instance.count(table) : keys().count
     }
 
     public var isEmpty: Bool { count == 0 }
 
     public subscript(position: Int) -> Element {
-        let keys = keys()
-        if position < 0 || position >= keys.count {
-            fatalError("Index \(position) is out of bounds (must be less than \(keys.count)).")
+        if valueSource != nil {
+            let values = values()
+            checkIndex(position, count: values.count)
+            return values[position]
         }
-        return unsafeDowncast(instance.accessor(table, key: keys[position]), to: Element.self)
+        let keys = keys()
+        checkIndex(position, count: keys.count)
+        return object(keys[position])
     }
 
     public var first: Element? {
+        if valueSource != nil { return values().first }
         if isWholeTable {
             var iterator = makeIterator()
             return iterator.next()
         }
-        return keys().first.map { unsafeDowncast(instance.accessor(table, key: $0), to: Element.self) }
+        return keys().first.map(object)
     }
 
     public var last: Element? {
-        keys().last.map { unsafeDowncast(instance.accessor(table, key: $0), to: Element.self) }
+        if valueSource != nil { return values().last }
+        return keys().last.map(object)
     }
 
     public func makeIterator() -> ResultsIterator<Element> {
+        if let valueSource { return ResultsIterator(values: values(), instance: instance, ownerTable: valueSource.ownerTable) }
         if isWholeTable { return ResultsIterator(streaming: instance, table: table) }
         return ResultsIterator(keys: keys(), instance: instance, table: table)
     }
 
-    /// The position of object in these results, or nil.
-    public func index(of object: Element) -> Int? {
+    /// The position of element in these results (an object: the same object), or nil.
+    public func index(of element: Element) -> Int? {
+        if valueSource != nil { return values().firstIndex { List<Element>.same($0, element) } }
+        let object = _unsafeReferenceCast(element, to: Object.self)
         guard object.core.realm === instance, object.core.table.id == table.id else { return nil }
         return keys().firstIndex(of: object.core.key)
     }
 
-    /// The objects at indexes, in ascending order of index; an index past the end traps.
+    /// The elements at indexes, in ascending order of index; an index past the end traps.
     public func objects(at indexes: IndexSet) -> [Element] {
+        if valueSource != nil {
+            let values = values()
+            checkObjectIndexes(indexes, count: values.count)
+            return indexes.map { values[$0] }
+        }
         let keys = keys()
         checkObjectIndexes(indexes, count: keys.count)
-        return indexes.map { unsafeDowncast(instance.accessor(table, key: keys[$0]), to: Element.self) }
+        return indexes.map { object(keys[$0]) }
     }
 
-    // MARK: Sorting
-
-    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
-        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    /// The accessor of key, for results of objects (whose Element is an Object class).
+    private func object(_ key: lar_objkey) -> Element {
+        _unsafeReferenceCast(instance.accessor(table, key: key), to: Element.self)
     }
 
-    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
-    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
-        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
+    /// Traps, with Realm's messages, unless position is in the results.
+    private func checkIndex(_ position: Int, count: Int) {
+        if position < 0 { fatalError("Cannot pass a negative value for 'index'.") }
+        if position >= count { fatalError("Index \(position) is out of bounds (must be less than \(count)).") }
     }
 
-    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
-        let added = Array(descriptors)
-        checkKeyPaths(added.map(\.keyPath))
-        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
+    // MARK: Values
+
+    /// The values sorted by their own value, as Realm's `sorted(ascending:)` (the key path "self").
+    /// Results of values only: objects sort by their properties.
+    public func sorted(ascending: Bool = true) -> Results<Element> {
+        guard let valueSource else { fatalError("Cannot sort on key path 'self': objects sort by their properties.") }
+        return Results(values: valueSource, steps: adding(.sort([SortDescriptor(keyPath: "self", ascending: ascending)])))
+    }
+
+    /// Each distinct value once, at its first position, as Realm's `distinct()`
+    /// (the key path "self"). Results of values only: objects are distinct already.
+    public func distinct() -> Results<Element> {
+        guard let valueSource else { fatalError("Cannot distinct on key path 'self': objects are distinct by their properties.") }
+        return Results(values: valueSource, steps: steps + [.distinct(["self"])])
+    }
+
+    /// The steps with step after them: a sort after a sort decides first, the earlier one breaks its ties.
+    private func adding(_ step: OrderingStep) -> [OrderingStep] {
         var steps = steps
-        // A sort after a sort: the new one decides first, the earlier one breaks its ties.
-        if case .sort(let earlier) = steps.last {
+        if case .sort(let added) = step, case .sort(let earlier) = steps.last {
             steps[steps.count - 1] = .sort(added + earlier)
         } else {
-            steps.append(.sort(added))
+            steps.append(step)
         }
-        return Results(instance: instance, table: table, steps: steps, source: source)
+        return steps
     }
 
-    // MARK: Distinct
-
-    /// The first object, in the current order, of each combination of the values
-    /// of the properties keyPaths name; later sorts apply to what is left.
-    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
-        let keyPaths = Array(keyPaths)
-        checkKeyPaths(keyPaths)
-        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
-        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source)
+    /// The values in result order at the current version.
+    func values() -> [Element] {
+        _ = instance.currentTxn() // so that the version below is the current transaction's
+        let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
+        if let valueStamp, valueStamp == stamp { return valueSnapshot }
+        let values = orderedValues()
+        valueSnapshot = values
+        valueStamp = stamp
+        snapshotBuilds += 1
+        return values
     }
 
-    /// Traps, with realm-core's message, when a key path names no property of the class.
-    private func checkKeyPaths(_ keyPaths: [String]) {
-        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
-            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
+    /// The values in result order, read from the collection now.
+    private func orderedValues() -> [Element] {
+        var elements = valueSource!.elements()
+        for step in steps {
+            switch step {
+            case .sort(let descriptors):
+                let keyed = elements.enumerated().map { (offset: $0.offset, element: $0.element,
+                                                         values: descriptors.map { [element = $0.element] in
+                                                             Self.orderingValue(of: element, $0.keyPath) }) }
+                elements = keyed.sorted { a, b in
+                    for (index, descriptor) in descriptors.enumerated() where a.values[index] != b.values[index] {
+                        let before = _StoredValue.ascending(a.values[index], b.values[index])
+                        return descriptor.ascending ? before : !before
+                    }
+                    return a.offset < b.offset
+                }.map(\.element)
+            case .distinct(let keyPaths):
+                var seen = Set<[_StoredValue]>()
+                elements = elements.filter { element in
+                    seen.insert(keyPaths.map { Self.orderingValue(of: element, $0) }).inserted
+                }
+            }
         }
+        return elements
     }
 
-    // MARK: Key-value coding
-
-    /// The value of property key for every object, in order, as an array; "self" gives the objects.
-    public func value(forKey key: String) -> Any? {
-        if key == "self" { return Array(self) }
-        return map { $0.value(forKey: key) }
+    /// What a value sorts by: itself ("self"), or a property of the object it is (nil objects: null).
+    private static func orderingValue(of element: Element, _ keyPath: String) -> _StoredValue {
+        let stored = element._larderStored
+        if keyPath == "self" { return stored }
+        guard case .object(let object) = stored, let instance = object.core.realm, let table = object.core.table,
+              let slot = table.schema.slotByName[keyPath] else { return .null }
+        return instance.readStored(object.core, slot: slot)
     }
 
-    /// The same for a key path through links ("favoriteToy.name").
-    public func value(forKeyPath keyPath: String) -> Any? {
-        if !keyPath.contains(".") { return value(forKey: keyPath) }
-        return map { $0.value(forKeyPath: keyPath) }
-    }
-
-    /// Sets property key on every object; only inside a write transaction.
-    public func setValue(_ value: Any?, forKey key: String) {
-        if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
-        for objectKey in keys() { instance.accessor(table, key: objectKey).setValue(value, forKey: key) }
+    /// Results of the objects a map holds sorted by their properties: `Results<Dog?>`.
+    func sortedObjects(by descriptors: [SortDescriptor], of type: Object.Type) -> Results<Element> {
+        let schema = type.schema
+        for descriptor in descriptors where schema.slotByName[descriptor.keyPath] == nil {
+            fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(schema.name).\(descriptor.keyPath)' does not exist.")
+        }
+        if descriptors.isEmpty { return Results(values: valueSource!, steps: steps) }
+        return Results(values: valueSource!, steps: adding(.sort(descriptors)))
     }
 
     public var description: String {
-        let items = self.prefix(100).map { "\t[\($0.core.key)] \($0.description.replacingOccurrences(of: "\n", with: "\n\t"))" }
+        if valueSource != nil {
+            let lines = values().prefix(100).enumerated().map { index, element in
+                "\t[\(index)] \(element._larderStored.displayText(depth: 0))"
+            }
+            let name = Element._larderTargetClass?.className() ?? "\(Element.self)"
+            return "Results<\(name)> <\(count)> (\n" + lines.joined(separator: ",\n") + "\n)"
+        }
+        let items = keys().prefix(100).map { key in
+            let object = instance.accessor(table, key: key)
+            return "\t[\(key)] \(object.description.replacingOccurrences(of: "\n", with: "\n\t"))"
+        }
         return "Results<\(table.schema.name)> <\(count)> (\n" + items.joined(separator: ",\n") + "\n)"
     }
 
@@ -241,24 +350,129 @@ public final class Results<Element: Object>: RealmCollection {
     }
 }
 
+// MARK: Sorting, distinct and key-value coding
+
+extension Results: RealmCollection {
+    public func sorted(byKeyPath keyPath: String, ascending: Bool = true) -> Results<Element> {
+        sorted(by: [SortDescriptor(keyPath: keyPath, ascending: ascending)])
+    }
+
+    /// Objects sort on their properties, values on "self" (as `sorted(ascending:)`),
+    /// and the objects of a map (`Results<Dog?>`) on theirs.
+    public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
+        let added = Array(descriptors)
+        if let valueSource {
+            if let type = Element._larderTargetClass { return sortedObjects(by: added, of: type) }
+            for descriptor in added where descriptor.keyPath != "self" {
+                fatalError("Cannot sort on key path '\(descriptor.keyPath)': results of \(Element.self) sort only on 'self'.")
+            }
+            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)))
+        }
+        checkKeyPaths(added.map(\.keyPath))
+        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
+        return Results(instance: instance, table: table, steps: adding(.sort(added)), source: source)
+    }
+
+    /// Traps, with realm-core's message, when a key path names no property of the class.
+    fileprivate func checkKeyPaths(_ keyPaths: [String]) {
+        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
+            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
+        }
+    }
+
+    // MARK: Key-value coding
+
+    /// The value of property key for every object, in order, as an array; "self" gives the elements.
+    /// Results of values give nil for other keys, except the objects of a map.
+    public func value(forKey key: String) -> Any? {
+        if key == "self" { return Array(self) }
+        if valueSource != nil { return map { ($0 as? Object)?.value(forKey: key) as Any } }
+        return map { _unsafeReferenceCast($0, to: Object.self).value(forKey: key) }
+    }
+
+    /// The same for a key path through links ("favoriteToy.name").
+    public func value(forKeyPath keyPath: String) -> Any? {
+        if !keyPath.contains(".") { return value(forKey: keyPath) }
+        if valueSource != nil { return map { ($0 as? Object)?.value(forKeyPath: keyPath) as Any } }
+        return map { _unsafeReferenceCast($0, to: Object.self).value(forKeyPath: keyPath) }
+    }
+
+    /// Sets property key on every object; only inside a write transaction.
+    public func setValue(_ value: Any?, forKey key: String) {
+        if !instance.isInWriteTransaction { fatalError("Cannot modify Results outside of a write transaction.") }
+        if valueSource != nil {
+            for element in self { (element as? Object)?.setValue(value, forKey: key) }
+            return
+        }
+        for objectKey in keys() { instance.accessor(table, key: objectKey).setValue(value, forKey: key) }
+    }
+}
+
+// MARK: Results of objects
+
+extension Results where Element: Object {
+    /// Sorted on the persisted property keyPath reads, as `sorted(by: \.age)`.
+    public func sorted<Value: _Persistable>(by keyPath: KeyPath<Element, Value>, ascending: Bool = true) -> Results<Element> {
+        sorted(byKeyPath: table.schema.propertyName(of: keyPath), ascending: ascending)
+    }
+
+    /// The first object, in the current order, of each combination of the values
+    /// of the properties keyPaths name; later sorts apply to what is left.
+    public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
+        let keyPaths = Array(keyPaths)
+        checkKeyPaths(keyPaths)
+        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
+        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source)
+    }
+}
+
+// MARK: Aggregates of values
+
+extension Results where Element: MinMaxType {
+    /// The smallest value, nil values skipped; nil when there is none.
+    public func min() -> Element? { ValueAggregate.run(.min, values(), as: Element.self) }
+    /// The largest value, nil values skipped; nil when there is none.
+    public func max() -> Element? { ValueAggregate.run(.max, values(), as: Element.self) }
+}
+
+extension Results where Element: AddableType {
+    /// The sum of the values, nil values skipped; zero for none.
+    public func sum() -> Element { ValueAggregate.run(.sum, values(), as: Element.self)! }
+    /// The mean of the values, nil values skipped; nil when there is none.
+    public func average<T: AddableType>() -> T? { ValueAggregate.run(.average, values(), as: T.self) }
+}
+
 /// Walks results over the objects there were when the walk began, as Realm's
 /// for-in walks a snapshot. Unsorted results stream from the table: when the loop
 /// body writes or refreshes, the walk resumes after the last object in the new
 /// version, and stops before the first object this Realm created since it began.
-public struct ResultsIterator<Element: Object>: IteratorProtocol {
+public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
+    /// The walk over objects; for results of values, one over no objects, so that
+    /// the object path pays no check (an optional walker cost a third of a scan).
     @usableFromInline let walker: ResultsWalker
+    /// The values of results of values, read when the walk began; empty for objects.
+    @usableFromInline var values: IndexingIterator<[Element]>
 
     init(streaming instance: RealmInstance, table: ManagedClass) {
         walker = ResultsWalker(instance: instance, table: table, keys: nil)
+        values = [].makeIterator()
     }
 
     init(keys: [lar_objkey], instance: RealmInstance, table: ManagedClass) {
         walker = ResultsWalker(instance: instance, table: table, keys: keys)
+        values = [].makeIterator()
     }
 
+    init(values: [Element], instance: RealmInstance, ownerTable: ManagedClass) {
+        walker = ResultsWalker(instance: instance, table: ownerTable, keys: [])
+        self.values = values.makeIterator()
+    }
+
+    /// The walker steps only for results of objects, whose Element is the walked class.
     @inlinable
     public mutating func next() -> Element? {
-        walker.step().map { unsafeDowncast($0, to: Element.self) }
+        if let object = walker.step() { return _unsafeReferenceCast(object, to: Element.self) }
+        return values.next()
     }
 
     mutating func nextKey() -> lar_objkey? {

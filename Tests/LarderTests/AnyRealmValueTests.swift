@@ -285,6 +285,52 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(catObject.realm, realm)
     }
 
+    /// Each Realm instance resolves a stored class to its model class once, then by
+    /// class id: reads of many links, through properties and lists, keep their class.
+    func testRepeatedLinkReadsKeepTheirClass() throws {
+        let realm = try open()
+        try realm.write {
+            for i in 0..<50 {
+                let target: Object = i % 2 == 0 ? MixedCat(value: ["name": "cat\(i)"]) : Toy(value: ["name": "toy\(i)"])
+                let holder = MixedHolder(value: ["name": "h\(i)"])
+                holder.value = .object(target)
+                holder.values.append(.object(target))
+                realm.add(holder)
+            }
+        }
+        for _ in 0..<3 {
+            for holder in realm.objects(MixedHolder.self) {
+                let i = Int(holder.name.dropFirst())!
+                for value in [holder.value, holder.values[0]] {
+                    if i % 2 == 0 {
+                        XCTAssertEqual(value.object(MixedCat.self)?.name, "cat\(i)")
+                    } else {
+                        XCTAssertEqual(value.object(Toy.self)?.name, "toy\(i)")
+                    }
+                }
+            }
+        }
+    }
+
+    /// A class first used in a cancelled write may be undeclared with it: the class a
+    /// mixed link resolved to in that write is looked up again afterwards.
+    func testALinkReadInACancelledWriteResolvesAgain() throws {
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: fileURL))
+        realm.beginWrite()
+        let first = MixedHolder(value: ["name": "first"])
+        first.value = .object(MixedCat(value: ["name": "Tom"]))
+        realm.add(first)
+        XCTAssertEqual(first.value.object(MixedCat.self)?.name, "Tom")
+        realm.cancelWrite()
+        XCTAssertTrue(realm.objects(MixedHolder.self).isEmpty)
+        let second = MixedHolder(value: ["name": "second"])
+        second.value = .object(MixedCat(value: ["name": "Felix"]))
+        try realm.write { realm.add(second) }
+        XCTAssertEqual(second.value.object(MixedCat.self)?.name, "Felix")
+        XCTAssertEqual(realm.objects(MixedCat.self).first?.name, "Felix")
+        XCTAssertTrue(second.value.object(MixedCat.self)!.isSameObject(as: realm.objects(MixedCat.self).first!))
+    }
+
     func testUpdatePolicyAppliesThroughMixedLinks() throws {
         let realm = try open()
         try realm.write { realm.add(MixedKeyedToy(value: ["id": 1, "name": "old"])) }
@@ -545,8 +591,8 @@ final class AnyRealmValueTests: RealmTestCase {
             realm.add(holder)
             holder.values.append(objectsIn: ordered.reversed())
         }
-        XCTAssertEqual(holder.values.sorted(), ordered)
-        XCTAssertEqual(holder.values.sorted(ascending: false), ordered.reversed())
+        XCTAssertEqual(Array(holder.values.sorted()), ordered)
+        XCTAssertEqual(Array(holder.values.sorted(ascending: false)), ordered.reversed())
     }
 
     // MARK: The seed

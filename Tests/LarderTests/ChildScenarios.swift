@@ -132,7 +132,10 @@ final class ChildScenarios: XCTestCase {
         default:
             if try CollectionScenarios.run(scenario, path: path) { return }
             if try MixedScenarios.run(scenario, path: path) { return }
+            if try NestedScenarios.run(scenario, path: path) { return }
+            if try LinkingObjectsScenarios.run(scenario, path: path) { return }
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
+            if try ValueResultsScenarios.run(scenario, path: path) { return }
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }

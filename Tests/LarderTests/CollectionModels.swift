@@ -224,7 +224,8 @@ enum CollectionScenarios {
             print("NO TRAP \(seen)")
         case "deleted-target-list-append", "deleted-target-list-set", "deleted-target-list-insert",
              "deleted-target-set-insert", "deleted-target-map-put", "deleted-target-link", "deleted-owner-and-target",
-             "deleted-here-list-append", "invalidated-target-list-append":
+             "deleted-here-list-append", "invalidated-target-list-append", "deleted-target-add-link",
+             "deleted-here-add-link":
             // Links to an object deleted in this write (through another accessor, or
             // through this one: deleted-here), or of an invalidated Realm.
             let realm = try Realm(configuration: linkConfiguration(url))
@@ -250,6 +251,12 @@ enum CollectionScenarios {
                     owner.pets.append(pet)
                 }
                 return true
+            case "deleted-here-add-link":
+                try realm.write {
+                    realm.delete(toy)
+                    realm.add(Pet(value: ["toy": toy]))
+                }
+                return true
             default: break
             }
             try realm.write {
@@ -262,6 +269,7 @@ enum CollectionScenarios {
                 case "deleted-target-set-insert": traveler.toys.insert(toy)
                 case "deleted-target-map-put": atlas.toys["t"] = toy
                 case "deleted-target-link": owner.pets[0].toy = toy
+                case "deleted-target-add-link": realm.add(Pet(value: ["toy": toy])) // a new row linking it
                 default:
                     deleteThroughAnother(owner)
                     owner.pets.append(pet)

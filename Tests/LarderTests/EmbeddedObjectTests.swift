@@ -47,6 +47,13 @@ final class EmbOwner: Object {
     @Persisted var homes: Map<String, EmbAddress?>
 }
 
+/// An owner of an embedded object that also links to an ordinary object.
+final class EmbNeighbour: Object {
+    @Persisted var name = ""
+    @Persisted var friend: EmbOwner?
+    @Persisted var address: EmbAddress?
+}
+
 final class EmbeddedObjectTests: RealmTestCase {
     private func open() throws -> Realm { try openRealm([EmbOwner.self, EmbAddress.self, EmbGeo.self]) }
 
@@ -104,6 +111,36 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertTrue(home.isSameObject(as: owner.address))
         XCTAssertEqual(rows(realm, "EmbAddress"), 3)
         XCTAssertEqual(rows(realm, "EmbGeo"), 1)
+    }
+
+    func testAddingAnOwnerLinksAManagedObjectInItsRowAndCreatesItsEmbeddedObjectInPlace() throws {
+        let realm = try openRealm([EmbOwner.self, EmbAddress.self, EmbGeo.self, EmbNeighbour.self])
+        let friend = EmbOwner(value: ["id": 1, "name": "Ann"])
+        try realm.write { realm.add(friend) }
+        // The link to a managed object goes into the new row (no write after it), so
+        // adding one with a friend counts as many writes as adding one without.
+        var withFriend: UInt64 = 0, without: UInt64 = 0
+        let alone = EmbNeighbour(value: ["name": "alone"])
+        alone.address = address("s0", lat: 1)
+        let linked = EmbNeighbour(value: ["name": "linked", "friend": friend])
+        linked.address = address("s1", lat: 2)
+        try realm.write {
+            var before = realm.instance.version
+            realm.add(alone)
+            without = realm.instance.version &- before
+            before = realm.instance.version
+            realm.add(linked)
+            withFriend = realm.instance.version &- before
+        }
+        XCTAssertEqual(withFriend, without)
+        XCTAssertTrue(linked.friend?.isSameObject(as: friend) == true)
+        XCTAssertEqual(linked.address?.street, "s1")
+        XCTAssertEqual(linked.address?.geo?.lat, 2)
+        XCTAssertEqual(alone.address?.street, "s0")
+        XCTAssertEqual(rows(realm, "EmbAddress"), 2)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 2)
+        // A managed embedded object is never linked as it is by an add.
+        try assertTraps("embedded-add-holding-managed", message: "Can't set link to existing managed embedded object")
     }
 
     func testAssigningAnUnmanagedEmbeddedObjectToAManagedOwnerCopiesItIn() throws {
@@ -323,6 +360,10 @@ final class EmbeddedObjectTests: RealmTestCase {
         case "embedded-create-directly": try realm.write { realm.create(EmbAddress.self, value: ["street": "s"]) }
         case "embedded-query": _ = realm.objects(EmbAddress.self)
         case "embedded-set-outside-write": held.street = "b"
+        case "embedded-add-holding-managed": // a new owner given another's managed embedded object
+            realm.beginWrite() // a trap in add, not an error thrown at the commit
+            realm.add(EmbOwner(value: ["id": 3, "address": held]))
+            realm.cancelWrite()
         default: return false
         }
         print("DID NOT TRAP")

@@ -184,7 +184,8 @@ final class LinkTests: RealmTestCase {
     func testLinkingADeletedTargetFromACollectionTraps() throws {
         for scenario in ["deleted-target-list-append", "deleted-target-list-set", "deleted-target-list-insert",
                          "deleted-target-set-insert", "deleted-target-map-put", "deleted-target-link",
-                         "deleted-owner-and-target", "deleted-here-list-append", "invalidated-target-list-append"] {
+                         "deleted-owner-and-target", "deleted-here-list-append", "invalidated-target-list-append",
+                         "deleted-target-add-link", "deleted-here-add-link"] {
             let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
             XCTAssertTrue(outcome.trapped, scenario)
             XCTAssertTrue(outcome.output.contains("Adding a deleted or invalidated object to a Realm is not permitted"),

@@ -39,6 +39,16 @@ enum BadOrigins {
     }
 }
 
+/// Scenarios run in a child process because they trap.
+enum LinkingObjectsScenarios {
+    static func run(_ scenario: String, path: String) throws -> Bool {
+        guard scenario == "bad-origins-first-use" else { return false }
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path)))
+        _ = realm.objects(BadOrigins.Hound.self).count
+        return true
+    }
+}
+
 /// `LinkingObjects`: the live inverse of links and lists.
 final class LinkingObjectsTests: RealmTestCase {
     typealias Walker = Backlinked.Walker
@@ -93,6 +103,16 @@ final class LinkingObjectsTests: RealmTestCase {
                 "\n- Property 'Walker.name' declared as origin of linking objects property 'Hound.notALink' is not a link" +
                 "\n- Property 'Walker.cats' declared as origin of linking objects property 'Hound.elsewhere' links to type 'Cat'")
         }
+    }
+
+    func testOriginsAreCheckedOnFirstUseWithoutObjectTypes() throws {
+        let outcome = try ChildProcess.run("bad-origins-first-use", argument: fileURL.path)
+        XCTAssertTrue(outcome.trapped)
+        XCTAssertTrue(outcome.output.contains("Schema validation failed due to the following errors:" +
+            "\n- Property 'Walker.dogz' declared as origin of linking objects property 'Hound.missing' does not exist" +
+            "\n- Property 'Walker.name' declared as origin of linking objects property 'Hound.notALink' is not a link" +
+            "\n- Property 'Walker.cats' declared as origin of linking objects property 'Hound.elsewhere' links to type 'Cat'"),
+            outcome.output)
     }
 
     func testLinkingObjectsStayWithTheObjectTheyWereTakenFrom() throws {

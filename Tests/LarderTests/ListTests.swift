@@ -50,7 +50,7 @@ final class ListTests: RealmTestCase {
         XCTAssertEqual(numbers.max(), 40)
         XCTAssertEqual(numbers.sum(), 47)
         XCTAssertEqual(numbers.average(), 23.5)
-        XCTAssertEqual(numbers.sorted(ascending: false), [40, 7])
+        XCTAssertEqual(Array(numbers.sorted(ascending: false)), [40, 7])
         XCTAssertEqual(numbers.value(forKey: "self") as? [Int], [7, 40])
         try realm.write { numbers.removeAll() }
         XCTAssertTrue(owner.numbers.isEmpty)

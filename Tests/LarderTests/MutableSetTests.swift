@@ -37,7 +37,7 @@ final class MutableSetTests: RealmTestCase {
         XCTAssertEqual(scores.max(), 3)
         XCTAssertEqual(scores.sum(), 4)
         XCTAssertEqual(scores.average(), 2.0)
-        XCTAssertEqual(scores.sorted(ascending: false), [3, 1])
+        XCTAssertEqual(Array(scores.sorted(ascending: false)), [3, 1])
         XCTAssertEqual(scores[1], 3)
         XCTAssertEqual(scores.index(of: 3), 1)
         try realm.write { traveler.maybe.insert(objectsIn: [nil, 1.5, nil]) }

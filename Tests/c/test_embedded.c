@@ -227,6 +227,52 @@ TEST(an_existing_embedded_object_cannot_be_linked_again)
     close_env(env);
 }
 
+TEST(a_nested_list_or_dictionary_in_a_mixed_value_refuses_an_embedded_object)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ann = person(txn, &m, "Ann"), bob = person(txn, &m, "Bob");
+    lar_obj a;
+    CHECK_OK(lar_obj_create_embedded(txn, ann, m.address_p, NULL, 0, &a));
+    lar_value link = link_value(a), one = val_int(1);
+    lar_value new_list = {.type = LAR_TYPE_LIST}, new_dict = {.type = LAR_TYPE_DICTIONARY};
+    CHECK_OK(lar_obj_set(txn, bob, m.any, &new_list));
+    lar_coll list, dict;
+    CHECK_OK(lar_coll_open(txn, bob, m.any, &list));
+    CHECK_RC(lar_list_append_at(txn, &list, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot be stored in a mixed value");
+    CHECK_RC(lar_list_insert_at(txn, &list, 0, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot be stored in a mixed value");
+    CHECK_OK(lar_list_append_at(txn, &list, &one));
+    CHECK_RC(lar_list_set_at(txn, &list, 0, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot be stored in a mixed value");
+    CHECK_OK(lar_list_append_at(txn, &list, &new_dict));
+    lar_value held;
+    CHECK_OK(lar_list_get_at(txn, &list, 1, &held));
+    CHECK_OK(lar_coll_child(&list, &held, &dict));
+    lar_string k = key_of("home");
+    CHECK_RC(lar_map_put_at(txn, &dict, &k, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("cannot be stored in a mixed value");
+    /* Nothing changed: the list holds 1 and the empty dictionary, Ann still owns a. */
+    size_t n;
+    CHECK_OK(lar_list_count_at(txn, &list, &n));
+    CHECK_EQ(n, 2);
+    CHECK_OK(lar_list_get_at(txn, &list, 0, &held));
+    CHECK_VALUE(held, one);
+    CHECK_OK(lar_map_count_at(txn, &dict, &n));
+    CHECK_EQ(n, 0);
+    CHECK_VALUE(get_value(txn, ann, m.address_p), link);
+    CHECK_EQ(count_objects(txn, m.address), 1);
+    uint64_t owners;
+    CHECK_OK(lar_backlinks_count(txn, a, m.person, m.address_p, &owners));
+    CHECK_EQ(owners, 1);
+    CHECK_OK(lar_backlinks_count(txn, a, m.person, m.any, &owners));
+    CHECK_EQ(owners, 0);
+    commit_txn(txn);
+    close_env(env);
+}
+
 /* ---- deleting what lost its owner ---- */
 
 TEST(replacing_or_nulling_a_link_deletes_the_embedded_object_and_its_descendants)
@@ -338,6 +384,64 @@ TEST(list_of_embedded_objects_owns_its_elements)
     close_env(env);
     CHECK_EQ(count_file_entries(path, "backlinks"), 0);
     CHECK_EQ(count_file_entries(path, "collections"), 0);
+}
+
+TEST(collection_handles_on_embedded_lists_and_maps_delete_what_they_remove)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann");
+    lar_value values[3];
+    lar_obj e[4];
+    const char *streets[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) {
+        address_values(&m, values, streets[i], "X");
+        CHECK_OK(lar_list_insert_embedded(txn, p, m.past, (size_t)i, values, 3, &e[i]));
+    }
+    with_geo(txn, &m, e[1], 1);
+    lar_coll list;
+    CHECK_OK(lar_coll_open(txn, p, m.past, &list)); /* the property's own list, through a handle */
+    /* An existing embedded object is refused as through the plain functions. */
+    lar_value link = link_value(e[0]), null = val_null();
+    CHECK_RC(lar_list_append_at(txn, &list, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Cannot add an existing managed embedded object to a List.");
+    CHECK_RC(lar_list_set_at(txn, &list, 2, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Cannot add an existing managed embedded object to a List.");
+    CHECK_OK(lar_list_move_at(txn, &list, 0, 3)); /* b c d a: kept */
+    CHECK_EQ(count_objects(txn, m.address), 4);
+    CHECK_OK(lar_list_remove_at(txn, &list, 0)); /* c d a: b goes, with its geo */
+    CHECK(!obj_exists(txn, e[1]));
+    CHECK_EQ(count_objects(txn, m.geo), 0);
+    CHECK_EQ(count_objects(txn, m.address), 3);
+    CHECK_OK(lar_list_clear_at(txn, &list));
+    CHECK_EQ(count_objects(txn, m.address), 0);
+
+    lar_string home = key_of("home"), work = key_of("work");
+    lar_obj h, w;
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &home, NULL, 0, &h));
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &work, NULL, 0, &w));
+    lar_coll map;
+    CHECK_OK(lar_coll_open(txn, p, m.homes, &map));
+    link = link_value(h);
+    CHECK_RC(lar_map_put_at(txn, &map, &work, &link), LAR_EINVAL);
+    CHECK_MSG_HAS("Cannot add an existing managed embedded object to a Dictionary.");
+    CHECK(obj_exists(txn, w));
+    CHECK_OK(lar_map_put_at(txn, &map, &home, &null)); /* replaced by null: deleted */
+    CHECK(!obj_exists(txn, h));
+    int removed;
+    CHECK_OK(lar_map_remove_at(txn, &map, &work, &removed));
+    CHECK_EQ(removed, 1);
+    CHECK(!obj_exists(txn, w));
+    CHECK_OK(lar_map_put_embedded(txn, p, m.homes, &work, NULL, 0, &w));
+    CHECK_OK(lar_map_clear_at(txn, &map));
+    CHECK(!obj_exists(txn, w));
+    CHECK_EQ(count_objects(txn, m.address), 0);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+    CHECK_EQ(count_file_entries(path, "keyed"), 0);
 }
 
 TEST(map_of_embedded_objects_owns_its_values)

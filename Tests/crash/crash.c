@@ -4,7 +4,8 @@
  * creating, updating and deleting Items (an int primary key, strings, an indexed
  * string, an int, a double, a bool, an optional string, a timestamp, a mixed value
  * whose type changes from one commit to the next (null, int, string, double, bool,
- * timestamp), and a list to
+ * timestamp, and a nested list [version, {"v": string}] whose predecessor is freed),
+ * and a list to
  * which every commit that writes the Item appends its number, so lists outgrow a node
  * and their cached nodes are written at commits, and a set of ints into which every such
  * write inserts SEEN_BATCH numbers and from which it removes half of those of the third
@@ -190,7 +191,7 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
                                  : (lar_value){.type = LAR_TYPE_STRING, .as.string = {text->note, strlen(text->note)}};
     v[P_WHEN] = (lar_value){.type = LAR_TYPE_TIMESTAMP,
                             .as.timestamp = {1700000000 + (int64_t)version, id * 1000}};
-    switch (version % 6) {
+    switch (version % 7) {
     case 0: v[P_ANY] = (lar_value){.type = LAR_TYPE_NULL}; break;
     case 1: v[P_ANY] = (lar_value){.type = LAR_TYPE_INT, .as.integer = -(int64_t)version}; break;
     case 2:
@@ -199,7 +200,11 @@ static void item_values(int id, uint64_t version, item_text *text, lar_value v[P
         break;
     case 3: v[P_ANY] = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (double)version / 3}; break;
     case 4: v[P_ANY] = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = 1}; break;
-    default: v[P_ANY] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {-(int64_t)version, -id}}; break;
+    case 5: v[P_ANY] = (lar_value){.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {-(int64_t)version, -id}}; break;
+    default: /* a nested list, filled by fill_nested() */
+        snprintf(text->any, sizeof text->any, "nested %d of %llu", id, (unsigned long long)version);
+        v[P_ANY] = (lar_value){.type = LAR_TYPE_LIST};
+        break;
     }
     v[P_LOG] = (lar_value){.type = LAR_TYPE_NULL}; /* its elements are appended */
     v[P_SEEN] = (lar_value){.type = LAR_TYPE_NULL}; /* and inserted */
@@ -253,6 +258,21 @@ static _Noreturn void writer_fail(const char *what)
     _exit(2);
 }
 
+/* Fills a new nested list in `any`: [version, {"v": text}]. */
+static int fill_nested(db *d, lar_txn *txn, lar_obj obj, uint64_t version, const item_text *text)
+{
+    lar_coll list, dict;
+    lar_value number = {.type = LAR_TYPE_INT, .as.integer = (int64_t)version}, inner = {.type = LAR_TYPE_DICTIONARY};
+    lar_value string = {.type = LAR_TYPE_STRING, .as.string = {text->any, strlen(text->any)}}, read;
+    lar_string key = {"v", 1};
+    int err = lar_coll_open(txn, obj, d->prop[P_ANY], &list);
+    if (!err) err = lar_list_append_at(txn, &list, &number);
+    if (!err) err = lar_list_append_at(txn, &list, &inner);
+    if (!err) err = lar_list_get_at(txn, &list, 1, &read);
+    if (!err) err = lar_coll_child(&list, &read, &dict);
+    return err ? err : lar_map_put_at(txn, &dict, &key, &string);
+}
+
 static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
 {
     item_text text;
@@ -264,6 +284,7 @@ static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
                                   : find_by_id(txn, d->item, o.id, &obj);
     if (!err && o.kind == OP_DELETE) return lar_obj_delete(txn, obj);
     for (int p = 1; !err && o.kind == OP_UPDATE && p < P_LOG; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
+    if (!err && by_prop[P_ANY].type == LAR_TYPE_LIST) err = fill_nested(d, txn, obj, commit, &text);
     lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
     if (!err) err = lar_obj_create_embedded(txn, obj, d->prop[P_HOME], &entry, 1, NULL);
     if (!err) err = lar_list_append(txn, obj, d->prop[P_LOG], &entry);
@@ -353,7 +374,7 @@ static bool values_equal(const lar_value *a, const lar_value *b)
 {
     if (a->type != b->type) return false;
     switch (a->type) {
-    case LAR_TYPE_NULL: return true;
+    case LAR_TYPE_NULL: case LAR_TYPE_LIST: return true; /* a nested list: check_nested() */
     case LAR_TYPE_INT: return a->as.integer == b->as.integer;
     case LAR_TYPE_BOOL: return a->as.boolean == b->as.boolean;
     case LAR_TYPE_DOUBLE: return memcmp(&a->as.float64, &b->as.float64, sizeof(double)) == 0;
@@ -420,6 +441,21 @@ static bool check_seen(db *d, lar_txn *txn, lar_obj obj, int id, const logs *l)
     return seen == expected || fail("Item %d's set lists %zu numbers, %zu expected", id, seen, expected);
 }
 
+static bool check_nested(db *d, lar_txn *txn, lar_obj obj, int id, uint64_t version, const item_text *text)
+{
+    lar_coll list, dict;
+    lar_value first, second, string;
+    lar_string key = {"v", 1};
+    size_t count = 0;
+    if (lar_coll_open(txn, obj, d->prop[P_ANY], &list) || lar_list_count_at(txn, &list, &count) || count != 2 ||
+        lar_list_get_at(txn, &list, 0, &first) || first.type != LAR_TYPE_INT || (uint64_t)first.as.integer != version ||
+        lar_list_get_at(txn, &list, 1, &second) || lar_coll_child(&list, &second, &dict) ||
+        lar_map_get_at(txn, &dict, &key, &string) || string.type != LAR_TYPE_STRING ||
+        string.as.string.size != strlen(text->any) || memcmp(string.as.string.data, text->any, string.as.string.size))
+        return fail("Item %d's nested value differs from what commit %llu wrote", id, (unsigned long long)version);
+    return true;
+}
+
 static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs *l)
 {
     lar_obj obj;
@@ -440,6 +476,7 @@ static bool check_item(db *d, lar_txn *txn, int id, uint64_t version, const logs
     if (lar_obj_get(txn, obj, d->prop[P_HOME], &home) || home.type != LAR_TYPE_LINK ||
         lar_obj_get(txn, home.as.link, 0, &commit) || commit.as.integer != (int64_t)version)
         return fail("Item %d's embedded Home is not the one commit %llu made", id, (unsigned long long)version);
+    if (expected[P_ANY].type == LAR_TYPE_LIST && !check_nested(d, txn, obj, id, version, &text)) return false;
     return check_log(d, txn, obj, id, l) && check_seen(d, txn, obj, id, l);
 }
 

@@ -8,7 +8,8 @@
  * and free transactions, create, read, change, find and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
  * or deleted, among them; in a mixed property, list, set or map any of them
- * fits or is refused by its own rule), count and list backlinks, read and change lists at
+ * fits or is refused by its own rule; nested lists and dictionaries in mixed values, read
+ * and changed through collection handles, forged ones among them), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
  * fill sets with thousands of elements, combine two sets, create embedded objects
  * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, walk iterators with bindings and
@@ -105,6 +106,7 @@ static const char *take_name(program *p)
 #define ITERS 3
 #define OBJS 32
 #define MAX_CAPACITY 8
+#define COLLS 6
 #define MAX_STRIDE 256
 /* Room for MAX_CAPACITY rows of bound variables at up to MAX_STRIDE bytes apart, plus a lar_value. */
 #define BIND_AREA (MAX_CAPACITY * MAX_STRIDE + 2 * sizeof(lar_value))
@@ -121,6 +123,7 @@ typedef struct state {
     fuzz_iter iters[ITERS];
     lar_obj objs[OBJS];
     size_t obj_count;
+    lar_coll colls[COLLS];    /* collection handles: opened, derived from values read, or forged */
 } state;
 
 static lar_txn *pick_txn(state *s, program *p) { return s->txns[u8(p) % TXNS]; }
@@ -155,7 +158,8 @@ static lar_value take_value(state *s, program *p)
     lar_value v;
     memset(&v, 0, sizeof v);
     uint8_t t = u8(p);
-    v.type = (lar_type)(t < 240 ? t % 15 : t);
+    /* 224...239: a new nested list or dictionary (refused outside mixed values). */
+    v.type = (lar_type)(t < 224 ? t % 15 : t < 240 ? LAR_TYPE_LIST + t % 2 : t);
     switch (v.type) {
     case LAR_TYPE_INT: v.as.integer = (int64_t)u64(p); break;
     case LAR_TYPE_BOOL: v.as.boolean = (int)u32(p); break;
@@ -473,6 +477,84 @@ static void op_set_fill(state *s, program *p)
 }
 
 /* A map key: a common one, one breaking a rule, raw bytes, or none. */
+static const lar_string *take_key(program *p, lar_string *out);
+
+/* Nested collections through handles: opening one from a property, deriving one from a
+ * value read through another, forging one (a random id, kind, owner or property: a
+ * stale or foreign handle must report an error and read nothing), and every `_at`
+ * function on any of them (NULL handles too). */
+static void op_nested(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    lar_coll *c = &s->colls[u8(p) % COLLS], *other = &s->colls[u8(p) % COLLS];
+    const lar_coll *h = how & 0x80 ? NULL : c;
+    size_t index = pick_index(p), to = pick_index(p), count = 0;
+    lar_string key_space, keys[MAX_CAPACITY];
+    const lar_string *key = take_key(p, &key_space);
+    lar_value value = take_value(s, p), out[MAX_CAPACITY];
+    const lar_value *given = how & 0x40 ? NULL : &value;
+    int removed = 0, rc;
+    switch (how % 20) {
+    case 0: case 1: {
+        lar_obj obj = pick_obj(s, p);
+        rc = lar_coll_open(txn, obj, pick_prop(p), how & 0x40 ? NULL : c);
+        break;
+    }
+    case 2: case 3: /* the nested collection at an index or key of c */
+        rc = c->kind == LAR_COLLECTION_MAP ? lar_map_get_at(txn, c, key, &out[0]) : lar_list_get_at(txn, c, index, &out[0]);
+        if (!rc) fuzz_consume_value(&out[0]);
+        if (!rc) rc = lar_coll_child(c, &out[0], other);
+        break;
+    case 4: /* forged */
+        if (how & 0x20) c->id = u8(p) < 128 ? u8(p) : u64(p);
+        else if (how & 0x10) c->obj = pick_obj(s, p);
+        else if (how & 0x08) c->prop = pick_prop(p);
+        else c->kind = (lar_collection)(u8(p) % 5);
+        rc = lar_coll_child(h, given, other);
+        break;
+    case 5: rc = lar_list_count_at(txn, h, how & 0x40 ? NULL : &count); break;
+    case 6:
+        rc = lar_list_get_at(txn, h, index, &out[0]);
+        if (!rc) fuzz_consume_value(&out[0]);
+        break;
+    case 7: {
+        size_t capacity = to % (MAX_CAPACITY + 1); /* 0 is refused */
+        rc = lar_list_get_batch_at(txn, h, index, how & 0x40 ? NULL : out, capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) fuzz_consume_value(&out[i]);
+        break;
+    }
+    case 8: rc = lar_list_insert_at(txn, h, index, given); break;
+    case 9: case 10: rc = lar_list_append_at(txn, h, given); break;
+    case 11: rc = lar_list_set_at(txn, h, index, given); break;
+    case 12: rc = lar_list_remove_at(txn, h, index); break;
+    case 13: rc = lar_list_move_at(txn, h, index, to); break;
+    case 14: rc = how & 0x40 ? lar_list_clear_at(txn, h) : lar_map_clear_at(txn, h); break;
+    case 15: rc = lar_map_count_at(txn, h, how & 0x40 ? NULL : &count); break;
+    case 16:
+        rc = lar_map_get_at(txn, h, key, &out[0]);
+        if (!rc) fuzz_consume_value(&out[0]);
+        break;
+    case 17: rc = lar_map_put_at(txn, h, key, given); break;
+    case 18: rc = lar_map_remove_at(txn, h, key, how & 0x40 ? NULL : &removed); break;
+    default: {
+        size_t capacity = to % (MAX_CAPACITY + 1);
+        rc = lar_map_list_at(txn, h, how & 0x20 ? key : NULL, how & 0x40 ? NULL : keys, out, capacity, &count);
+        if (count > capacity) abort();
+        for (size_t i = 0; i < count; i++) {
+            lar_value as_value = {.type = LAR_TYPE_STRING};
+            as_value.as.string = keys[i];
+            fuzz_consume_value(&as_value);
+            fuzz_consume_value(&out[i]);
+        }
+        break;
+    }
+    }
+    fuzz_sink += count + (uint64_t)removed;
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
 static const lar_string *take_key(program *p, lar_string *out)
 {
     static const char *const KEYS[] = {"a", "b", "", "h\xc3\xa9", "$x", "a.b", "\xff", "key"};
@@ -826,12 +908,12 @@ typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
-    op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_embedded,
+    op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
-    "backlinks", "list", "list_fill", "set", "map", "set_fill", "embedded",
+    "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

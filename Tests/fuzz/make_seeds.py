@@ -9,7 +9,8 @@ import struct
 
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
-    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, EMBEDDED = range(22)
+    LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
+    EMBEDDED = range(23)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -68,6 +69,18 @@ def set_fill(slot, obj, prop_index, how, eighths, value):
 
 def map_op(slot, obj, prop_index, how, key=0, value=b"\x00" + bytes(16)):
     return bytes([MAP_OP, slot, obj, prop_index, how, key]) + value
+
+
+# Values asking for a new nested list or dictionary (type bytes 224 and 225 in take_value).
+NEW_LIST, NEW_DICT = bytes([224]) + bytes(16), bytes([225]) + bytes(16)
+N_OPEN, N_CHILD, N_FORGE, N_LCOUNT, N_LGET, N_LBATCH, N_LINSERT, N_LAPPEND, N_LSET, N_LREMOVE, N_LMOVE, \
+    N_CLEAR, N_MCOUNT, N_MGET, N_MPUT, N_MREMOVE, N_MLIST = 0, 2, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19
+
+
+def nested(slot, how, coll, other=0, index=0, to=0, key=0, value=b"\x00" + bytes(16), tail=b""):
+    """One op_nested on handle coll (other: where a derived handle goes); tail: the bytes a case
+    reads last (N_OPEN: object and property)."""
+    return bytes([NESTED_OP, slot, how, coll, other, index, to, key]) + value + tail
 
 
 def embedded(slot, owner, prop_index, how, index=0, key=0, values=None):
@@ -403,6 +416,35 @@ SEEDS = {
     + create(0, 1, []) + set_value(0, 0, 1, val_str(b"q")) + find(0, 0, val_double_bits(0))
     + iter_open(0, 0, 1) + step(0, 1 + 4 * 2) + bytes([DELETE, 0, 0, 0]) + end(0, COMMIT)
     + damage_meta(META_NEXT_KEY, b"\x01\x02\x03") + begin(0, True) + create(0, 0, person(7, b"b")) + end(0, COMMIT),
+    # Nested collections in mixed values: a list in the property, a dictionary in it, a list
+    # in that with links and strings; a dictionary in a list property; handles derived from
+    # values read; links whose target is deleted; the property replaced (handles go stale);
+    # a reopen and reads through the stale and the live handles; a forged handle.
+    "nested": bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
+    + create(0, 0, [NEW_LIST, val_null(), val_null(), val_null(), val_str(b"t")])
+    + create(0, 1, [val_str(b"rex")]) + create(0, 1, [val_str(b"fido")])
+    + nested(0, N_OPEN, 0, tail=bytes([0, 0]))                        # colls[0]: Person.x's list
+    + nested(0, N_LAPPEND, 0, value=val_int(5)) + nested(0, N_LAPPEND, 0, value=NEW_DICT)
+    + nested(0, N_CHILD, 0, other=1, index=1)                          # colls[1]: the dictionary
+    + nested(0, N_MPUT, 1, key=0, value=NEW_LIST) + nested(0, N_MPUT, 1, key=1, value=val_link(1))
+    + nested(0, N_CHILD, 1, other=2, key=0)                            # colls[2]: its list at "a"
+    + b"".join(nested(0, N_LAPPEND, 2, value=v) for v in [val_link(1), val_str(b"s"), val_link(2), NEW_DICT])
+    + nested(0, N_LINSERT, 2, index=0, value=NEW_LIST) + nested(0, N_LMOVE, 2, index=0, to=3)
+    + nested(0, N_OPEN, 3, tail=bytes([0, 1]))                         # colls[3]: Person.y, a list property
+    + nested(0, N_LAPPEND, 3, value=NEW_DICT) + nested(0, N_CHILD, 3, other=4, index=0)
+    + nested(0, N_MPUT, 4, key=7, value=val_link(2)) + nested(0, N_MPUT, 4, key=1, value=NEW_LIST)
+    + nested(0, N_OPEN, 5, tail=bytes([0, 3])) + nested(0, N_MPUT, 5, key=2, value=NEW_DICT)
+    + set_op(0, 0, 0, 2, 0, S_INSERT, NEW_LIST)                        # refused: a set
+    + nested(0, N_LBATCH, 2, to=8) + nested(0, N_MLIST, 1, to=8) + end(0, COMMIT)
+    + begin(1, True) + bytes([DELETE, 1, 0, 1]) + nested(1, N_LCOUNT, 2) + nested(1, N_MGET, 1, key=1)
+    + nested(1, N_MGET, 4, key=7) + nested(1, N_LREMOVE, 2, index=0) + nested(1, N_LSET, 0, index=0, value=NEW_LIST)
+    + set_value(1, 0, 0, val_int(3)) + nested(1, N_LCOUNT, 0) + nested(1, N_MCOUNT, 1)
+    + nested(1, N_MREMOVE, 4, key=1) + nested(1, N_CLEAR + 60, 3)      # with 0x40: the list clear
+    + end(1, COMMIT) + bytes([REOPEN, 0])
+    + begin(2, False) + nested(2, N_LCOUNT, 2) + nested(2, N_MLIST, 5, to=8)
+    + nested(2, N_FORGE + 40, 5, value=NEW_LIST) + bytes([3, 3])          # with 0x20: forges id 3
+    + nested(2, N_LCOUNT, 5) + nested(2, N_MCOUNT, 5) + end(2, COMMIT) + end(2, FREE)
+    + end(0, FREE) + begin(0, True) + bytes([DELETE, 0, 0, 0]) + nested(0, N_MCOUNT, 5) + end(0, COMMIT),
 }
 
 

@@ -10,6 +10,9 @@ struct ClassRegistry {
     /// Classes first used during the current write: cancelling it may undeclare them.
     private var madeInWrite: [ObjectIdentifier] = []
     private var retired: [ManagedClass] = []
+    /// The table a mixed value's link to each stored class resolved to (`mixedLinkTarget`),
+    /// so that reading one costs a dictionary lookup, not a search of the model types by name.
+    private var mixedTargets: [lar_class: ManagedClass] = [:]
 
     /// The table of type, made with make when this instance has not used type yet.
     mutating func table(for type: Object.Type, isWriting: Bool, make: () throws -> ManagedClass) rethrows -> ManagedClass {
@@ -24,6 +27,12 @@ struct ClassRegistry {
         return table
     }
 
+    /// The table a link in a mixed value to stored class id resolved to before, if any.
+    func mixedTarget(_ id: lar_class) -> ManagedClass? { mixedTargets[id] }
+
+    /// Keeps table as the one links in mixed values to its stored class resolve to.
+    mutating func rememberMixedTarget(_ table: ManagedClass) { mixedTargets[table.id] = table }
+
     mutating func didCommitWrite() {
         madeInWrite = []
     }
@@ -31,6 +40,7 @@ struct ClassRegistry {
     /// Classes declared in a cancelled write are gone from the file: look them up again.
     mutating func didCancelWrite() {
         lastTable = nil
+        mixedTargets = [:]
         for type in madeInWrite {
             if let table = tables.removeValue(forKey: type) { retired.append(table) }
         }

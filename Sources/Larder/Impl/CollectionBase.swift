@@ -6,8 +6,24 @@ import CLarder
 open class _LarderCollection: Hashable, CustomStringConvertible {
     required public init() {}
 
-    public static func == (lhs: _LarderCollection, rhs: _LarderCollection) -> Bool { lhs === rhs }
-    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+    /// As Realm's collections: managed ones are equal when bound to the same
+    /// collection in the same Realm (two reads of one property or nested
+    /// collection); an unmanaged one only to itself. Contents are not compared.
+    public static func == (lhs: _LarderCollection, rhs: _LarderCollection) -> Bool {
+        if lhs === rhs { return true }
+        guard let a = lhs.ref, let b = rhs.ref, type(of: lhs) == type(of: rhs) else { return false }
+        return a.instance === b.instance && a.owner.cls == b.owner.cls && a.owner.key == b.owner.key &&
+            a.prop == b.prop && a.nested == b.nested
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        guard let ref else { return hasher.combine(ObjectIdentifier(self)) }
+        hasher.combine(ObjectIdentifier(ref.instance))
+        hasher.combine(ref.owner.cls)
+        hasher.combine(ref.owner.key)
+        hasher.combine(ref.prop)
+        hasher.combine(ref.nested)
+    }
     open var description: String { describe(depth: 0) }
     /// The description inside another one, depth levels down.
     func describe(depth: Int) -> String { fatalError("abstract") }

@@ -11,6 +11,14 @@ final class CollectionRef {
     let prop: UInt32
     let slot: Int
     private let generation: UInt64
+    /// 0 for the property's own collection; else the id of the nested list or
+    /// dictionary (inside the property's mixed values) this ref is bound to,
+    /// which the `_at` functions reach through `handle` (Impl/NestedCollections.swift).
+    let nested: UInt64
+    /// What `handle` names: a list or a map (a dictionary).
+    let kind: lar_collection
+    /// Whether the property holds mixed values, whose nested collections a read registers.
+    let holdsMixed: Bool
 
     init(instance: RealmInstance, owner core: ObjectCore, slot: Int) {
         self.instance = instance
@@ -19,6 +27,24 @@ final class CollectionRef {
         prop = UInt32(core.table.propertyIndex[slot])
         self.slot = slot
         generation = instance.generation
+        nested = 0
+        kind = ownerTable.schema.properties[slot].collection
+        holdsMixed = ownerTable.schema.properties[slot].isMixed
+    }
+
+    /// A ref on the nested collection id, of kind, inside the mixed values of
+    /// owner's property at slot of ownerTable.
+    init(instance: RealmInstance, ownerTable: ManagedClass, owner: lar_obj, slot: Int, kind: lar_collection,
+         nested: UInt64) {
+        self.instance = instance
+        self.ownerTable = ownerTable
+        self.owner = owner
+        prop = UInt32(ownerTable.propertyIndex[slot])
+        self.slot = slot
+        generation = instance.generation
+        self.nested = nested
+        self.kind = kind
+        holdsMixed = true
     }
 
     var property: PropertySchema { ownerTable.schema.properties[slot] }
@@ -27,6 +53,7 @@ final class CollectionRef {
     var isInvalidated: Bool {
         instance.verifyThread()
         if generation != instance.generation { return true }
+        if nested != 0 { return nestedIsStale }
         var exists: Int32 = 0
         lar_obj_exists(instance.currentTxn(), owner, &exists)
         return exists == 0
@@ -44,6 +71,7 @@ final class CollectionRef {
         instance.verifyThread()
         if !instance.isInWriteTransaction { fatalError("Cannot modify \(kind) outside of a write transaction.") }
         if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        instance.collectionWrites &+= 1
         return instance.txn!
     }
 
@@ -53,8 +81,10 @@ final class CollectionRef {
     @usableFromInline
     func readListBatch(from start: Int, into values: UnsafeMutableBufferPointer<lar_value>) -> Int {
         var count = 0
-        let rc = lar_list_get_batch(readTxn(), owner, prop, start, values.baseAddress!, values.count, &count)
+        let rc = nested == 0 ? lar_list_get_batch(readTxn(), owner, prop, start, values.baseAddress!, values.count, &count)
+                             : readNestedBatch(from: start, into: values, &count)
         if rc != LAR_ENOTFOUND { check(rc, "Cannot read a list") }
+        if holdsMixed { registerNested(UnsafeMutableBufferPointer(rebasing: values[..<count])) }
         return count
     }
 
@@ -63,6 +93,10 @@ final class CollectionRef {
     func appendListElement(_ element: _StoredValue) {
         // The closure captures the handle, not self: capturing self cost a retain and a release per call.
         let txn = writeTxn("List"), owner = owner, prop = prop
+        if nested != 0 || element.isCollection {
+            _ = withElement(element, place: .append) { listAppend(txn, $0) }.map { check($0, "Cannot append to a list") }
+            return
+        }
         _ = withElement(element, embed: { values, count, out in
             var size = 0
             let rc = lar_list_count(txn, owner, prop, &size)
@@ -77,6 +111,11 @@ final class CollectionRef {
         let txn = writeTxn("Dictionary"), owner = owner, prop = prop
         MapKey.with(key) { key in
             MapKey.validate(key.pointee)
+            if nested != 0 || element.isCollection {
+                _ = withElement(element, place: .key(key.pointee)) { mapPut(txn, key, $0) }
+                    .map { check($0, "Cannot put into a map") }
+                return
+            }
             _ = withElement(element, embed: { lar_map_put_embedded(txn, owner, prop, key, $0, $1, $2) }) {
                 lar_map_put(txn, owner, prop, key, $0)
             }.map { check($0, "Cannot put into a map") }
@@ -87,7 +126,9 @@ final class CollectionRef {
     func check(_ rc: Int32, _ context: String) {
         switch rc {
         case LAR_OK: return
-        case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")
+        case LAR_EDELETED:
+            if nested != 0 { invalidatedNested() }
+            fatalError("Object has been deleted or invalidated.")
         default: fatalCoreError(rc, context)
         }
     }
@@ -95,19 +136,27 @@ final class CollectionRef {
     /// Reads an element: objects become accessors in this Realm.
     @inline(__always)
     func element<T: _Persistable>(_ value: lar_value, as type: T.Type) -> T {
-        T._larderRead(value, owner: instance)
+        if value.type == LAR_TYPE_LIST || value.type == LAR_TYPE_DICTIONARY { registerNested(value) }
+        return T._larderRead(value, owner: instance)
     }
 
     /// Calls body with the C form of element; an unmanaged object is added first
     /// (with policy), one of another Realm traps, and so does one that was deleted
     /// (the C call refuses it; only then is the file asked why). Nil when adding it failed.
+    /// A nested list or dictionary (an `AnyRealmValue`'s) goes in at place, which
+    /// says where body writes it: a new empty one, then its contents (see `NestedPlace`).
     ///
     /// An embedded object (of a list or map of them) is created in place by embed,
     /// the C call that makes it from its values and stores it where body would have
     /// stored the link; a managed one traps with Realm's message.
-    func withElement(_ element: _StoredValue, update: Realm.UpdatePolicy = .error,
+    func withElement(_ element: _StoredValue, update: Realm.UpdatePolicy = .error, place: NestedPlace? = nil,
                      embed: ((UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32)? = nil,
                      _ body: (UnsafePointer<lar_value>) -> Int32) -> Int32? {
+        if case .collection(let collection) = element {
+            // Only sets write elements without a place.
+            guard let place else { fatalError("A MutableSet<AnyRealmValue> cannot hold a nested list or dictionary") }
+            return writeNested(NestedSnapshot(collection), at: place, update: update, body)
+        }
         guard case .object(let object) = element else { return element.withCValue { body($0) } }
         if ownerTable.schema.embeddedLink[slot] {
             if object.core.realm != nil {

@@ -114,17 +114,20 @@ final class Environment: @unchecked Sendable {
                 if let error = linkingObjectsError(linking, in: schema, known: names) { errors.append(error) }
             }
         }
-        if !errors.isEmpty {
-            throw Realm.Error(.schemaMismatch, "Schema validation failed due to the following errors:" +
-                              errors.map { "\n- \($0)" }.joined())
-        }
+        if !errors.isEmpty { throw validationFailed(errors) }
     }
 
-    /// Realm's complaint about a LinkingObjects property whose origin is missing or does not link here.
+    private static func validationFailed(_ errors: [String]) -> Realm.Error {
+        Realm.Error(.schemaMismatch, "Schema validation failed due to the following errors:" +
+                    errors.map { "\n- \($0)" }.joined())
+    }
+
+    /// Realm's complaint about a LinkingObjects property whose origin is missing or does not link here;
+    /// names, when given, are the classes of the configuration (the origin must be one).
     private static func linkingObjectsError(_ linking: LinkingObjectsSchema, in schema: ClassSchema,
-                                            known names: Set<String>) -> String? {
+                                            known names: Set<String>?) -> String? {
         let originName = linking.origin.className()
-        guard names.contains(originName) else {
+        if let names, !names.contains(originName) {
             return "Property '\(schema.name).\(linking.name)' of type 'linking objects' has unknown object type '\(originName)'"
         }
         let origin = ClassSchema.of(linking.origin)
@@ -229,6 +232,9 @@ final class Environment: @unchecked Sendable {
         if rc != LAR_OK { throw Realm.Error.last(rc) }
         let differences = SchemaDifferences(schema, stored: id, in: handle)
         if !differences.isEmpty { throw SchemaDifferences.migrationRequired(differences.messages) }
+        // Without objectTypes a class's LinkingObjects meet their origin here, on first use.
+        let originErrors = schema.linkingObjects.compactMap { Self.linkingObjectsError($0, in: schema, known: nil) }
+        if !originErrors.isEmpty { throw Self.validationFailed(originErrors) }
         lock.withLock { classIDs[key] = id }
         return id
     }
@@ -269,6 +275,8 @@ final class ManagedClass {
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
+    /// Slots of single mixed properties, whose nested collections a decode registers.
+    lazy var mixedValueSlots: [Int] = schema.linkSlots.filter { schema.properties[$0].isMixed }
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema

@@ -8,12 +8,17 @@ extension RealmInstance {
     /// bears the stored class's name (the configuration's objectTypes first, else
     /// the model classes this process has used). A class no model class of this
     /// process names traps: Larder has no dynamic objects yet.
+    /// The class's table is resolved once per instance (until a write is cancelled:
+    /// it may have undeclared it), then found by the stored class id.
     func mixedLinkTarget(_ link: lar_obj) -> Object {
+        verifyThread()
+        if let table = resolvedMixedTarget(link.cls) { return accessor(table, key: link.key) }
         let type = modelType(ofStoredClass: link.cls)
         let table = table(for: type)
         if table.id != link.cls {
             fatalError("AnyRealmValue links to class \(link.cls), but '\(type.className())' is class \(table.id)")
         }
+        rememberMixedTarget(table)
         return accessor(table, key: link.key)
     }
 
@@ -62,7 +67,8 @@ extension ValueReader {
     /// `.none`; an `AnyRealmValue`, any value a property can hold, an object, or
     /// an `NSNumber` (as `JSONSerialization` makes them) with its own type.
     /// When creating, an object not of that Realm is created in it (as a link's
-    /// target is). Nil for what a mixed value cannot hold (a collection).
+    /// target is). A nested list or dictionary is copied (recursively, unmanaged).
+    /// Nil for what a mixed value cannot hold (another collection).
     static func mixed(_ item: Any?, _ creating: Creating?) -> _StoredValue? {
         guard let item, !(item is NSNull) else { return .null }
         let stored: _StoredValue
@@ -78,7 +84,9 @@ extension ValueReader {
             return nil
         }
         switch stored {
-        case .collection: return nil
+        case .collection:
+            guard let nested = AnyRealmValue._larderFrom(stored) else { return nil }
+            return nested.detachedCopy._larderStored
         case .object(let object):
             guard let creating, object.core.realm !== creating.instance else { return stored }
             return .object(creating.createNested(type(of: object), value: object))

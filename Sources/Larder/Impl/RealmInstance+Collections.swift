@@ -12,6 +12,11 @@ extension RealmInstance {
         verifyThread()
         requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        collectionWrites &+= 1
+        // A mixed property given a nested list or dictionary (`AnyRealmValue.list`, `.dictionary`).
+        if !core.table.schema.properties[slot].isCollection, case .collection(let source) = value {
+            return assignNested(core, slot: slot, source)
+        }
         let ref = CollectionRef(instance: self, owner: core, slot: slot)
         guard case .collection(let source) = value else { return clear(ref) }
         if let bound = source.ref, bound.instance === self, bound.owner.cls == ref.owner.cls,
@@ -19,11 +24,15 @@ extension RealmInstance {
         copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: update)
     }
 
-    /// Copies the unmanaged collections of a new row's values in.
+    /// Copies the unmanaged collections of a new row's values in, and the nested
+    /// lists and dictionaries of its mixed values.
     func fillCollections(_ table: ManagedClass, key: lar_objkey, values: some Collection<_StoredValue>) {
         let core = ObjectCore()
         core.bind(to: self, table: table, key: key)
         let values = Array(values)
+        for slot in table.mixedValueSlots {
+            if case .collection(let source) = values[slot] { assignNested(core, slot: slot, source) }
+        }
         for slot in table.schema.collectionSlots {
             guard case .collection(let source) = values[slot] else { continue }
             let ref = CollectionRef(instance: self, owner: core, slot: slot)
@@ -47,7 +56,7 @@ extension RealmInstance {
             if update == .modified { return copyModified(elements, into: ref) }
             clear(ref)
             for element in elements {
-                _ = ref.withElement(element, update: update, embed: { values, count, out in
+                _ = ref.withElement(element, update: update, place: .append, embed: { values, count, out in
                     var size = 0
                     let rc = lar_list_count(txn, ref.owner, ref.prop, &size)
                     return rc != LAR_OK ? rc : lar_list_insert_embedded(txn, ref.owner, ref.prop, size, values, count, out)
@@ -64,11 +73,13 @@ extension RealmInstance {
             if update != .modified { clear(ref) } // .modified merges, as Realm's Dictionary::assign
             for (key, element) in zip(keys ?? [], elements) {
                 MapKey.validate(key)
-                _ = ref.withElement(element, update: update, embed: { values, count, out in
-                    MapKey.with(key) { lar_map_put_embedded(txn, ref.owner, ref.prop, $0, values, count, out) }
-                }) { value in
-                    MapKey.with(key) { lar_map_put(txn, ref.owner, ref.prop, $0, value) }
-                }.map { ref.check($0, "Cannot put into a map") }
+                MapKey.with(key) { key in
+                    _ = ref.withElement(element, update: update, place: .key(key.pointee), embed: {
+                        lar_map_put_embedded(txn, ref.owner, ref.prop, key, $0, $1, $2)
+                    }) { value in
+                        lar_map_put(txn, ref.owner, ref.prop, key, value)
+                    }.map { ref.check($0, "Cannot put into a map") }
+                }
             }
         }
     }
@@ -83,13 +94,14 @@ extension RealmInstance {
             if index < count {
                 var old = lar_value()
                 ref.check(lar_list_get(txn, ref.owner, ref.prop, index, &old), "Cannot read a list")
-                if storedElement(old, property: ref.property) == element { continue }
-                _ = ref.withElement(element, update: .modified, embed: {
+                let oldIsNested = old.type == LAR_TYPE_LIST || old.type == LAR_TYPE_DICTIONARY // always set again
+                if !oldIsNested && storedElement(old, property: ref.property) == element { continue }
+                _ = ref.withElement(element, update: .modified, place: .index(index), embed: {
                     lar_list_set_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
                 }) { lar_list_set(txn, ref.owner, ref.prop, index, $0) }
                     .map { ref.check($0, "Cannot set a list element") }
             } else {
-                _ = ref.withElement(element, update: .modified, embed: {
+                _ = ref.withElement(element, update: .modified, place: .append, embed: {
                     lar_list_insert_embedded(txn, ref.owner, ref.prop, index, $0, $1, $2)
                 }) { lar_list_append(txn, ref.owner, ref.prop, $0) }
                     .map { ref.check($0, "Cannot append to a list") }

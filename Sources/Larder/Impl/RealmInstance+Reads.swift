@@ -29,6 +29,7 @@ extension RealmInstance {
         load(core, table)
         let value = table.slotValues[slot]
         if value.type == LAR_TYPE_LINK { return .object(linkedObject(value, property: table.schema.properties[slot])) }
+        if let nested = storedMixed(value, table: table, key: core.key, slot: slot) { return nested }
         return _StoredValue(value)
     }
 

@@ -85,16 +85,33 @@ extension RealmInstance {
                              update: Realm.UpdatePolicy) {
         let schema = table.schema
         var rowValues = values
-        // A mixed value that holds no object goes in the row with the plain values.
+        // A mixed value that holds no object or nested collection goes in the row with the plain values.
         let linkSlots = relationLinkSlots(schema, values)
-        for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        for slot in schema.collectionSlots { rowValues[slot] = .null }
+        // A new object's link to an object this Realm manages goes into its row: one
+        // C write instead of two. Other targets are linked once the object is managed,
+        // so that an unmanaged one is added first and a cycle back to it links it; an
+        // embedded object is never linked as it is (created in place, or Realm's trap).
+        for slot in linkSlots where update != .error || !isLinkableInRow(values[slot]) { rowValues[slot] = .null }
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, rowValues[$0]) }
-        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else { return }
+        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else {
+            // The C create refuses a link to a deleted object: Realm's trap, as linking it later would.
+            for slot in linkSlots { if case .object(let target) = rowValues[slot] { trapIfUnlinkable(target, LAR_EINVAL) } }
+            return
+        }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
-        fillRelations(object, values: values, linkSlots: linkSlots, update: update)
+        fillRelations(object, values: values, linkSlots: linkSlots, linkedInRow: rowValues, update: update)
+    }
+
+    /// Whether value links to an object of this Realm that a new row may hold as it is
+    /// (not an embedded one: writeEmbedded creates those in place, or traps).
+    private func isLinkableInRow(_ value: _StoredValue) -> Bool {
+        guard case .object(let target) = value, target.core.realm === self,
+              target.core.table?.schema.isEmbedded == false else { return false }
+        return !isInvalidated(target.core)
     }
 
     func create<T: Object>(_ type: T.Type, value: Any, update: Realm.UpdatePolicy) -> T {
@@ -164,7 +181,9 @@ extension RealmInstance {
             return nil
         }
         table.changes.didCreate(created.key)
-        if !table.schema.collectionSlots.isEmpty { fillCollections(table, key: created.key, values: defaults) }
+        if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
+            fillCollections(table, key: created.key, values: defaults)
+        }
         return created.key
     }
 

@@ -18,6 +18,14 @@ final class RealmInstance {
     @exclusivity(unchecked) private var classes = ClassRegistry()
     /// This thread's cache, which lists the instance until it is freed.
     var cache: InstanceCache?
+    /// Bumped by every write to a managed collection (which leaves `version`, and
+    /// so the row caches, alone): results of values keep what they read until
+    /// this or the version moves.
+    @exclusivity(unchecked) var collectionWrites: UInt64 = 0
+    /// The owners of nested collections just read from collections, and the
+    /// classes whose cached rows may hold some (Impl/NestedCollections.swift).
+    var nestedParents: [UInt64: NestedParent] = [:]
+    var tablesWithMixedValues: [ManagedClass] = []
 
     init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
@@ -135,6 +143,11 @@ final class RealmInstance {
         return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
     }
 
+    /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
+    func resolvedMixedTarget(_ id: lar_class) -> ManagedClass? { classes.mixedTarget(id) }
+
+    func rememberMixedTarget(_ table: ManagedClass) { classes.rememberMixedTarget(table) }
+
     private func makeTable(for type: Object.Type) -> ManagedClass {
         let schema = ClassSchema.of(type)
         if let types = configuration.objectTypes, !types.contains(where: { $0.className() == schema.name }) {
@@ -146,7 +159,9 @@ final class RealmInstance {
         if let message = schema.optionalMixedMessage { fatalError(message) }
         do {
             let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
-            return try ManagedClass(schema: schema, id: id, environment: environment)
+            let table = try ManagedClass(schema: schema, id: id, environment: environment)
+            if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
+            return table
         } catch let error as Realm.Error {
             fatalError(error.message)
         } catch {

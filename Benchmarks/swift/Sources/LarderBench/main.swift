@@ -1,7 +1,7 @@
 // LarderBench <dir>: Larder's Swift API against GRDB, three workloads (see
-// Workload.swift), then the collection workloads (CollectionBench.swift), compared
-// with the raw-LMDB and C-API numbers that bench_c wrote to <dir>/c-results.txt, and the
-// embedded-object workloads (EmbeddedBench.swift).
+// Workload.swift), then the collection workloads (CollectionBench.swift), the mixed-value
+// ones (MixedBench.swift) and the embedded-object ones (EmbeddedBench.swift), compared
+// with the raw-LMDB and C-API numbers that bench_c wrote to <dir>/c-results.txt.
 //
 // Each measurement is the best of `repeats` runs, timed with a monotonic clock;
 // implementations take turns within each repetition, and every insert run starts
@@ -163,6 +163,7 @@ guard arguments.count == 2 else {
 do {
     try run(directory: arguments[1])
     try runCollections(directory: arguments[1])
+    try runMixed(directory: arguments[1])
     try runEmbedded(directory: arguments[1])
 } catch {
     FileHandle.standardError.write(Data("LarderBench: \(error)\n".utf8))
