@@ -158,8 +158,13 @@ demo-c: $(BUILD)/example_c
 	rm -f $(BUILD)/example.larder $(BUILD)/example.larder-lock
 	$(BUILD)/example_c $(BUILD)/example.larder
 
+# The demo and the benchmark are packages that depend on Larder by path: SwiftPM's cached
+# build plan keeps the dependency's old file list, so a source file added to Larder breaks
+# their next build unless the plan is made again (--disable-build-manifest-caching).
+SWIFT_DEPENDENT := --disable-build-manifest-caching
+
 demo-swift: | deps
-	$(SWIFT) run -c release --package-path Examples/swift LarderDemo $(abspath $(BUILD))/demo.larder
+	$(SWIFT) run -c release $(SWIFT_DEPENDENT) --package-path Examples/swift LarderDemo $(abspath $(BUILD))/demo.larder
 
 # ---- benchmarks ----
 
@@ -172,7 +177,7 @@ $(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench_collections.c Benchmar
 # The C benchmark first; the Swift one reads its results to print ratios from the same run.
 bench: $(BUILD)/bench_c | deps
 	$(BUILD)/bench_c $(BUILD)/bench
-	$(SWIFT) build -c release --package-path Benchmarks/swift --scratch-path Benchmarks/swift/.build
+	$(SWIFT) build -c release $(SWIFT_DEPENDENT) --package-path Benchmarks/swift --scratch-path Benchmarks/swift/.build
 	Benchmarks/swift/.build/release/LarderBench $(BUILD)/bench
 
 install: lib

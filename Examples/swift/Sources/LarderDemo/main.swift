@@ -89,7 +89,9 @@ func populate() throws {
         let wolfie = realm.objects(Dog.self).first { $0.name == "Wolfie" }!
         let bella = realm.objects(Dog.self).first { $0.name == "Bella" }!
         wolfie.companion = .object(bella)
-        bella.companion = .string("the neighbour's cat")
+        // A nested dictionary holding a list (Realm 10.51's nested collections).
+        bella.companion = .fromDictionary(["cat": .string("the neighbour's cat"),
+                                           "walks": .fromArray([.string("morning"), .string("evening")])])
     }
 
     // Embedded objects: created in place, updated through their owner, replaced whole.
@@ -141,6 +143,10 @@ for dog in realm.objects(Dog.self) {
     switch dog.companion {
     case .object(let other as Dog): print("\(dog.name)'s companion is the dog \(other.name)")
     case .string(let text): print("\(dog.name)'s companion is \(text)")
+    case .dictionary(let nested):
+        let cat = nested["cat"]?.stringValue ?? "nobody"
+        let walks = nested["walks"]?.listValue.map { $0.compactMap(\.stringValue).joined(separator: " and ") } ?? "never"
+        print("\(dog.name)'s companion is \(cat), walked \(walks) (a dictionary holding a list, in one AnyRealmValue)")
     default: print("\(dog.name) has no companion")
     }
 }
