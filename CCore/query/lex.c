@@ -8,11 +8,20 @@
 #include <string.h>
 #include <strings.h>
 
-int lex_column(const lexer *lx, const char *at)
+/* Counts from the last position asked for when it is not past at: tokens come in order,
+ * so a query's columns cost one pass over its text. */
+int lex_column(lexer *lx, const char *at)
 {
+    const char *p = lx->text;
     int column = 1;
-    for (const char *p = lx->text; p < at && p < lx->end; p++)
+    if (lx->counted && lx->counted <= at) {
+        p = lx->counted;
+        column = lx->counted_column;
+    }
+    for (; p < at && p < lx->end; p++)
         if (((unsigned char)*p & 0xC0) != 0x80) column++;
+    lx->counted = p;
+    lx->counted_column = column;
     return column;
 }
 
@@ -24,7 +33,7 @@ static bool is_ident_start(char c)
 }
 static bool is_ident(char c) { return is_ident_start(c) || is_digit(c); }
 
-static int fail_at(const lexer *lx, const char *at, const char *what)
+static int fail_at(lexer *lx, const char *at, const char *what)
 {
     return lar_fail(LAR_EINVAL, "%s at column %d", what, lex_column(lx, at));
 }
@@ -123,6 +132,7 @@ static int lex_string(lexer *lx, token *t)
     t->value.as.string.data = out;
     t->value.as.string.size = n;
     lx->at = p;
+    t->length = (size_t)(p - start);
     return LAR_OK;
 }
 
@@ -248,6 +258,7 @@ static int lex_call_literal(lexer *lx, token *t, const char *word_end)
         t->value.type = LAR_TYPE_DECIMAL128;
     }
     lx->at = p + 1;
+    t->length = (size_t)(lx->at - start);
     return LAR_OK;
 }
 

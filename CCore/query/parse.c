@@ -36,7 +36,10 @@ static const char *describe_token(const token *t, char *buf, size_t size)
 {
     if (t->kind == TOK_END) return "the end of the query";
     size_t n = t->length ? t->length : 1;
-    if (n > 40) n = 40;
+    if (n > 40) {
+        n = 40;
+        while (n && ((unsigned char)t->start[n] & 0xC0) == 0x80) n--; /* whole characters */
+    }
     snprintf(buf, size, "'%.*s'", (int)n, t->start);
     return buf;
 }
@@ -254,6 +257,7 @@ static int parse_list(parser *p, expr **out, bool allow_variable)
                 e->as.list.items = items;
             }
             int column = TOK->column;
+            if (TOK->kind == TOK_LBRACE) return lar_fail(LAR_EINVAL, "lists cannot nest at column %d", column);
             expr *item;
             TRY(parse_expr(p, &item, allow_variable));
             if (item->kind != EXPR_CONSTANT && item->kind != EXPR_ARGUMENT)

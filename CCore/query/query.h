@@ -61,13 +61,15 @@ typedef struct token {
 
 typedef struct lexer {
     const char *text, *at, *end;
+    const char *counted;   /* lex_column's cache: column of counted (0: none yet) */
+    int counted_column;
     arena *arena;
     token tok;             /* the current token */
 } lexer;
 
 /* Reads the next token into lx->tok; LAR_EINVAL with the column on a bad token. */
 int lex_next(lexer *lx);
-int lex_column(const lexer *lx, const char *at);
+int lex_column(lexer *lx, const char *at);
 
 /* ---- literals (literal.c) ---- */
 

@@ -289,6 +289,8 @@ TEST(query_syntax_errors_name_their_column)
     ERR("$x.age > 1", "variable '$x' used outside a SUBQUERY at column 1");
     ERR("SUBQUERY(friends, $f, $f.age > 1) > 0", "SUBQUERY must be followed by .@count at column 35");
     ERR("SUBQUERY(friends, f, f.age > 1).@count > 0", "expected a variable such as '$x' but found 'f' at column 19");
+    ERR("age IN {1, {2}}", "lists cannot nest at column 12");
+    ERR("name == 'x' 'y'", "expected AND, OR, SORT, DISTINCT, LIMIT or the end of the query but found ''y'' at column 13");
     ERR("age IN {1, name}", "a list may hold only literals and arguments at column 12");
     ERR("age == $0 AND age == %@", "a query cannot mix %@ or %K with $n at column 22");
     ERR("age == %@ AND age == $1", "a query cannot mix $n with %@ or %K at column 22");
