@@ -1497,11 +1497,12 @@ int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count);
  *
  * The canonical form spells every operator and literal one way (`==`, `!=`,
  * `ANY`, `NULL`, `@count`, double-quoted strings, `T<s>:<ns>` timestamps ...),
- * puts each operand of `AND`/`OR` and of `NOT` in parentheses, and writes
+ * puts parentheses only where precedence needs them (`NOT` binds tighter than
+ * `AND`, `AND` than `OR`; chains of one are flattened), and writes
  * arguments as `$n` (with #LAR_QUERY_DESCRIBE_VALUES, bound ones by value;
  * `%@`/`%K` when a `%K` is still unbound); a bound `%K` appears as its key
  * path. Parsing the canonical text gives the same canonical text again.
- * Example: `(age < 2) AND (name ==[c] "rex") SORT(age ASC) LIMIT(3)`.
+ * Example: `age < 2 AND (name ==[c] "rex" OR NOT alive == true) SORT(age ASC) LIMIT(3)`.
  * @param[in]  query   A query.
  * @param[out] buffer  Receives the text, NUL-terminated; may be NULL when size is 0.
  * @param[in]  size    The buffer's size in bytes.

@@ -1,5 +1,7 @@
-/* The canonical text of a query: one spelling per operator and literal, AND/OR/NOT
- * operands in parentheses, arguments as $n. Parsing it gives the same text again. */
+/* The canonical text of a query: one spelling per operator and literal, parentheses
+ * only where precedence needs them (NOT binds tighter than AND, AND than OR), arguments
+ * as $n. Parsing it gives the same text again, and it never nests deeper than the text
+ * it was parsed from (so a query within the nesting limit describes to one within it). */
 #include "query/query.h"
 
 #include <stdio.h>
@@ -90,17 +92,21 @@ static void out_pred(text_out *o, const lar_query *q, const pred *x, unsigned fl
     case PRED_FALSE: out_str(o, "FALSEPREDICATE"); break;
     case PRED_AND: case PRED_OR:
         for (size_t i = 0; i < x->as.list.count; i++) {
+            const pred *item = x->as.list.items[i];
+            bool parens = x->kind == PRED_AND && item->kind == PRED_OR;
             if (i) out_str(o, x->kind == PRED_AND ? " AND " : " OR ");
-            out_str(o, "(");
-            out_pred(o, q, x->as.list.items[i], flags);
-            out_str(o, ")");
+            if (parens) out_str(o, "(");
+            out_pred(o, q, item, flags);
+            if (parens) out_str(o, ")");
         }
         break;
-    case PRED_NOT:
-        out_str(o, "NOT (");
+    case PRED_NOT: {
+        bool parens = x->as.operand->kind == PRED_AND || x->as.operand->kind == PRED_OR;
+        out_str(o, parens ? "NOT (" : "NOT ");
         out_pred(o, q, x->as.operand, flags);
-        out_str(o, ")");
+        if (parens) out_str(o, ")");
         break;
+    }
     case PRED_COMPARE: {
         static const char *const quant[] = {"", "ANY ", "ALL ", "NONE "};
         out_str(o, quant[x->as.cmp.quant]);
