@@ -1406,13 +1406,15 @@ void lar_iter_close(lar_iter *iter);
  *    `@sum`, `@avg` at the end of a key path, and
  *    `SUBQUERY(collection, $x, predicate).@count`;
  *  - literals: integers (decimal, `0x` hex, negative), floats (exponents, `inf`,
- *    `-inf`, `nan`), strings in single or double quotes with the escapes `\\`,
- *    `\"`, `\'`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX`, `true`/`false`,
- *    `nil`/`NULL`, timestamps `T<seconds>:<nanoseconds>` and
- *    `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (UTC; `T` may replace `@`),
- *    `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex digits>)`,
- *    `decimal128(<number>)` (up to 34 significant digits, `inf`, `nan`) and
- *    base64 binary `B64"..."`;
+ *    `-inf`, `nan`; an `f` suffix makes a float), strings in single or double
+ *    quotes with the escapes `\\`, `\"`, `\'`, `\/`, `\0`, `\b`, `\f`, `\n`,
+ *    `\r`, `\t`, `\uXXXX`, `true`/`false`, `nil`/`NULL`, timestamps
+ *    `T<seconds>:<nanoseconds>` and `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (UTC;
+ *    `T` may replace `@`), `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex
+ *    digits>)`, base64 binary `B64"..."`; a number compared with a decimal128
+ *    property is read as a decimal128 from its text, exactly, as realm-core does,
+ *    and `decimal128(<number>)` (up to 34 significant digits, `inf`, `nan`;
+ *    Larder's spelling, which realm-core does not read) writes one anywhere;
  *  - arguments: `%@` and `%K` take the next argument in order (NSPredicate's
  *    way, what Realm Swift passes; `%K` is a key path given as a string), or
  *    `$0` ... `$n` name one by index; a query uses one style or the other;

@@ -105,6 +105,7 @@ static int lex_string(lexer *lx, token *t)
         case 'n': out[n++] = '\n'; break;
         case 'r': out[n++] = '\r'; break;
         case 't': out[n++] = '\t'; break;
+        case '0': out[n++] = 0; break;
         case 'u': {
             uint32_t cp;
             if (!read_u4(p, lx->end, &cp)) return fail_at(lx, escape, "bad \\u escape in string");
@@ -209,14 +210,23 @@ static int lex_number(lexer *lx, token *t)
         p = e;
         is_float = true;
     }
-    if (p < end && (is_ident(*p) || *p == '.')) return fail_at(lx, start, "bad number");
+    /* A float suffix, as realm-core reads it: 1.5f, 2f. */
+    bool float_suffix = p < end && (*p == 'f' || *p == 'F') && (p + 1 >= end || !is_ident(p[1]));
     size_t n = (size_t)(p - start);
+    if (float_suffix) p++;
+    if (p < end && (is_ident(*p) || *p == '.')) return fail_at(lx, start, "bad number");
     char buf[512];
     if (n >= sizeof buf) return fail_at(lx, start, "number too long");
     memcpy(buf, start, n);
     buf[n] = 0;
     errno = 0;
-    if (!is_float) {
+    if (float_suffix) {
+        t->kind = TOK_FLOAT;
+        t->value.type = LAR_TYPE_FLOAT;
+        double d = strtod(buf, NULL);
+        if (d > 3.4028234663852886e38 || d < -3.4028234663852886e38) return fail_at(lx, start, "number out of range for a float");
+        t->value.as.float32 = (float)d;
+    } else if (!is_float) {
         long long v = strtoll(buf, NULL, 10);
         if (errno == ERANGE) return fail_at(lx, start, "integer out of range");
         t->kind = TOK_INT;
@@ -369,9 +379,12 @@ int lex_next(lexer *lx)
                 lx->at = p + used;
                 break;
             }
-            if (is_digit(c) && end - p >= 6 && is_digit(p[1]) && is_digit(p[2]) && is_digit(p[3]) && p[4] == '-' &&
-                is_digit(p[5]))
-                return fail_at(lx, p, "bad date: expected YYYY-MM-DD@HH:MM:SS[:nanoseconds]");
+            if (is_digit(c)) {
+                const char *q = p;
+                while (q < end && is_digit(*q)) q++;
+                if (q + 1 < end && *q == '-' && is_digit(q[1]))
+                    return fail_at(lx, p, "bad date: expected YYYY-MM-DD@HH:MM:SS[:nanoseconds]");
+            }
             rc = lex_number(lx, t);
             break;
         }

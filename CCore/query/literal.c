@@ -133,39 +133,41 @@ static int64_t days_from_civil(int64_t y, int64_t m, int64_t d)
     return era * 146097 + doe - 719468;
 }
 
-static bool digits_at(const char *s, size_t n, size_t at, size_t count, int64_t *out)
+/* One group of 1 to max digits at s[*at]; then the separator sep unless sep is 0. */
+static bool date_group(const char *s, size_t n, size_t *at, int max, char sep, int64_t *out)
 {
-    if (at + count > n) return false;
     int64_t v = 0;
-    for (size_t i = 0; i < count; i++) {
-        if (s[at + i] < '0' || s[at + i] > '9') return false;
-        v = v * 10 + (s[at + i] - '0');
+    int count = 0;
+    while (*at < n && s[*at] >= '0' && s[*at] <= '9') {
+        if (++count > max) return false;
+        v = v * 10 + (s[(*at)++] - '0');
+    }
+    if (count == 0) return false;
+    if (sep) {
+        if (*at >= n || (s[*at] != sep && !(sep == '@' && s[*at] == 'T'))) return false;
+        (*at)++;
     }
     *out = v;
     return true;
 }
 
+/* YYYY-MM-DD@HH:MM:SS[:nanos], each group of any width (as realm-core reads them). */
 bool literal_date(const char *s, size_t n, lar_timestamp *out, size_t *used)
 {
     int64_t y, mo, d, h, mi, se;
-    if (!digits_at(s, n, 0, 4, &y) || n < 19 || s[4] != '-' || !digits_at(s, n, 5, 2, &mo) ||
-        s[7] != '-' || !digits_at(s, n, 8, 2, &d) || (s[10] != '@' && s[10] != 'T') ||
-        !digits_at(s, n, 11, 2, &h) || s[13] != ':' || !digits_at(s, n, 14, 2, &mi) || s[16] != ':' ||
-        !digits_at(s, n, 17, 2, &se))
+    size_t at = 0;
+    if (!date_group(s, n, &at, 6, '-', &y) || !date_group(s, n, &at, 2, '-', &mo) ||
+        !date_group(s, n, &at, 2, '@', &d) || !date_group(s, n, &at, 2, ':', &h) ||
+        !date_group(s, n, &at, 2, ':', &mi) || !date_group(s, n, &at, 2, 0, &se))
         return false;
     static const int month_days[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
     if (mo < 1 || mo > 12 || d < 1 || d > month_days[mo - 1] || h > 23 || mi > 59 || se > 60) return false;
     bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
     if (mo == 2 && d == 29 && !leap) return false;
-    size_t at = 19;
     int64_t nanos = 0;
-    if (at < n && s[at] == ':' && at + 1 < n && s[at + 1] >= '0' && s[at + 1] <= '9') {
+    if (at + 1 < n && s[at] == ':' && s[at + 1] >= '0' && s[at + 1] <= '9') {
         at++;
-        size_t count = 0;
-        while (at < n && s[at] >= '0' && s[at] <= '9') {
-            if (++count > 9) return false;
-            nanos = nanos * 10 + (s[at++] - '0');
-        }
+        if (!date_group(s, n, &at, 9, 0, &nanos)) return false;
     }
     out->seconds = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se;
     out->nanoseconds = (int32_t)nanos;
@@ -308,6 +310,16 @@ static void out_double(text_out *o, double v, int max_precision)
         if (precision >= max_precision) break;
         if (max_precision == 9 ? (float)strtod(buf, NULL) == (float)v : strtod(buf, NULL) == v) break;
     }
+    /* Positional for moderate exponents: 1000.0 rather than 1e+03. */
+    const char *e = strchr(buf, 'e');
+    if (e) {
+        int exponent = atoi(e + 1), digits = 0;
+        for (const char *c = buf; c < e; c++) digits += *c >= '0' && *c <= '9';
+        if (exponent >= -5 && exponent < 17) {
+            int decimals = digits - 1 - exponent;
+            snprintf(buf, sizeof buf, "%.*f", decimals > 0 ? decimals : 0, v);
+        }
+    }
     /* Keep it a float literal: "3" would read back as an int. */
     if (!strpbrk(buf, ".eEn")) strcat(buf, ".0");
     out_str(o, buf);
@@ -319,7 +331,10 @@ void out_value(text_out *o, const lar_value *v, lar_env *env)
     case LAR_TYPE_NULL: out_str(o, "NULL"); break;
     case LAR_TYPE_INT: out_fmt(o, "%lld", (long long)v->as.integer); break;
     case LAR_TYPE_BOOL: out_str(o, v->as.boolean ? "true" : "false"); break;
-    case LAR_TYPE_FLOAT: out_double(o, v->as.float32, 9); break;
+    case LAR_TYPE_FLOAT:
+        out_double(o, v->as.float32, 9);
+        if (isfinite(v->as.float32)) out_str(o, "f");
+        break;
     case LAR_TYPE_DOUBLE: out_double(o, v->as.float64, 17); break;
     case LAR_TYPE_STRING: {
         out_str(o, "\"");

@@ -322,7 +322,9 @@ static int parse_expr(parser *p, expr **out, bool allow_variable)
                                 t->column);
         }
         if (!(e = new_expr(p, EXPR_CONSTANT, t->column))) return oom();
-        e->as.constant = t->value;
+        e->as.constant = e->literal = t->value;
+        e->text = t->start;
+        e->text_size = t->length;
         TRY(advance(p));
         *out = e;
         return LAR_OK;
@@ -345,6 +347,7 @@ static int parse_expr(parser *p, expr **out, bool allow_variable)
                 e->as.constant.type = LAR_TYPE_DOUBLE;
                 e->as.constant.as.float64 = is_word(t, "nan") ? NAN : INFINITY;
             }
+            e->literal = e->as.constant;
             TRY(advance(p));
             *out = e;
             return LAR_OK;

@@ -140,6 +140,11 @@ struct expr {
     expr_kind kind;
     int column;
     shape shape;
+    /* EXPR_CONSTANT: the value as written, and its text; resolution may read a number
+     * again as the type of the property it is compared with (decimal128). */
+    lar_value literal;
+    const char *text;
+    size_t text_size;
     union {
         struct {
             path_step *steps;

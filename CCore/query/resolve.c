@@ -305,6 +305,7 @@ static int resolve_expr(resolver *r, expr *e)
         return LAR_OK;
     }
     case EXPR_CONSTANT:
+        e->as.constant = e->literal;
         e->shape = (shape){.type = e->as.constant.type};
         return LAR_OK;
     case EXPR_LIST:
@@ -351,6 +352,29 @@ static int check_side(resolver *r, const pred *x, const expr *path, const expr *
     if (v->kind == EXPR_CONSTANT) {
         if (list_allowed && (op == OP_IN || op == OP_BETWEEN))
             return lar_fail(LAR_EINVAL, "%s needs a list {...} or a list argument at column %d", op_names[op], v->column);
+        /* A number compared with a decimal128 property is read as a decimal128, from its
+         * text, as realm-core does: 0.1 means exactly 0.1, not the double nearest to it. */
+        lar_type t = v->as.constant.type;
+        if (path->shape.type == LAR_TYPE_DECIMAL128 && !path->shape.type_name && v->text &&
+            (t == LAR_TYPE_INT || t == LAR_TYPE_DOUBLE || t == LAR_TYPE_FLOAT)) {
+            size_t size = v->text_size;
+            if (size && (v->text[size - 1] == 'f' || v->text[size - 1] == 'F') && t == LAR_TYPE_FLOAT) size--;
+            lar_decimal128 d;
+            bool exact = literal_decimal(v->text, size, &d);
+            if (!exact && t == LAR_TYPE_INT) { /* 0x10 */
+                int64_t i = v->as.constant.as.integer;
+                uint64_t magnitude = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
+                d.low = magnitude;
+                d.high = (i < 0 ? (uint64_t)1 << 63 : 0) | (uint64_t)6176 << 49;
+                exact = true;
+            }
+            if (exact) {
+                expr *mutable_v = (expr *)v;
+                mutable_v->as.constant.type = LAR_TYPE_DECIMAL128;
+                mutable_v->as.constant.as.decimal128 = d;
+                mutable_v->shape.type = LAR_TYPE_DECIMAL128;
+            }
+        }
         return check_value(r, x, path, &v->as.constant, -1, path->column);
     }
     if (v->kind == EXPR_LIST) {

@@ -149,7 +149,10 @@ TEST(query_literals_of_every_type)
     CANON("weight == 1.5", "weight == 1.5");
     CANON("weight == 3.0", "weight == 3.0");
     CANON("weight == .25", "weight == 0.25");
-    CANON("weight == 1e3", "weight == 1e+03");
+    CANON("weight == 1e3", "weight == 1000.0");
+    CANON("weight == 1.5e-5", "weight == 0.000015");
+    CANON("weight == 1.5e-7", "weight == 1.5e-07");
+    CANON("weight == 123456789012345678901234567890.0", "weight == 1.2345678901234568e+29");
     CANON("weight == 1234.5", "weight == 1234.5");
     CANON("weight == -2.5E-3", "weight == -0.0025");
     CANON("weight == 0.1", "weight == 0.1");
@@ -180,8 +183,24 @@ TEST(query_literals_of_every_type)
     CANON("price == decimal128( inf )", "price == decimal128(inf)");
     CANON("price == decimal128(-Inf)", "price == decimal128(-inf)");
     CANON("price == decimal128(NaN)", "price == decimal128(nan)");
-    CANON("price > 1.5", "price > 1.5");
-    CANON("price > 2", "price > 2");
+    /* Numbers compared with a decimal128 property are read as decimal128, exactly. */
+    CANON("price > 1.5", "price > decimal128(1.5)");
+    CANON("price > 0.1", "price > decimal128(0.1)");
+    CANON("price > 2", "price > decimal128(2)");
+    CANON("price > -2.50e-3", "price > decimal128(-0.00250)");
+    CANON("price IN {1, 12345678901234567890123456789.5}", "price IN {decimal128(1), decimal128(12345678901234567890123456789.5)}");
+    CANON("price > -inf", "price > decimal128(-inf)");
+    CANON("price > 0x10", "price > decimal128(16)");
+    CANON("price > -0x10", "price > decimal128(-16)");
+    CANON("price > 1.5f", "price > decimal128(1.5)");
+    CANON("extra > 0.1", "extra > 0.1");
+    CANON("ratio > 1.5f", "ratio > 1.5f");
+    CANON("ratio > 3f", "ratio > 3.0f");
+    CANON("ratio > 0.1F", "ratio > 0.1f");
+    CANON("weight > 1e2f", "weight > 100.0f");
+    CANON("name == 'a\\0b'", "name == \"a\\u0000b\"");
+    CANON("born == 2024-1-5@1:2:3", "born == T1704416523:0");
+    CANON("born == 99-1-1T0:0:0:5", "born == T-59042995199:-999999995");
     CANON("data == B64\"\"", "data == B64\"\"");
     CANON("data == B64'aGVsbG8='", "data == B64\"aGVsbG8=\"");
     CANON("data == 'raw'", "data == \"raw\"");
