@@ -83,8 +83,11 @@ static int lex_string(lexer *lx, token *t)
 {
     const char *start = lx->at, *p = start + 1;
     char quote = *start;
-    /* The decoded string is never longer than its source. */
-    char *out = arena_alloc(lx->arena, (size_t)(lx->end - p) + 1);
+    /* The decoded string is never longer than its source, up to the closing quote. */
+    const char *close = p;
+    while (close < lx->end && *close != quote) close += *close == '\\' ? 2 : 1;
+    if (close > lx->end) close = lx->end;
+    char *out = arena_alloc(lx->arena, (size_t)(close - p) + 1);
     if (!out) return lar_fail(LAR_ENOMEM, "out of memory");
     size_t n = 0;
     for (;;) {

@@ -561,5 +561,14 @@ TEST(query_deep_nesting_is_refused_cleanly)
     CHECK(length > terms * 10);
     lar_query_free(q);
     free(text);
+    /* Many strings: each costs its own size, not the rest of the text (this took
+     * gigabytes when each string reserved the text's remainder). */
+    terms = 20000;
+    text = malloc(terms * 24);
+    n = 0;
+    for (size_t i = 0; i < terms; i++) n += (size_t)sprintf(text + n, "%sname == 'x\\n%zu'", i ? " OR " : "", i);
+    CHECK_OK(lar_query_parse(env, dog, text, &q));
+    lar_query_free(q);
+    free(text);
     close_env(env);
 }
