@@ -157,7 +157,8 @@ int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
                 rc = lar_fail(LAR_EINVAL, "argument %zu: a key path that is not valid UTF-8", i);
                 break;
             }
-            rc = query_parse_keypath(query, a->keypath, &b->path);
+            b->path_text = arena_strndup(&query->arena, a->keypath, strlen(a->keypath));
+            rc = b->path_text ? query_parse_keypath(query, b->path_text, &b->path) : lar_fail(LAR_ENOMEM, "out of memory");
             if (rc != LAR_OK) {
                 /* Name the argument in the message the key path parser wrote. */
                 char message[400];

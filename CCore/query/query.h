@@ -204,6 +204,7 @@ typedef struct bound_arg {
     lar_value *list;
     size_t list_count;
     expr *path;            /* a parsed %K key path */
+    const char *path_text; /* its text, for messages */
 } bound_arg;
 
 struct lar_query {

@@ -317,7 +317,13 @@ static int resolve_expr(resolver *r, expr *e)
             if (!b || b->kind == 0) return lar_fail(LAR_EINVAL, "%%K argument %ld is not bound at column %d", e->as.arg.index, e->column);
             if (b->kind != LAR_QUERY_ARG_KEYPATH)
                 return lar_fail(LAR_EINVAL, "argument %ld must be a key path, for %%K at column %d", e->as.arg.index, e->column);
-            TRY(resolve_path(r, b->path));
+            int rc = resolve_path(r, b->path);
+            if (rc != LAR_OK) {
+                char message[400];
+                snprintf(message, sizeof message, "%s", lar_error_last()->message);
+                return lar_fail(rc, "in key path argument %ld \"%.60s\" (for %%K at column %d): %s", e->as.arg.index,
+                                b->path_text, e->column, message);
+            }
             e->shape = b->path->shape;
             return LAR_OK;
         }

@@ -437,7 +437,14 @@ TEST(query_arguments_bind_and_check)
     CHECK_STR(describe(q, LAR_QUERY_DESCRIBE_VALUES), "owner.name == \"Ann\" SORT(age ASC)");
     kp[0].keypath = "owner.nmae";
     CHECK_RC(lar_query_bind(q, kp, 2), LAR_EINVAL);
-    CHECK_STR(lar_error_last()->message, "unknown property 'nmae' on class 'Person' at column 7");
+    CHECK_STR(lar_error_last()->message,
+              "in key path argument 0 \"owner.nmae\" (for %K at column 1): unknown property 'nmae' on class 'Person' at column 7");
+    kp[0].keypath = "tags"; /* a list of strings: any of them */
+    CHECK_OK(lar_query_bind(q, kp, 2));
+    CHECK_STR(describe(q, 0), "tags == $1 SORT(age ASC)");
+    kp[0].keypath = "tags.@count";
+    CHECK_RC(lar_query_bind(q, kp, 2), LAR_EINVAL);
+    CHECK_STR(lar_error_last()->message, "cannot compare int property 'tags.@count' with string \"Ann\" (argument 1) at column 1");
     kp[0].keypath = "owner..name";
     CHECK_RC(lar_query_bind(q, kp, 2), LAR_EINVAL);
     CHECK_STR(lar_error_last()->message, "in key path argument 0 \"owner..name\": expected a property name or an operator after '.' but found '.' at column 7");
