@@ -275,7 +275,7 @@ static int lex_call_literal(lexer *lx, token *t, const char *word_end)
     return LAR_OK;
 }
 
-int lex_next(lexer *lx)
+static int lex_token(lexer *lx)
 {
     while (lx->at < lx->end && (*lx->at == ' ' || *lx->at == '\t' || *lx->at == '\n' || *lx->at == '\r'))
         lx->at++;
@@ -441,5 +441,14 @@ int lex_next(lexer *lx)
 #undef ONE
 #undef OP
     if (rc == LAR_OK) t->length = (size_t)(lx->at - t->start);
+    return rc;
+}
+
+/* Every token's length is what it spans of the text (error messages and a number's
+ * decimal128 reading use it). */
+int lex_next(lexer *lx)
+{
+    int rc = lex_token(lx);
+    if (rc == LAR_OK) lx->tok.length = (size_t)(lx->at - lx->tok.start);
     return rc;
 }

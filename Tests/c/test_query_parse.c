@@ -190,6 +190,7 @@ TEST(query_literals_of_every_type)
     CANON("price > -2.50e-3", "price > decimal128(-0.00250)");
     CANON("price IN {1, 12345678901234567890123456789.5}", "price IN {decimal128(1), decimal128(12345678901234567890123456789.5)}");
     CANON("price > -inf", "price > decimal128(-inf)");
+    CANON("price > .5", "price > decimal128(0.5)"); /* fuzz_query: ".5" had no text */
     CANON("price > 0x10", "price > decimal128(16)");
     CANON("price > -0x10", "price > decimal128(-16)");
     CANON("price > 1.5f", "price > decimal128(1.5)");
