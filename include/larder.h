@@ -1477,6 +1477,141 @@ int lar_iter_seek(lar_iter *iter, lar_objkey key);
 void lar_iter_close(lar_iter *iter);
 /** @} */
 
+/** @defgroup query Queries: parsing
+ *  Realm's query language (the string Realm Swift's `filter(_:_:)` takes),
+ *  parsed and checked against a class's schema. Running a query comes later;
+ *  this section parses, binds arguments and describes.
+ *
+ *  Grammar (keywords are case-insensitive):
+ *  - comparisons `==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=` `=>`; `BETWEEN {a, b}`;
+ *    `IN {a, b, ...}` and `IN %@` (a list argument); string operators `BEGINSWITH`,
+ *    `ENDSWITH`, `CONTAINS`, `LIKE` (`*`, `?`), and `==`/`!=`, each with the
+ *    options `[c]`, `[d]` or `[cd]`;
+ *  - `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`, `FALSEPREDICATE`;
+ *  - key paths through links (`owner.address.city`), backlinks
+ *    (`@links.Person.dogs`), maps (`map['key']`, `map.@keys`, `map.@values`),
+ *    `@type` of a mixed value (compared with type names: 'int', 'string', 'numeric', ...),
+ *    `ANY`/`SOME`, `ALL`, `NONE` before a comparison over a collection,
+ *    `@count`/`@size` (also a string's or binary's length), `@min`, `@max`,
+ *    `@sum`, `@avg` at the end of a key path, and
+ *    `SUBQUERY(collection, $x, predicate).@count`;
+ *  - literals: integers (decimal, `0x` hex, negative), floats (exponents, `inf`,
+ *    `-inf`, `nan`; an `f` suffix makes a float), strings in single or double
+ *    quotes with the escapes `\\`, `\"`, `\'`, `\/`, `\0`, `\b`, `\f`, `\n`,
+ *    `\r`, `\t`, `\uXXXX`, `true`/`false`, `nil`/`NULL`, timestamps
+ *    `T<seconds>:<nanoseconds>` and `YYYY-MM-DD@HH:MM:SS[:nanoseconds]` (UTC;
+ *    `T` may replace `@`), `oid(<24 hex digits>)`, `uuid(<8-4-4-4-12 hex
+ *    digits>)`, base64 binary `B64"..."`; a number compared with a decimal128
+ *    property is read as a decimal128 from its text, exactly, as realm-core does,
+ *    and `decimal128(<number>)` (up to 34 significant digits, `inf`, `nan`;
+ *    Larder's spelling, which realm-core does not read) writes one anywhere;
+ *  - arguments: `%@` and `%K` take the next argument in order (NSPredicate's
+ *    way, what Realm Swift passes; `%K` is a key path given as a string), or
+ *    `$0` ... `$n` name one by index; a query uses one style or the other;
+ *  - suffixes, in any order and repeatable: `SORT(key ASC|DESC, ...)`,
+ *    `DISTINCT(key, ...)`, `LIMIT(n)`.
+ *
+ *  Errors: parse and bind fail with #LAR_EINVAL and a message that names the
+ *  problem and its 1-based column, counted in characters of the query text
+ *  ("unknown property 'agee' on class 'Dog' at column 1", "cannot compare
+ *  string property 'name' with int 3 at column 1", "unterminated string at
+ *  column 12"). Nesting deeper than 200 levels is refused.
+ *  @{
+ */
+/** A parsed query: its AST, resolved against one class, and its arguments. */
+typedef struct lar_query lar_query;
+
+/** @brief Parse a query on a class.
+ *
+ * The text is parsed, then its key paths are resolved against the schema and
+ * every comparison is type-checked. A query with `%K` arguments is resolved
+ * (and errors in its key paths found) when they are bound by lar_query_bind().
+ * A query with arguments is complete, ready to run, once each is bound.
+ * Ownership: the caller owns *out and releases it with lar_query_free(). The
+ * text is copied. The query refers to env, which must stay open while it lives.
+ * @param[in]  env   An open environment.
+ * @param[in]  cls   The class the query selects objects of.
+ * @param[in]  text  The query, UTF-8, NUL-terminated.
+ * @param[out] out   Receives the query; set to NULL on failure.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class, invalid UTF-8,
+ *         a syntax error, an unknown class or property, a type mismatch: the
+ *         message names it and its column), #LAR_ENOMEM.
+ */
+int lar_query_parse(lar_env *env, lar_class cls, const char *text, lar_query **out);
+
+/** @brief Return the number of arguments a query takes: the highest `$n` plus
+ *  one, or the number of `%@` and `%K`.
+ * @param[in]  query  A query.
+ * @param[out] out    Receives the count.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_query_argument_count(const lar_query *query, size_t *out);
+
+/** The kinds of lar_query_arg. */
+typedef enum lar_query_arg_kind {
+    LAR_QUERY_ARG_VALUE = 1,   /**< `value`: for `%@` or `$n` (an object: #LAR_TYPE_LINK). */
+    LAR_QUERY_ARG_LIST = 2,    /**< `list` of `list_count` values: for `IN %@`, `BETWEEN %@`
+                                    (two values), or a comparison with ANY of them. */
+    LAR_QUERY_ARG_KEYPATH = 3  /**< `keypath`, a key path as text: for `%K`. */
+} lar_query_arg_kind;
+
+/** An argument of a query. */
+typedef struct lar_query_arg {
+    lar_query_arg_kind kind;
+    lar_value value;           /**< #LAR_QUERY_ARG_VALUE. */
+    const lar_value *list;     /**< #LAR_QUERY_ARG_LIST; may be NULL when list_count is 0. */
+    size_t list_count;
+    const char *keypath;       /**< #LAR_QUERY_ARG_KEYPATH, NUL-terminated UTF-8. */
+} lar_query_arg;
+
+/** @brief Bind every argument of a query.
+ *
+ * args[i] is argument i (`$i`, or the i-th `%@`/`%K`). Each is checked where the
+ * query uses it, as a literal there would be (the message names the argument:
+ * "cannot compare int property 'age' with string "x" (argument 0) at column 7");
+ * `%K` key paths are resolved. Binding again replaces every argument. On failure
+ * the query keeps no argument (as if never bound) and may be bound again.
+ * Ownership: values, lists and key path strings are copied.
+ * @param[in] query  A query.
+ * @param[in] args   count arguments; may be NULL when count is 0.
+ * @param[in] count  Must equal lar_query_argument_count().
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, a wrong count, a kind that
+ *         does not fit where the argument is used, a value of the wrong type,
+ *         invalid UTF-8, a bad key path), #LAR_ENOMEM.
+ */
+int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count);
+
+/** Describe bound arguments by their values rather than as `$n`. An object
+ *  value prints as `obj("Class", key)`, which the parser does not read back. */
+#define LAR_QUERY_DESCRIBE_VALUES 0x1u
+
+/** @brief Write the canonical text of a query.
+ *
+ * The canonical form spells every operator and literal one way (`==`, `!=`,
+ * `ANY`, `NULL`, `@count`, double-quoted strings, `T<s>:<ns>` timestamps ...),
+ * puts parentheses only where precedence needs them (`NOT` binds tighter than
+ * `AND`, `AND` than `OR`; chains of one are flattened), and writes
+ * arguments as `$n` (with #LAR_QUERY_DESCRIBE_VALUES, bound ones by value;
+ * `%@`/`%K` when a `%K` is still unbound); a bound `%K` appears as its key
+ * path. Parsing the canonical text gives the same canonical text again.
+ * Example: `age < 2 AND (name ==[c] "rex" OR NOT alive == true) SORT(age ASC) LIMIT(3)`.
+ * @param[in]  query   A query.
+ * @param[out] buffer  Receives the text, NUL-terminated; may be NULL when size is 0.
+ * @param[in]  size    The buffer's size in bytes.
+ * @param[out] length  Receives the text's length without its NUL; may be NULL.
+ * @param[in]  flags   0 or #LAR_QUERY_DESCRIBE_VALUES.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL query; a buffer too small: *length says
+ *         what it needs, and the buffer holds as much as fits, NUL-terminated).
+ */
+int lar_query_describe(const lar_query *query, char *buffer, size_t size, size_t *length,
+                       unsigned int flags);
+
+/** @brief Free a query.
+ * @param[in] query  A query, or NULL.
+ */
+void lar_query_free(lar_query *query);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -12,7 +12,8 @@
  *   collection  lists (counted B+trees of chunks), sets and maps of an object's properties
  *   object   objects, their indexes and links, iterators; a delete frees the object's
  *            collections and nulls the links to it, hence above link and collection
- * Queries and the change log come above object. */
+ *   query    the query language: lexer, parser, AST, resolution against the schema
+ * The change log will come above object too. */
 #ifndef LARDER_BASE_H
 #define LARDER_BASE_H
 

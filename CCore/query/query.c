@@ -1,0 +1,202 @@
+/* The public query functions: parse, bind, describe, free; and the query's arena. */
+#include "query/query.h"
+
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+struct arena_block {
+    arena_block *next;
+    size_t size, used;
+    _Alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(arena *a, size_t size)
+{
+    size = (size + 15) & ~(size_t)15;
+    arena_block *b = a->head;
+    if (!b || b->size - b->used < size) {
+        size_t want = size > 4000 ? size : 4000;
+        b = malloc(sizeof *b + want);
+        if (!b) return NULL;
+        b->size = want;
+        b->used = 0;
+        b->next = a->head;
+        a->head = b;
+    }
+    void *p = b->data + b->used;
+    b->used += size;
+    memset(p, 0, size);
+    return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n)
+{
+    char *copy = arena_alloc(a, n + 1);
+    if (!copy) return NULL;
+    if (n) memcpy(copy, s, n);
+    copy[n] = 0;
+    return copy;
+}
+
+void arena_free(arena *a)
+{
+    arena_block *b = a->head;
+    while (b) {
+        arena_block *next = b->next;
+        free(b);
+        b = next;
+    }
+    a->head = NULL;
+}
+
+void lar_query_free(lar_query *query)
+{
+    if (!query) return;
+    arena_free(&query->arena);
+    free(query);
+}
+
+int lar_query_parse(lar_env *env, lar_class cls, const char *text, lar_query **out)
+{
+    if (out) *out = NULL;
+    if (!env || !text || !out) return lar_fail(LAR_EINVAL, "lar_query_parse: NULL argument");
+    lar_class_info info;
+    if (lar_class_info_get(env, cls, &info) != LAR_OK)
+        return lar_fail(LAR_EINVAL, "lar_query_parse: unknown class %u", (unsigned)cls);
+    size_t n = strlen(text);
+    if (!utf8_valid(text, n)) return lar_fail(LAR_EINVAL, "query text is not valid UTF-8");
+    lar_query *q = calloc(1, sizeof *q);
+    if (!q) return lar_fail(LAR_ENOMEM, "out of memory");
+    q->env = env;
+    q->cls = cls;
+    q->text = arena_strndup(&q->arena, text, n);
+    int rc = q->text ? query_parse_text(q) : lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK && q->arg_count) {
+        q->args = arena_alloc(&q->arena, (size_t)q->arg_count * sizeof *q->args);
+        if (!q->args) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    }
+    if (rc == LAR_OK && !q->has_keypath_args) rc = query_resolve(q);
+    if (rc != LAR_OK) {
+        lar_query_free(q);
+        return rc;
+    }
+    *out = q;
+    return LAR_OK;
+}
+
+int lar_query_argument_count(const lar_query *query, size_t *out)
+{
+    if (!query || !out) return lar_fail(LAR_EINVAL, "lar_query_argument_count: NULL argument");
+    *out = (size_t)query->arg_count;
+    return LAR_OK;
+}
+
+/* Copies a value's bytes into the arena; checks strings for UTF-8. */
+static int copy_value(lar_query *q, const lar_value *in, lar_value *out, size_t index)
+{
+    *out = *in;
+    switch (in->type) {
+    case LAR_TYPE_NULL: case LAR_TYPE_INT: case LAR_TYPE_BOOL: case LAR_TYPE_FLOAT:
+    case LAR_TYPE_DOUBLE: case LAR_TYPE_TIMESTAMP: case LAR_TYPE_OBJECT_ID: case LAR_TYPE_UUID:
+    case LAR_TYPE_DECIMAL128: case LAR_TYPE_LINK:
+        return LAR_OK;
+    case LAR_TYPE_STRING:
+        if (!in->as.string.data && in->as.string.size)
+            return lar_fail(LAR_EINVAL, "argument %zu: a string with NULL data", index);
+        if (in->as.string.size && !utf8_valid(in->as.string.data, in->as.string.size))
+            return lar_fail(LAR_EINVAL, "argument %zu: a string that is not valid UTF-8", index);
+        out->as.string.data = arena_strndup(&q->arena, in->as.string.data, in->as.string.size);
+        return out->as.string.data ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
+    case LAR_TYPE_BINARY:
+        if (!in->as.binary.data && in->as.binary.size)
+            return lar_fail(LAR_EINVAL, "argument %zu: a binary with NULL data", index);
+        out->as.binary.data = arena_strndup(&q->arena, in->as.binary.data, in->as.binary.size);
+        return out->as.binary.data ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
+    default:
+        return lar_fail(LAR_EINVAL, "argument %zu: a value of type %s cannot be a query argument",
+                        index, type_name(in->type));
+    }
+}
+
+int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
+{
+    if (!query || (!args && count)) return lar_fail(LAR_EINVAL, "lar_query_bind: NULL argument");
+    if (count != (size_t)query->arg_count)
+        return lar_fail(LAR_EINVAL, "the query takes %ld arguments, %zu given", query->arg_count, count);
+    int rc = LAR_OK;
+    for (size_t i = 0; i < count && rc == LAR_OK; i++) {
+        bound_arg *b = &query->args[i];
+        memset(b, 0, sizeof *b);
+        const lar_query_arg *a = &args[i];
+        switch (a->kind) {
+        case LAR_QUERY_ARG_VALUE:
+            rc = copy_value(query, &a->value, &b->value, i);
+            break;
+        case LAR_QUERY_ARG_LIST:
+            if (!a->list && a->list_count) {
+                rc = lar_fail(LAR_EINVAL, "argument %zu: a list with NULL values", i);
+                break;
+            }
+            if (a->list_count > SIZE_MAX / sizeof(lar_value) / 2) {
+                rc = lar_fail(LAR_EINVAL, "argument %zu: a list too long", i);
+                break;
+            }
+            b->list = a->list_count ? arena_alloc(&query->arena, a->list_count * sizeof *b->list) : NULL;
+            if (a->list_count && !b->list) rc = lar_fail(LAR_ENOMEM, "out of memory");
+            for (size_t j = 0; j < a->list_count && rc == LAR_OK; j++) rc = copy_value(query, &a->list[j], &b->list[j], i);
+            b->list_count = a->list_count;
+            break;
+        case LAR_QUERY_ARG_KEYPATH:
+            if (!a->keypath) {
+                rc = lar_fail(LAR_EINVAL, "argument %zu: a NULL key path", i);
+                break;
+            }
+            if (!utf8_valid(a->keypath, strlen(a->keypath))) {
+                rc = lar_fail(LAR_EINVAL, "argument %zu: a key path that is not valid UTF-8", i);
+                break;
+            }
+            b->path_text = arena_strndup(&query->arena, a->keypath, strlen(a->keypath));
+            rc = b->path_text ? query_parse_keypath(query, b->path_text, &b->path) : lar_fail(LAR_ENOMEM, "out of memory");
+            if (rc != LAR_OK) {
+                /* Name the argument in the message the key path parser wrote. */
+                char message[400];
+                snprintf(message, sizeof message, "%s", lar_error_last()->message);
+                rc = lar_fail(rc, "in key path argument %zu \"%s\": %s", i, a->keypath, message);
+            }
+            break;
+        default:
+            rc = lar_fail(LAR_EINVAL, "argument %zu: unknown kind %d", i, (int)a->kind);
+        }
+        if (rc == LAR_OK) b->kind = (int)a->kind;
+    }
+    if (rc == LAR_OK) rc = query_resolve(query);
+    if (rc != LAR_OK) {
+        for (long i = 0; i < query->arg_count; i++) memset(&query->args[i], 0, sizeof query->args[i]);
+        query->resolved = !query->has_keypath_args;
+        if (query->resolved) {
+            /* Back to the unbound state, resolved as parse left it. */
+            int saved = rc;
+            char message[512];
+            snprintf(message, sizeof message, "%s", lar_error_last()->message);
+            query_resolve(query);
+            lar_fail(saved, "%s", message);
+        }
+    }
+    return rc;
+}
+
+int lar_query_describe(const lar_query *query, char *buffer, size_t size, size_t *length,
+                       unsigned int flags)
+{
+    if (length) *length = 0;
+    if (!query || (!buffer && size)) return lar_fail(LAR_EINVAL, "lar_query_describe: NULL argument");
+    text_out o = {buffer, size, 0};
+    query_describe(query, &o, flags);
+    if (size) buffer[o.length < size ? o.length : size - 1] = 0;
+    if (length) *length = o.length;
+    if (o.length >= size)
+        return lar_fail(LAR_EINVAL, "the description needs %zu bytes, the buffer has %zu", o.length + 1, size);
+    return LAR_OK;
+}
