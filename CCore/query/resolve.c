@@ -374,12 +374,17 @@ static int check_side(resolver *r, const pred *x, const expr *path, const expr *
                 d.high = (i < 0 ? (uint64_t)1 << 63 : 0) | (uint64_t)6176 << 49;
                 exact = true;
             }
-            if (exact) {
-                expr *mutable_v = (expr *)v;
-                mutable_v->as.constant.type = LAR_TYPE_DECIMAL128;
-                mutable_v->as.constant.as.decimal128 = d;
-                mutable_v->shape.type = LAR_TYPE_DECIMAL128;
+            if (!exact) { /* kept as a double, it would describe as text that reads as a decimal128 */
+                char path_buf[160];
+                path_text(r, path, path_buf, sizeof path_buf);
+                return lar_fail(LAR_EINVAL, "number %.*s has no exact decimal128 (at most 34 significant digits) to "
+                                "compare with decimal128 property '%s' at column %d", (int)v->text_size, v->text,
+                                path_buf, v->column);
             }
+            expr *mutable_v = (expr *)v;
+            mutable_v->as.constant.type = LAR_TYPE_DECIMAL128;
+            mutable_v->as.constant.as.decimal128 = d;
+            mutable_v->shape.type = LAR_TYPE_DECIMAL128;
         }
         return check_value(r, x, path, &v->as.constant, -1, path->column);
     }

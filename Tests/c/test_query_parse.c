@@ -296,6 +296,13 @@ TEST(query_syntax_errors_name_their_column)
     ERR("weight == 1e999", "number out of range at column 11");
     ERR("oid == oid(123)", "bad ObjectId: oid() takes 24 hexadecimal digits at column 8");
     ERR("uid == uuid(3b241101e2bb42558caf4136c566a962)", "bad UUID: uuid() takes 8-4-4-4-12 hexadecimal digits at column 8");
+    /* fuzz_query: a number that no decimal128 holds exactly described as a double, which
+     * then parsed as a decimal128: refused instead. */
+    ERR("price == 666666666666666660666666666660666666.0",
+        "number 666666666666666660666666666660666666.0 has no exact decimal128 (at most 34 significant digits) "
+        "to compare with decimal128 property 'price' at column 10");
+    ERR("price > 1e-7000", "number 1e-7000 has no exact decimal128 (at most 34 significant digits) "
+        "to compare with decimal128 property 'price' at column 9");
     ERR("price == decimal128(1.2.3)", "bad decimal128: decimal128() takes a number of at most 34 significant digits at column 10");
     ERR("price == decimal128(12345678901234567890123456789012345)",
         "bad decimal128: decimal128() takes a number of at most 34 significant digits at column 10");
