@@ -83,13 +83,46 @@ static int64_t expected_lookup_sum(void)
     return sum;
 }
 
-static void check_sum(const char *what, int64_t got, int64_t want, uint64_t count)
+void check_result(const char *what, int64_t got_sum, int64_t want_sum, uint64_t got_count, uint64_t want_count)
 {
-    if (got == want && count == N) return;
-    char detail[160];
-    snprintf(detail, sizeof detail, "visited %" PRIu64 " objects, sum %" PRId64 "; expected %d, %" PRId64,
-             count, got, N, want);
+    if (got_sum == want_sum && got_count == want_count) return;
+    char detail[200];
+    snprintf(detail, sizeof detail, "count %" PRIu64 ", sum %" PRId64 "; expected %" PRIu64 ", %" PRId64,
+             got_count, got_sum, want_count, want_sum);
     die(what, detail);
+}
+
+MDB_env *raw_env_open(const char *path)
+{
+    MDB_env *env;
+    MDB_CHECK(mdb_env_create(&env));
+    MDB_CHECK(mdb_env_set_maxdbs(env, 8));
+    MDB_CHECK(mdb_env_set_mapsize(env, MAP_SIZE));
+    MDB_CHECK(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
+    return env;
+}
+
+MDB_dbi raw_dbi(MDB_env *env, const char *name, unsigned int flags)
+{
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    MDB_CHECK(mdb_txn_begin(env, NULL, 0, &txn));
+    MDB_CHECK(mdb_dbi_open(txn, name, MDB_CREATE | flags, &dbi));
+    MDB_CHECK(mdb_txn_commit(txn));
+    return dbi;
+}
+
+lar_env *lar_open_fresh(const char *path, const lar_class_def *classes, size_t count)
+{
+    remove_database(path);
+    lar_env_options options;
+    LAR_CHECK(lar_env_options_init(&options));
+    options.initial_map_size = MAP_SIZE;
+    options.flags = 0; /* durable sync, as raw LMDB's default */
+    lar_env *env;
+    LAR_CHECK(lar_env_open(path, &options, &env));
+    LAR_CHECK(lar_schema_apply(env, classes, count, 1));
+    return env;
 }
 
 /* ---- files ---- */
@@ -136,15 +169,9 @@ typedef struct raw_db {
 
 static void raw_open(raw_db *db, const char *path)
 {
-    MDB_CHECK(mdb_env_create(&db->env));
-    MDB_CHECK(mdb_env_set_maxdbs(db->env, 8));
-    MDB_CHECK(mdb_env_set_mapsize(db->env, MAP_SIZE));
-    MDB_CHECK(mdb_env_open(db->env, path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
-    MDB_txn *txn;
-    MDB_CHECK(mdb_txn_begin(db->env, NULL, 0, &txn));
-    MDB_CHECK(mdb_dbi_open(txn, "rows", MDB_CREATE | MDB_INTEGERKEY, &db->rows));
-    MDB_CHECK(mdb_dbi_open(txn, "pk", MDB_CREATE, &db->pk));
-    MDB_CHECK(mdb_txn_commit(txn));
+    db->env = raw_env_open(path);
+    db->rows = raw_dbi(db->env, "rows", MDB_INTEGERKEY);
+    db->pk = raw_dbi(db->env, "pk", 0);
 }
 
 static void raw_close(raw_db *db)
@@ -206,7 +233,7 @@ static uint64_t raw_scan(raw_db *db)
     mdb_cursor_close(cursor);
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check_sum("raw scan", sum, expected_scan_sum(), count);
+    check_result("raw scan", sum, expected_scan_sum(), count, N);
     return elapsed;
 }
 
@@ -231,7 +258,7 @@ static uint64_t raw_lookup(raw_db *db, const int64_t *order)
     }
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check_sum("raw lookup", sum, expected_lookup_sum(), N);
+    check_result("raw lookup", sum, expected_lookup_sum(), N, N);
     return elapsed;
 }
 
@@ -253,12 +280,7 @@ static void lar_db_open(lar_db *db, const char *path)
         props[1 + j] = (lar_property_def){names[j], LAR_TYPE_INT, LAR_COLLECTION_NONE, 0, NULL, NULL};
     lar_class_def cls = {"Item", props, 1 + PROPS, 0};
 
-    lar_env_options options;
-    LAR_CHECK(lar_env_options_init(&options));
-    options.initial_map_size = MAP_SIZE;
-    options.flags = 0; /* durable sync, as raw LMDB's default */
-    LAR_CHECK(lar_env_open(path, &options, &db->env));
-    LAR_CHECK(lar_schema_apply(db->env, &cls, 1, 1));
+    db->env = lar_open_fresh(path, &cls, 1);
     LAR_CHECK(lar_class_find(db->env, "Item", &db->cls));
     LAR_CHECK(lar_property_find(db->env, db->cls, "id", &db->id_prop));
     for (int j = 0; j < PROPS; j++) LAR_CHECK(lar_property_find(db->env, db->cls, names[j], &db->v_prop[j]));
@@ -306,7 +328,7 @@ static uint64_t capi_scan_with(lar_db *db, scan_walk walk, const char *name)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check_sum(name, sum, expected_scan_sum(), count);
+    check_result(name, sum, expected_scan_sum(), count, N);
     return elapsed;
 }
 
@@ -383,7 +405,7 @@ static uint64_t capi_lookup(lar_db *db, const int64_t *order)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check_sum("c-api lookup", sum, expected_lookup_sum(), N);
+    check_result("c-api lookup", sum, expected_lookup_sum(), N, N);
     return elapsed;
 }
 

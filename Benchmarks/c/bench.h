@@ -2,6 +2,9 @@
 #ifndef LARDER_BENCH_H
 #define LARDER_BENCH_H
 
+#include "larder.h"
+
+#include <lmdb.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -60,7 +63,20 @@ static inline uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
-/* ---- shared by bench.c and bench_collections.c ---- */
+/* Big-endian, so that memcmp orders keys as the numbers. */
+static inline void be64(uint64_t v, uint8_t *out)
+{
+    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (56 - 8 * i));
+}
+
+static inline uint64_t read_be64(const uint8_t *in)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v = v << 8 | in[i];
+    return v;
+}
+
+/* ---- shared by bench.c and the workload files (bench_collections.c, bench_mixed.c, bench_embedded.c) ---- */
 
 /* Print "bench_c: what: detail" and exit 1. */
 _Noreturn void die(const char *what, const char *detail);
@@ -74,6 +90,15 @@ void report_n(const char *workload, const char *impl, uint64_t n, uint64_t best_
 /* The same with one more field, vs_<other>=best_ns / other_ns: the ratio to another baseline. */
 void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t best_ns, uint64_t raw_ns,
                  const char *other, uint64_t other_ns);
+/* Exits through die() unless a workload's check matches: what it summed and counted. */
+void check_result(const char *what, int64_t got_sum, int64_t want_sum, uint64_t got_count, uint64_t want_count);
+/* A raw LMDB environment at path as every baseline opens it (NOSUBDIR, NOTLS, durable
+ * sync, a 1 GiB map, up to 8 tables), and a table of it, created in its own write. */
+MDB_env *raw_env_open(const char *path);
+MDB_dbi raw_dbi(MDB_env *env, const char *name, unsigned int flags);
+/* A fresh Larder file at path (the old one removed) with the same map and sync as the
+ * raw baselines, and classes declared. */
+lar_env *lar_open_fresh(const char *path, const lar_class_def *classes, size_t count);
 /* The collection workloads (bench_collections.c): lists, links, maps and sets, files in dir. */
 void bench_collections(const char *dir);
 /* The mixed-value workloads (bench_mixed.c): mixed-insert and mixed-scan, files in dir. */

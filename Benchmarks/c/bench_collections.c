@@ -57,71 +57,16 @@
 #define WRITE_REPEATS 3
 #define READ_REPEATS 5
 #define APPEND_REPEATS 15
-#define MAP_SIZE ((size_t)1 << 30)
 #define LINK_SEED 0x11A4Cull
 #define MAP_SEED 0x3A95EEDull
 
 /* ---- shared ---- */
-
-static void be64(uint64_t v, uint8_t *out)
-{
-    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
-static uint64_t read_be64(const uint8_t *in)
-{
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++) v = v << 8 | in[i];
-    return v;
-}
-
-static MDB_env *raw_env_open(const char *path)
-{
-    MDB_env *env;
-    MDB_CHECK(mdb_env_create(&env));
-    MDB_CHECK(mdb_env_set_maxdbs(env, 8));
-    MDB_CHECK(mdb_env_set_mapsize(env, MAP_SIZE));
-    MDB_CHECK(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
-    return env;
-}
-
-static MDB_dbi raw_dbi(MDB_env *env, const char *name, unsigned int flags)
-{
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    MDB_CHECK(mdb_txn_begin(env, NULL, 0, &txn));
-    MDB_CHECK(mdb_dbi_open(txn, name, MDB_CREATE | flags, &dbi));
-    MDB_CHECK(mdb_txn_commit(txn));
-    return dbi;
-}
-
-static lar_env *lar_open_fresh(const char *path, const lar_class_def *cls)
-{
-    remove_database(path);
-    lar_env_options options;
-    LAR_CHECK(lar_env_options_init(&options));
-    options.initial_map_size = MAP_SIZE;
-    options.flags = 0; /* durable sync, as raw LMDB's default */
-    lar_env *env;
-    LAR_CHECK(lar_env_open(path, &options, &env));
-    LAR_CHECK(lar_schema_apply(env, cls, 1, 1));
-    return env;
-}
 
 static uint32_t prop_index(lar_env *env, lar_class cls, const char *name)
 {
     uint32_t prop;
     LAR_CHECK(lar_property_find(env, cls, name, &prop));
     return prop;
-}
-
-static void check(const char *what, int64_t got_sum, int64_t want_sum, uint64_t got_count, uint64_t want_count)
-{
-    if (got_sum == want_sum && got_count == want_count) return;
-    char detail[200];
-    snprintf(detail, sizeof detail, "count %" PRIu64 ", sum %" PRId64 "; expected %" PRIu64 ", %" PRId64,
-             got_count, got_sum, want_count, want_sum);
-    die(what, detail);
 }
 
 static lar_value int_value(int64_t v)
@@ -158,7 +103,7 @@ static void lists_open(list_files *f, const char *raw_path, const char *lar_path
     f->items = raw_dbi(f->raw, "items", 0);
     static const lar_property_def props[] = {{"items", LAR_TYPE_INT, LAR_COLLECTION_LIST, 0, NULL, NULL}};
     static const lar_class_def cls = {"ListOwner", props, 1, 0};
-    f->env = lar_open_fresh(lar_path, &cls);
+    f->env = lar_open_fresh(lar_path, &cls, 1);
     LAR_CHECK(lar_class_find(f->env, "ListOwner", &f->cls));
     f->items_prop = prop_index(f->env, f->cls, "items");
 }
@@ -237,7 +182,7 @@ static uint64_t raw_list_iterate(list_files *f)
     mdb_cursor_close(cursor);
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("raw list-iterate", sum, list_sum, count, LIST_N);
+    check_result("raw list-iterate", sum, list_sum, count, LIST_N);
     return elapsed;
 }
 
@@ -260,7 +205,7 @@ static uint64_t capi_list_iterate(list_files *f)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("c-api list-iterate", sum, list_sum, count, LIST_N);
+    check_result("c-api list-iterate", sum, list_sum, count, LIST_N);
     return elapsed;
 }
 
@@ -417,7 +362,7 @@ static void links_open(link_files *f, const char *raw_path, const char *lar_path
         {"friends", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Node", NULL},
     };
     static const lar_class_def cls = {"Node", props, 3, 0};
-    f->env = lar_open_fresh(lar_path, &cls);
+    f->env = lar_open_fresh(lar_path, &cls, 1);
     LAR_CHECK(lar_class_find(f->env, "Node", &f->cls));
     f->value_prop = prop_index(f->env, f->cls, "value");
     f->next_prop = prop_index(f->env, f->cls, "next");
@@ -572,7 +517,7 @@ static uint64_t raw_link_scan(link_files *f)
     mdb_cursor_close(friends);
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("raw link-scan", sum, link_sum, count, LINK_N);
+    check_result("raw link-scan", sum, link_sum, count, LINK_N);
     return elapsed;
 }
 
@@ -609,7 +554,7 @@ static uint64_t capi_link_scan(link_files *f)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("c-api link-scan", sum, link_sum, count, LINK_N);
+    check_result("c-api link-scan", sum, link_sum, count, LINK_N);
     return elapsed;
 }
 
@@ -670,7 +615,7 @@ static void map_open(map_files *f, const char *raw_path, const char *lar_path)
     f->entries = raw_dbi(f->raw, "entries", 0);
     static const lar_property_def props[] = {{"entries", LAR_TYPE_INT, LAR_COLLECTION_MAP, 0, NULL, NULL}};
     static const lar_class_def cls = {"MapOwner", props, 1, 0};
-    f->env = lar_open_fresh(lar_path, &cls);
+    f->env = lar_open_fresh(lar_path, &cls, 1);
     LAR_CHECK(lar_class_find(f->env, "MapOwner", &f->cls));
     f->prop = prop_index(f->env, f->cls, "entries");
 }
@@ -740,7 +685,7 @@ static uint64_t raw_map_lookup(map_files *f, const int64_t *order)
     }
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("raw map-lookup", sum, map_sum, MAP_N, MAP_N);
+    check_result("raw map-lookup", sum, map_sum, MAP_N, MAP_N);
     return elapsed;
 }
 
@@ -759,7 +704,7 @@ static uint64_t capi_map_lookup(map_files *f, const int64_t *order)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    check("c-api map-lookup", sum, map_sum, MAP_N, MAP_N);
+    check_result("c-api map-lookup", sum, map_sum, MAP_N, MAP_N);
     return elapsed;
 }
 
@@ -863,7 +808,7 @@ static void sets_open(set_files *f, const char *raw_path, const char *lar_path)
         {"b", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL, NULL},
     };
     static const lar_class_def cls_def = {"SetOwner", props, 2, 0};
-    f->env = lar_open_fresh(lar_path, &cls_def);
+    f->env = lar_open_fresh(lar_path, &cls_def, 1);
     lar_class cls;
     LAR_CHECK(lar_class_find(f->env, "SetOwner", &cls));
     f->a_prop = prop_index(f->env, cls, "a");
@@ -975,7 +920,7 @@ static uint64_t raw_set_op(set_files *f, set_op op)
     uint64_t want_count;
     int64_t want_sum;
     set_expected(op, &want_count, &want_sum);
-    check(op == SET_UNION ? "raw set-union" : "raw set-intersect", sum, want_sum, count, want_count);
+    check_result(op == SET_UNION ? "raw set-union" : "raw set-intersect", sum, want_sum, count, want_count);
     return elapsed;
 }
 
@@ -1006,7 +951,7 @@ static uint64_t capi_set_op(set_files *f, set_op op)
     uint64_t want_count;
     int64_t want_sum;
     set_expected(op, &want_count, &want_sum);
-    check(op == SET_UNION ? "c-api set-union" : "c-api set-intersect", sum, want_sum, count, want_count);
+    check_result(op == SET_UNION ? "c-api set-union" : "c-api set-intersect", sum, want_sum, count, want_count);
     return elapsed;
 }
 

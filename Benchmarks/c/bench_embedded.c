@@ -29,7 +29,6 @@
 #define EMB_N 200000
 #define WRITE_REPEATS 3
 #define READ_REPEATS 5
-#define MAP_SIZE ((size_t)1 << 30)
 
 /* Person i's five strings: name, street, city, country, postal code. */
 typedef struct person_text {
@@ -58,15 +57,6 @@ static void plan(void)
     }
 }
 
-static void check_sum(const char *what, int64_t sum, uint64_t count)
-{
-    if (sum == expected_sum && count == EMB_N) return;
-    char detail[160];
-    snprintf(detail, sizeof detail, "sum %lld over %llu people, expected %lld over %d", (long long)sum,
-             (unsigned long long)count, (long long)expected_sum, EMB_N);
-    die(what, detail);
-}
-
 static lar_value string_value(const char *s, size_t n)
 {
     lar_value v = {.type = LAR_TYPE_STRING};
@@ -79,11 +69,7 @@ static lar_value string_value(const char *s, size_t n)
 static uint64_t raw_insert(const char *path)
 {
     remove_database(path);
-    MDB_env *env;
-    MDB_CHECK(mdb_env_create(&env));
-    MDB_CHECK(mdb_env_set_maxdbs(env, 4));
-    MDB_CHECK(mdb_env_set_mapsize(env, MAP_SIZE));
-    MDB_CHECK(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
+    MDB_env *env = raw_env_open(path);
     uint64_t start = bench_now_ns();
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -110,11 +96,7 @@ static uint64_t raw_insert(const char *path)
 
 static uint64_t raw_scan(const char *path)
 {
-    MDB_env *env;
-    MDB_CHECK(mdb_env_create(&env));
-    MDB_CHECK(mdb_env_set_maxdbs(env, 4));
-    MDB_CHECK(mdb_env_set_mapsize(env, MAP_SIZE));
-    MDB_CHECK(mdb_env_open(env, path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
+    MDB_env *env = raw_env_open(path);
     uint64_t start = bench_now_ns();
     MDB_txn *txn;
     MDB_dbi dbi;
@@ -142,7 +124,7 @@ static uint64_t raw_scan(const char *path)
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
     mdb_env_close(env);
-    check_sum("raw embedded-scan", sum, count);
+    check_result("raw embedded-scan", sum, expected_sum, count, EMB_N);
     return elapsed;
 }
 
@@ -162,17 +144,11 @@ static const lar_property_def owner_props[] = {
 
 static lar_env *open_fresh(const char *path, bool embedded, lar_class *cls)
 {
-    remove_database(path);
-    lar_env_options options;
-    LAR_CHECK(lar_env_options_init(&options));
-    options.initial_map_size = MAP_SIZE;
-    lar_env *env;
-    LAR_CHECK(lar_env_open(path, &options, &env));
     lar_class_def defs[2] = {
         {"Person", embedded ? owner_props : plain_props, embedded ? 2 : 5, 0},
         {"Address", plain_props + 1, 4, LAR_CLASS_EMBEDDED},
     };
-    LAR_CHECK(lar_schema_apply(env, defs, embedded ? 2 : 1, 1));
+    lar_env *env = lar_open_fresh(path, defs, embedded ? 2 : 1);
     LAR_CHECK(lar_class_find(env, "Person", cls));
     return env;
 }
@@ -244,7 +220,7 @@ static uint64_t capi_scan(const char *path, bool embedded)
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
     LAR_CHECK(lar_env_close(env));
-    check_sum(embedded ? "c-api embedded-scan" : "c-api-plain embedded-scan", sum, count);
+    check_result(embedded ? "c-api embedded-scan" : "c-api-plain embedded-scan", sum, expected_sum, count, EMB_N);
     return elapsed;
 }
 

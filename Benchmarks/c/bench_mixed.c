@@ -46,7 +46,6 @@
 #define MIXED_SEED 0x3113EDull
 #define MIXED_WRITE_REPEATS 3
 #define MIXED_READ_REPEATS 10
-#define MIXED_MAP_SIZE ((size_t)1 << 30)
 #define MIXED_BATCH 64
 #define RAW_CLASS 1u /* the class id the raw layout gives its one class */
 
@@ -93,15 +92,6 @@ static void mixed_plan(void)
     }
 }
 
-static void mixed_check(const char *what, int64_t sum, uint64_t count)
-{
-    if (sum == expected_sum && count == MIXED_N) return;
-    char detail[200];
-    snprintf(detail, sizeof detail, "count %" PRIu64 ", sum %" PRId64 "; expected %d, %" PRId64, count, sum,
-             MIXED_N, expected_sum);
-    die(what, detail);
-}
-
 /* ---- files ---- */
 
 typedef struct mixed_files {
@@ -112,49 +102,25 @@ typedef struct mixed_files {
     uint32_t id_prop, value_prop;
 } mixed_files;
 
-static void put_be64(uint64_t v, uint8_t *out)
-{
-    for (int i = 0; i < 8; i++) out[i] = (uint8_t)(v >> (56 - 8 * i));
-}
-
 static void put_be32(uint32_t v, uint8_t *out)
 {
     for (int i = 0; i < 4; i++) out[i] = (uint8_t)(v >> (24 - 8 * i));
 }
 
-static MDB_dbi open_dbi(MDB_env *env, const char *name, unsigned int flags)
-{
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    MDB_CHECK(mdb_txn_begin(env, NULL, 0, &txn));
-    MDB_CHECK(mdb_dbi_open(txn, name, MDB_CREATE | flags, &dbi));
-    MDB_CHECK(mdb_txn_commit(txn));
-    return dbi;
-}
-
 static void mixed_open(mixed_files *f, const char *raw_path, const char *lar_path)
 {
     remove_database(raw_path);
-    MDB_CHECK(mdb_env_create(&f->raw));
-    MDB_CHECK(mdb_env_set_maxdbs(f->raw, 8));
-    MDB_CHECK(mdb_env_set_mapsize(f->raw, MIXED_MAP_SIZE));
-    MDB_CHECK(mdb_env_open(f->raw, raw_path, MDB_NOSUBDIR | MDB_NOTLS, 0644));
-    f->rows = open_dbi(f->raw, "rows", MDB_INTEGERKEY);
-    f->pk = open_dbi(f->raw, "pk", 0);
-    f->backlinks = open_dbi(f->raw, "backlinks", 0);
+    f->raw = raw_env_open(raw_path);
+    f->rows = raw_dbi(f->raw, "rows", MDB_INTEGERKEY);
+    f->pk = raw_dbi(f->raw, "pk", 0);
+    f->backlinks = raw_dbi(f->raw, "backlinks", 0);
 
-    remove_database(lar_path);
     static const lar_property_def props[] = {
         {"id", LAR_TYPE_INT, LAR_COLLECTION_NONE, LAR_PROP_PRIMARY_KEY, NULL, NULL},
         {"value", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, NULL, NULL},
     };
     static const lar_class_def cls = {"MixedItem", props, 2, 0};
-    lar_env_options options;
-    LAR_CHECK(lar_env_options_init(&options));
-    options.initial_map_size = MIXED_MAP_SIZE;
-    options.flags = 0; /* durable sync, as raw LMDB's default */
-    LAR_CHECK(lar_env_open(lar_path, &options, &f->env));
-    LAR_CHECK(lar_schema_apply(f->env, &cls, 1, 1));
+    f->env = lar_open_fresh(lar_path, &cls, 1);
     LAR_CHECK(lar_class_find(f->env, "MixedItem", &f->cls));
     LAR_CHECK(lar_property_find(f->env, f->cls, "id", &f->id_prop));
     LAR_CHECK(lar_property_find(f->env, f->cls, "value", &f->value_prop));
@@ -176,9 +142,9 @@ static void raw_backlink_put(mixed_files *f, MDB_txn *txn, uint64_t to, uint64_t
 {
     uint8_t key[25];
     put_be32(RAW_CLASS, key);
-    put_be64(to, key + 4);
+    be64(to, key + 4);
     put_be32(RAW_CLASS, key + 12);
-    put_be64(origin, key + 16);
+    be64(origin, key + 16);
     key[24] = 1; /* the property */
     uint32_t one = 1;
     MDB_val k = {sizeof key, key}, d = {sizeof one, &one};
@@ -230,7 +196,7 @@ static uint64_t raw_mixed_insert(mixed_files *f, int backlinks)
         MDB_val k = {sizeof key, &key}, d = {size, row};
         MDB_CHECK(mdb_put(txn, f->rows, &k, &d, MDB_APPEND));
         uint8_t pk[8];
-        put_be64((uint64_t)id ^ (1ull << 63), pk);
+        be64((uint64_t)id ^ (1ull << 63), pk);
         MDB_val pkk = {sizeof pk, pk}, pkd = {sizeof key, &key};
         MDB_CHECK(mdb_put(txn, f->pk, &pkk, &pkd, MDB_NOOVERWRITE));
     }
@@ -285,7 +251,7 @@ static uint64_t raw_mixed_scan(mixed_files *f)
     mdb_cursor_close(cursor);
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    mixed_check("raw mixed-scan", sum, count);
+    check_result("raw mixed-scan", sum, expected_sum, count, MIXED_N);
     return elapsed;
 }
 
@@ -365,7 +331,7 @@ static uint64_t capi_mixed_scan(mixed_files *f)
     LAR_CHECK(lar_txn_commit(txn));
     lar_txn_free(txn);
     uint64_t elapsed = bench_now_ns() - start;
-    mixed_check("c-api mixed-scan", sum, count);
+    check_result("c-api mixed-scan", sum, expected_sum, count, MIXED_N);
     return elapsed;
 }
 
