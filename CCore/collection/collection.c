@@ -92,24 +92,30 @@ int collection_check_element(lar_txn *txn, const collection_ref *ref, const lar_
     if (err) return err;
     *out = value_normalize(&ref->prop->def, value);
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
-    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls); /* checked, unless mixed */
+    embedded_use use = ref->prop->def.type == LAR_TYPE_MIXED ? EMBEDDED_IN_MIXED
+                     : ref->prop->def.collection == LAR_COLLECTION_MAP ? EMBEDDED_IN_MAP : EMBEDDED_IN_LIST;
+    return link_check_target(txn, ref->cls, &ref->prop->def, kind_name(ref->prop->def.collection), true, use,
+                             value->as.link);
+}
+
+int link_check_target(lar_txn *txn, const schema_class *cls, const lar_property_def *def, const char *holder,
+                      bool holds, embedded_use use, lar_obj link)
+{
+    const schema_class *target = schema_class_at(txn->schema, link.cls); /* checked, unless mixed */
     if (!target)
-        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot hold a link to an object of class %u: the schema has no "
-                        "such class", kind_name(ref->prop->def.collection), ref->cls->name, ref->prop->def.name,
-                        value->as.link.cls);
+        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot %s an object of class %u: the schema has no such class",
+                        holder, cls->name, def->name, holds ? "hold a link to" : "link to", link.cls);
     if (target->flags & LAR_CLASS_EMBEDDED) {
-        embedded_use use = ref->prop->def.type == LAR_TYPE_MIXED ? EMBEDDED_IN_MIXED
-                         : ref->prop->def.collection == LAR_COLLECTION_MAP ? EMBEDDED_IN_MAP : EMBEDDED_IN_LIST;
-        err = embedded_check_link(txn, target, value->as.link, use);
+        int err = embedded_check_link(txn, target, link, use);
         if (err) return err;
     }
-    if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
-    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
+    if (txn_created_here(txn, link.cls, target->dbi, link.key)) return LAR_OK;
+    kv_val key = {sizeof link.key, (void *)&link.key}, row;
     int rc = kv_get(txn, target->dbi, &key, &row);
     if (rc == KV_NOTFOUND)
-        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot hold object %llu of class '%s': it does not exist "
-                        "or was deleted", kind_name(ref->prop->def.collection), ref->cls->name,
-                        ref->prop->def.name, (unsigned long long)value->as.link.key, target->name);
+        return lar_fail(LAR_EINVAL, "%s '%s.%s' cannot %s object %llu of class '%s': it does not exist or was "
+                        "deleted", holder, cls->name, def->name, holds ? "hold" : "link to",
+                        (unsigned long long)link.key, target->name);
     return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
 }
 

@@ -25,6 +25,13 @@ typedef enum embedded_use { EMBEDDED_IN_LINK, EMBEDDED_IN_LIST, EMBEDDED_IN_MAP,
 /* Refuses a link to an object of embedded class target (with Realm's message for use)
  * unless it is txn->placing, the one being created in place; a mixed value never holds one. */
 int embedded_check_link(lar_txn *txn, const schema_class *target, lar_obj link, embedded_use use);
+/* The checks every write of a link makes, whatever holds it: the target's class exists
+ * (a mixed value may name any), an embedded target is linked only as use allows, and
+ * the object exists (no lookup when this write created it). holder names what holds the
+ * link in messages ("property", "list", ...); a collection "holds" its objects, a
+ * property "links to" them. */
+int link_check_target(lar_txn *txn, const schema_class *cls, const lar_property_def *def, const char *holder,
+                      bool holds, embedded_use use, lar_obj link);
 /* Deletes the embedded objects noted in txn->orphans that no link names any more, and
  * their embedded descendants. */
 int embedded_sweep(lar_txn *txn);

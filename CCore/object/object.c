@@ -111,23 +111,9 @@ static int add_index_entries(lar_txn *txn, const schema_class *cls, lar_class cl
 static int check_link_target(lar_txn *txn, const schema_class *cls, uint32_t prop, const lar_value *value)
 {
     if (value->type != LAR_TYPE_LINK) return LAR_OK;
-    const schema_class *target = schema_class_at(txn->schema, value->as.link.cls);
-    if (!target) /* a mixed property's link: its class is the caller's to give */
-        return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to an object of class %u: the schema has no "
-                        "such class", cls->name, cls->properties[prop].def.name, value->as.link.cls);
-    if (target->flags & LAR_CLASS_EMBEDDED) {
-        bool mixed = cls->properties[prop].def.type == LAR_TYPE_MIXED;
-        int err = embedded_check_link(txn, target, value->as.link, mixed ? EMBEDDED_IN_MIXED : EMBEDDED_IN_LINK);
-        if (err) return err;
-    }
-    if (txn_created_here(txn, value->as.link.cls, target->dbi, value->as.link.key)) return LAR_OK;
-    kv_val key = {sizeof value->as.link.key, (void *)&value->as.link.key}, row;
-    int rc = kv_get(txn, target->dbi, &key, &row);
-    if (rc == KV_NOTFOUND)
-        return lar_fail(LAR_EINVAL, "property '%s.%s' cannot link to object %llu of class '%s': it does not "
-                        "exist or was deleted", cls->name, cls->properties[prop].def.name,
-                        (unsigned long long)value->as.link.key, target->name);
-    return rc ? lar_fail_mdb(rc, "cannot read a link's target") : LAR_OK;
+    const lar_property_def *def = &cls->properties[prop].def;
+    return link_check_target(txn, cls, def, "property", false,
+                             def->type == LAR_TYPE_MIXED ? EMBEDDED_IN_MIXED : EMBEDDED_IN_LINK, value->as.link);
 }
 
 static int check_link_targets_exist(lar_txn *txn, const schema_class *cls, const lar_value *values)
