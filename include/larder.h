@@ -1635,11 +1635,12 @@ void lar_query_free(lar_query *query);
  *  or binary is its size in bytes; `@sum` of an empty collection is 0, and
  *  `@min`, `@max` and `@avg` of one are null.
  *
+ *  `['key']` on a mixed value reads the key of the nested dictionary it holds
+ *  (null when the key is missing or the value is no dictionary).
+ *
  *  Not supported yet (the run fails with #LAR_EINVAL and a message starting
- *  "not supported yet: " that names the construct and its column): `SORT`,
- *  `DISTINCT` and `LIMIT` suffixes; `[key]`, `@keys` and `@values` on a mixed
- *  value (nested collections); `@sum` and `@avg` of decimal128 values;
- *  `BETWEEN` with a key path; a list argument inside a list `{...}`.
+ *  "not supported yet: " that names the construct and its column): the `SORT`,
+ *  `DISTINCT` and `LIMIT` suffixes; `@sum` and `@avg` of decimal128 values.
  *
  *  Versions: a result records the version it was computed at. In a read
  *  transaction that is the snapshot; in a write transaction, that transaction

@@ -84,12 +84,12 @@ double decimal_to_double(lar_decimal128 d)
 
 /* ---- numbers ---- */
 
-static bool is_number(lar_type t)
+bool value_is_number(lar_type t)
 {
     return t == LAR_TYPE_INT || t == LAR_TYPE_FLOAT || t == LAR_TYPE_DOUBLE || t == LAR_TYPE_DECIMAL128;
 }
 
-static double as_double(const lar_value *v)
+double value_as_double(const lar_value *v)
 {
     switch (v->type) {
     case LAR_TYPE_INT: return (double)v->as.integer;
@@ -122,12 +122,12 @@ static int number_order(const lar_value *a, const lar_value *b)
         if (b->type == LAR_TYPE_INT) return decimal_order(a->as.decimal128, decimal_from_int(b->as.integer));
         /* A binary float against a decimal: by the decimal's nearest double. */
     }
-    if (a->type == LAR_TYPE_INT) return int_double_order(a->as.integer, as_double(b));
+    if (a->type == LAR_TYPE_INT) return int_double_order(a->as.integer, value_as_double(b));
     if (b->type == LAR_TYPE_INT) {
-        int o = int_double_order(b->as.integer, as_double(a));
+        int o = int_double_order(b->as.integer, value_as_double(a));
         return o == ORDER_NONE ? o : -o;
     }
-    double x = as_double(a), y = as_double(b);
+    double x = value_as_double(a), y = value_as_double(b);
     if (x != x || y != y) return ORDER_NONE;
     return x < y ? -1 : x > y;
 }
@@ -140,32 +140,24 @@ static int bytes_order(const void *a, size_t an, const void *b, size_t bn)
     return c ? sign_of(c) : (an > bn) - (an < bn);
 }
 
-/* Strings and binaries are bytes: a string property compared with a binary value (or
- * the reverse) compares their bytes. */
-static bool bytes_of(const lar_value *v, const void **data, size_t *size)
+/* Strings and binaries order by their bytes; a string and a binary are different kinds
+ * (as in Realm 20's mixed values: the evaluator gives a string compared with a binary
+ * property the binary type first). */
+bool value_bytes(const lar_value *v, const char **data, size_t *size)
 {
-    if (v->type == LAR_TYPE_STRING) {
-        *data = v->as.string.data;
-        *size = v->as.string.size;
-        return true;
-    }
-    if (v->type == LAR_TYPE_BINARY) {
-        *data = v->as.binary.data;
-        *size = v->as.binary.size;
-        return true;
-    }
-    return false;
+    if (v->type == LAR_TYPE_STRING) *data = v->as.string.data, *size = v->as.string.size;
+    else if (v->type == LAR_TYPE_BINARY) *data = v->as.binary.data, *size = v->as.binary.size;
+    else return false;
+    if (!*data) *data = "";
+    return true;
 }
 
 int value_order(const lar_value *a, const lar_value *b)
 {
-    if (is_number(a->type) && is_number(b->type)) return number_order(a, b);
-    const void *x, *y;
+    if (value_is_number(a->type) && value_is_number(b->type)) return number_order(a, b);
+    const char *x, *y;
     size_t xn, yn;
-    if (bytes_of(a, &x, &xn) && bytes_of(b, &y, &yn)) {
-        if (a->type != b->type && (a->type == LAR_TYPE_STRING) == (b->type == LAR_TYPE_STRING)) return ORDER_NONE;
-        return bytes_order(x ? x : "", xn, y ? y : "", yn);
-    }
+    if (a->type == b->type && value_bytes(a, &x, &xn) && value_bytes(b, &y, &yn)) return bytes_order(x, xn, y, yn);
     if (a->type != b->type) return ORDER_NONE;
     switch (a->type) {
     case LAR_TYPE_BOOL: return (a->as.boolean != 0) - (b->as.boolean != 0);

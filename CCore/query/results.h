@@ -58,6 +58,10 @@ bool value_matches(const lar_value *a, const lar_value *b);
 bool type_name_matches(const lar_value *v, const lar_value *name);
 /* Decimal128 (BID) to double, nearest. */
 double decimal_to_double(lar_decimal128 d);
+bool value_is_number(lar_type t); /* int, float, double, decimal128 */
+double value_as_double(const lar_value *v); /* a number's nearest double */
+/* A string's or binary's bytes (never NULL); false for other values. */
+bool value_bytes(const lar_value *v, const char **data, size_t *size);
 
 /* ---- strings (fold.c) ---- */
 
