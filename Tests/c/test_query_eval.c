@@ -784,3 +784,46 @@ TEST(query_eval_refuses_decimal_sums_by_name)
     lar_txn_free(txn);
     close_env(env);
 }
+
+/* Runs text on the dogs inside txn. */
+static unsigned dogs_in(lar_txn *txn, const world *w, const char *text)
+{
+    lar_query *q = parse(w->env, w->dog, text);
+    lar_results *r;
+    CHECK_OK(lar_query_run(txn, q, &r));
+    size_t count;
+    CHECK_OK(lar_results_count(r, &count));
+    unsigned bits = 0;
+    for (size_t i = 0; i < count; i++) {
+        lar_obj obj;
+        CHECK_OK(lar_results_get(r, i, &obj));
+        for (int j = 0; j < 6; j++)
+            if (w->dogs[j].key == obj.key) bits |= 1u << j;
+    }
+    lar_results_free(r);
+    lar_query_free(q);
+    return bits;
+}
+
+TEST(query_eval_sees_its_own_write)
+{
+    world w = setup_world();
+    lar_txn *txn = begin_write(w.env);
+    uint32_t tags = prop_id(w.env, w.dog, "tags"), name = prop_id(w.env, w.dog, "name");
+    lar_value c = val_str("c"), renamed = val_str("Zed");
+    CHECK_OK(lar_list_append(txn, w.dogs[5], tags, &c));
+    CHECK_OK(lar_obj_set(txn, w.dogs[1], name, &renamed));
+    EXPECT(dogs_in(txn, &w, "tags == 'c'"), B(5));
+    EXPECT(dogs_in(txn, &w, "name == 'Zed' OR owner.name == 'Bob'"), B(1));
+    EXPECT(dogs_in(txn, &w, "friends.name == 'Zed'"), B(0) | B(3));
+    EXPECT(dogs_in(txn, &w, "@links.Person.dogs.name == 'Bob'"), B(1));
+    CHECK_OK(lar_obj_delete(txn, w.people[0]));
+    EXPECT(dogs_in(txn, &w, "owner == nil"), B(0) | B(2) | B(3) | B(5));
+    EXPECT(dogs_in(txn, &w, "@links.Person.dogs.@count == 0"), B(2) | B(3) | B(5));
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    EXPECT(PEOPLE("@links.Dog.owner.@count == 2"), B(0));
+    EXPECT(PEOPLE("@links.Dog.owner.name CONTAINS 'x'"), B(0) | B(1));
+    EXPECT(PEOPLE("ALL @links.Dog.owner.age > 2"), B(1) | B(2)); /* Alice's Fido is 1 */
+    close_env(w.env);
+}
