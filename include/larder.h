@@ -1489,7 +1489,8 @@ void lar_iter_close(lar_iter *iter);
  *    options `[c]`, `[d]` or `[cd]`;
  *  - `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`, `FALSEPREDICATE`;
  *  - key paths through links (`owner.address.city`), backlinks
- *    (`@links.Person.dogs`), maps (`map['key']`, `map.@keys`, `map.@values`),
+ *    (`@links.Person.dogs`; `@links.@count` counts the links from every class
+ *    and property), maps (`map['key']`, `map.@keys`, `map.@values`),
  *    `@type` of a mixed value (compared with type names: 'int', 'string', 'numeric', ...),
  *    `ANY`/`SOME`, `ALL`, `NONE` before a comparison over a collection,
  *    `@count`/`@size` (also a string's or binary's length), `@min`, `@max`,

@@ -15,6 +15,8 @@
  * across types; strings order by bytes (code points); a missing map key reads as null. */
 #include "query/results.h"
 
+#include "link/link.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -62,6 +64,7 @@ typedef struct step_plan {
     step_kind map_part;       /* a map property: STEP_KEY, STEP_KEYS or STEP_VALUES */
     lar_string key;           /* STEP_KEY */
     uint32_t variable;        /* STEP_VARIABLE: the subquery depth it names */
+    bool all_links;           /* @links.@count: every link into the object */
 } step_plan;
 
 typedef struct node node;
@@ -323,8 +326,26 @@ static int expand_map(plan *p, const step_plan *st, lar_obj obj, values *out)
     }
 }
 
+/* Every link into obj, from any class and property, once per link (a list that holds
+ * obj twice links twice): what @links.@count counts. */
+static int expand_all_links(plan *p, lar_obj obj, values *out)
+{
+    if (!p->txn->schema->has_links) return LAR_OK; /* no links anywhere: no backlink table */
+    byte_buffer links = {0};
+    int err = backlinks_collect(p->txn, obj, &links);
+    for (size_t at = 0; !err && at + sizeof(backlink) <= links.size; at += sizeof(backlink)) {
+        backlink link;
+        memcpy(&link, links.data + at, sizeof link);
+        lar_value origin = {.type = LAR_TYPE_LINK, .as.link = link.origin};
+        for (uint32_t i = 0; !err && i < link.count; i++) err = push(out, &origin);
+    }
+    buffer_free(&links);
+    return err;
+}
+
 static int expand_backlinks(plan *p, const step_plan *st, lar_obj obj, values *out)
 {
+    if (st->all_links) return expand_all_links(p, obj, out);
     lar_obj batch[BATCH];
     for (lar_objkey start = 0;;) {
         size_t n = 0;
@@ -598,6 +619,10 @@ static int compile_step(plan *p, const expr *e, size_t i, const scope *sc, step_
     case STEP_KEYS: case STEP_VALUES:
         return unsupported("@keys and @values on a mixed value (nested dictionaries)", st->column);
     case STEP_PROPERTY: case STEP_BACKLINK: break;
+    }
+    if (st->kind == STEP_BACKLINK && !st->class_name) {
+        out->all_links = true;
+        return LAR_OK;
     }
     out->cls = schema_class_at(p->txn->schema, st->cls);
     if (!out->cls || st->prop >= out->cls->property_count)

@@ -827,3 +827,38 @@ TEST(query_eval_sees_its_own_write)
     EXPECT(PEOPLE("ALL @links.Dog.owner.age > 2"), B(1) | B(2)); /* Alice's Fido is 1 */
     close_env(w.env);
 }
+
+TEST(query_eval_all_backlinks_counted)
+{
+    world w = setup_world();
+    EXPECT(DOGS("@links.@count == 0"), B(2) | B(5));
+    EXPECT(DOGS("@links.@count == 2"), B(0) | B(4));
+    EXPECT(DOGS("@links.@size == 3"), B(1));
+    EXPECT(DOGS("@links.@count > 0 AND @links.Dog.friends.@count == 0"), B(0) | B(3));
+    EXPECT(PEOPLE("@links.@count == 1"), B(1) | B(2));
+    /* It describes and parses back as itself; nothing may follow it. */
+    lar_query *q = parse(w.env, w.dog, "@links.@size>=1");
+    char text[64];
+    CHECK_OK(lar_query_describe(q, text, sizeof text, NULL, 0));
+    CHECK_STR(text, "@links.@count >= 1");
+    lar_query_free(q);
+    CHECK_RC(lar_query_parse(w.env, w.dog, "@links.@count.name == 1", &q), LAR_EINVAL);
+    CHECK_MSG_HAS("nothing may follow an aggregate");
+    CHECK_RC(lar_query_parse(w.env, w.dog, "@links.@min > 1", &q), LAR_EINVAL);
+    CHECK_MSG_HAS("a class name or @count after '@links.'");
+    CHECK_RC(lar_query_parse(w.env, w.dog, "ANY @links.@count > 1", &q), LAR_EINVAL);
+    /* A file without links anywhere has no backlinks to count. */
+    lar_env *plain = open_env(test_db_path("plain"));
+    lar_property_def props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("N", props);
+    CHECK_OK(lar_schema_apply(plain, &def, 1, 1));
+    lar_class n = class_id(plain, "N");
+    lar_txn *txn = begin_write(plain);
+    lar_obj one;
+    lar_value v = val_int(1);
+    CHECK_OK(lar_obj_create(txn, n, &v, 1, &one));
+    commit_txn(txn);
+    EXPECT(run_args(plain, n, &one, 1, "@links.@count == 0", NULL, 0, __LINE__), B(0));
+    close_env(plain);
+    close_env(w.env);
+}
