@@ -1639,9 +1639,13 @@ void lar_query_free(lar_query *query);
  *  `['key']` on a mixed value reads the key of the nested dictionary it holds
  *  (null when the key is missing or the value is no dictionary).
  *
+ *  `@sum` and `@avg` of decimal128 values are exact, then rounded to 34
+ *  significant digits (half to even); mixed with floats or doubles, they are
+ *  summed as doubles.
+ *
  *  Not supported yet (the run fails with #LAR_EINVAL and a message starting
  *  "not supported yet: " that names the construct and its column): the `SORT`,
- *  `DISTINCT` and `LIMIT` suffixes; `@sum` and `@avg` of decimal128 values.
+ *  `DISTINCT` and `LIMIT` suffixes.
  *
  *  Versions: a result records the version it was computed at. In a read
  *  transaction that is the snapshot; in a write transaction, that transaction

@@ -65,11 +65,83 @@ static int decimal_order(lar_decimal128 a, lar_decimal128 b)
     return sx < 0 ? -m : m;
 }
 
-static lar_decimal128 decimal_from_int(int64_t i)
+lar_decimal128 decimal_from_int(int64_t i)
 {
     uint64_t magnitude = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
     lar_decimal128 d = {magnitude, (i < 0 ? (uint64_t)1 << 63 : 0) | (uint64_t)6176 << 49};
     return d;
+}
+
+/* ---- decimal arithmetic for @sum and @avg: exact, then rounded to 34 digits (half to even) ---- */
+
+#define DEC_NAN ((lar_decimal128){0, 0x7C00000000000000ull})
+
+static const unsigned __int128 TEN_34 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull;
+static const unsigned __int128 TEN_37 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull * 1000;
+
+/* Divides c by 10, rounding half to even; sticky: digits already dropped were not all 0. */
+static unsigned __int128 drop_digit(unsigned __int128 c, bool *sticky)
+{
+    unsigned digit = (unsigned)(c % 10);
+    unsigned __int128 q = c / 10;
+    bool up = digit > 5 || (digit == 5 && (*sticky || (q & 1)));
+    *sticky |= digit != 0;
+    return q + up;
+}
+
+static lar_decimal128 decimal_make(bool negative, unsigned __int128 c, int exponent, bool sticky)
+{
+    while (c >= TEN_34 || exponent < -6176) {
+        if (c == 0) { exponent = -6176; break; }
+        c = drop_digit(c, &sticky);
+        exponent++;
+    }
+    while (exponent > 6111 && c && c * 10 < TEN_34) c *= 10, exponent--;
+    if (exponent > 6111 && c) /* too large: infinity */
+        return (lar_decimal128){0, (negative ? (uint64_t)1 << 63 : 0) | 0x7800000000000000ull};
+    if (exponent > 6111) exponent = 6111;
+    lar_decimal128 d = {(uint64_t)c, (negative ? (uint64_t)1 << 63 : 0) | (uint64_t)(exponent + 6176) << 49 |
+                                         (uint64_t)(c >> 64)};
+    return d;
+}
+
+lar_decimal128 decimal_add(lar_decimal128 a, lar_decimal128 b)
+{
+    decimal_parts x = decimal_split(a), y = decimal_split(b);
+    if (x.nan || y.nan || (x.infinite && y.infinite && x.negative != y.negative)) return DEC_NAN;
+    if (x.infinite) return a;
+    if (y.infinite) return b;
+    if (x.exponent < y.exponent) { decimal_parts t = x; x = y; y = t; } /* x has the larger exponent */
+    bool sticky = false;
+    while (x.exponent > y.exponent && x.coefficient < TEN_37) x.coefficient *= 10, x.exponent--;
+    while (x.exponent > y.exponent) { /* digits of y below x's last one: only their rounding remains */
+        sticky |= y.coefficient % 10 != 0;
+        y.coefficient /= 10;
+        y.exponent++;
+    }
+    unsigned __int128 c;
+    bool negative;
+    if (x.negative == y.negative) {
+        c = x.coefficient + y.coefficient;
+        negative = x.negative;
+    } else if (x.coefficient >= y.coefficient) {
+        c = x.coefficient - y.coefficient;
+        negative = x.negative;
+    } else {
+        c = y.coefficient - x.coefficient;
+        negative = y.negative;
+    }
+    return decimal_make(negative && c != 0, c, x.exponent, sticky);
+}
+
+lar_decimal128 decimal_divide(lar_decimal128 a, uint64_t n)
+{
+    decimal_parts x = decimal_split(a);
+    if (x.nan || n == 0) return DEC_NAN;
+    if (x.infinite) return a;
+    while (x.coefficient && x.coefficient < TEN_37 / 10) x.coefficient *= 10, x.exponent--; /* digits to keep */
+    unsigned __int128 q = x.coefficient / n;
+    return decimal_make(x.negative && q != 0, q, x.exponent, x.coefficient % n != 0);
 }
 
 double decimal_to_double(lar_decimal128 d)

@@ -402,6 +402,35 @@ static int expand(plan *p, const step_plan *st, const lar_value *v, const holder
     return push_held(out, &x, &here);
 }
 
+/* @sum or @avg: ints stay exact in a sum of ints, decimals (with ints) are added as
+ * decimals, anything with a float or double as doubles. */
+static lar_value sum_or_average(aggregate agg, const values *in)
+{
+    int64_t whole = 0;
+    double real = 0;
+    lar_decimal128 decimal = decimal_from_int(0);
+    bool reals = false, decimals = false;
+    size_t n = 0;
+    for (size_t i = 0; i < in->count; i++) {
+        const lar_value *v = &in->items[i];
+        if (!value_is_number(v->type)) continue;
+        n++;
+        if (v->type == LAR_TYPE_INT) whole = (int64_t)((uint64_t)whole + (uint64_t)v->as.integer);
+        else if (v->type == LAR_TYPE_DECIMAL128) decimals = true, decimal = decimal_add(decimal, v->as.decimal128);
+        else reals = true;
+        if (v->type != LAR_TYPE_INT) real += value_as_double(v);
+    }
+    if (agg == AGG_AVG && n == 0) return (lar_value){.type = LAR_TYPE_NULL};
+    if (decimals && !reals) {
+        decimal = decimal_add(decimal, decimal_from_int(whole));
+        if (agg == AGG_AVG) decimal = decimal_divide(decimal, n);
+        return (lar_value){.type = LAR_TYPE_DECIMAL128, .as.decimal128 = decimal};
+    }
+    if (!reals && agg == AGG_SUM) return (lar_value){.type = LAR_TYPE_INT, .as.integer = whole};
+    real += (double)whole;
+    return (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = agg == AGG_AVG ? real / (double)n : real};
+}
+
 /* @count, @min, @max, @sum, @avg of in, into out. */
 static int aggregate_values(const operand *o, const values *in, values *out)
 {
@@ -421,21 +450,8 @@ static int aggregate_values(const operand *o, const values *in, values *out)
             int ord = r.type == LAR_TYPE_NULL ? 0 : value_order(v, &r);
             if (r.type == LAR_TYPE_NULL || (ord != ORDER_NONE && (o->agg == AGG_MIN ? ord < 0 : ord > 0))) r = *v;
         }
-    } else { /* sum, average: ints stay exact in a sum of ints */
-        int64_t whole = 0;
-        double real = 0;
-        bool reals = false;
-        size_t n = 0;
-        for (size_t i = 0; i < in->count; i++) {
-            const lar_value *v = &in->items[i];
-            if (!value_is_number(v->type)) continue;
-            n++;
-            if (v->type == LAR_TYPE_INT) whole = (int64_t)((uint64_t)whole + (uint64_t)v->as.integer);
-            else reals = true, real += value_as_double(v);
-        }
-        if (o->agg == AGG_SUM && !reals) r = (lar_value){.type = LAR_TYPE_INT, .as.integer = whole};
-        else if (o->agg == AGG_SUM) r = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = real + (double)whole};
-        else if (n) r = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (real + (double)whole) / (double)n};
+    } else {
+        r = sum_or_average(o->agg, in);
     }
     out->count = 0;
     return push(out, &r);
@@ -661,8 +677,6 @@ static int compile_path(plan *p, const expr *e, const scope *sc, operand *o)
     }
     if (o->agg == AGG_COUNT && !many) o->length = true;
     if (o->agg == AGG_NONE && last && o->steps[o->count - 1].kind == STEP_PROPERTY) o->value_type = last->type;
-    if ((o->agg == AGG_SUM || o->agg == AGG_AVG) && last && last->type == LAR_TYPE_DECIMAL128)
-        return unsupported("@sum and @avg of decimal128 values", e->as.path.agg_column);
     return track(p, o);
 }
 

@@ -760,28 +760,39 @@ TEST(query_eval_index_and_scan_agree_in_a_write)
     differential(true);
 }
 
-TEST(query_eval_refuses_decimal_sums_by_name)
+TEST(query_eval_decimal_sums_and_averages)
 {
     lar_env *env = open_env(test_db_path(NULL));
     lar_property_def props[] = {COLL("prices", LAR_TYPE_DECIMAL128, LAR_COLLECTION_LIST, 0, NULL)};
     lar_class_def def = CLASS_DEF("Shop", props);
     CHECK_OK(lar_schema_apply(env, &def, 1, 1));
     lar_class shop = class_id(env, "Shop");
-    lar_txn *txn = begin_read(env);
-    const char *texts[] = {"prices.@sum > 1", "prices.@avg > 1"};
-    for (size_t i = 0; i < COUNT_OF(texts); i++) {
-        lar_query *q = parse(env, shop, texts[i]);
-        lar_results *r;
-        CHECK_RC(lar_query_run(txn, q, &r), LAR_EINVAL);
-        CHECK_MSG_HAS("not supported yet: @sum and @avg of decimal128 values at column 8");
-        lar_query_free(q);
+    /* {1.1, 2.2}, {}, {0.1, 0.1, 0.1}, {1, 0, 0}, {10, -10.00} (1.1 is 11E-1: BID exponent -1) */
+    const uint64_t E0 = 0x3040000000000000ull, E_1 = 0x303E000000000000ull, E_2 = 0x303C000000000000ull;
+    const uint64_t NEG = 1ull << 63;
+    lar_value lists[][3] = {
+        {val_dec(11, E_1), val_dec(22, E_1)}, {{0}}, {val_dec(1, E_1), val_dec(1, E_1), val_dec(1, E_1)},
+        {val_dec(1, E0), val_dec(0, E0), val_dec(0, E0)}, {val_dec(10, E0), val_dec(1000, E_2 | NEG)},
+    };
+    size_t sizes[] = {2, 0, 3, 3, 2};
+    lar_obj shops[5];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 5; i++) {
+        CHECK_OK(lar_obj_create(txn, shop, NULL, 0, &shops[i]));
+        for (size_t j = 0; j < sizes[i]; j++) CHECK_OK(lar_list_append(txn, shops[i], 0, &lists[i][j]));
     }
-    lar_query *q = parse(env, shop, "prices.@max > 1 OR prices.@count == 0");
-    lar_results *r;
-    CHECK_OK(lar_query_run(txn, q, &r));
-    lar_results_free(r);
-    lar_query_free(q);
-    lar_txn_free(txn);
+    commit_txn(txn);
+#define SHOPS(text) run_args(env, shop, shops, 5, (text), NULL, 0, __LINE__)
+    EXPECT(SHOPS("prices.@sum == 3.3"), B(0));
+    EXPECT(SHOPS("prices.@sum == 0.3"), B(2));
+    EXPECT(SHOPS("prices.@sum == 0"), B(1) | B(4));
+    EXPECT(SHOPS("prices.@sum > 1"), B(0));
+    EXPECT(SHOPS("prices.@avg == 1.65"), B(0));
+    EXPECT(SHOPS("prices.@avg == 0.1"), B(2));
+    EXPECT(SHOPS("prices.@avg == 0.3333333333333333333333333333333333"), B(3)); /* 34 digits */
+    EXPECT(SHOPS("prices.@avg == nil"), B(1));
+    EXPECT(SHOPS("prices.@max == 10 AND prices.@min == -10"), B(4));
+#undef SHOPS
     close_env(env);
 }
 
