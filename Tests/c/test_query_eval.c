@@ -873,3 +873,177 @@ TEST(query_eval_all_backlinks_counted)
     close_env(plain);
     close_env(w.env);
 }
+
+/* ---- links, lists, aggregates and subqueries against a brute-force evaluator ---- */
+
+#define PEOPLE_N 40
+#define DOGS_N 60
+
+typedef struct pet_world {
+    int64_t age[DOGS_N];
+    int owner[DOGS_N];            /* -1: none */
+    bool score_null[PEOPLE_N];
+    int64_t score[PEOPLE_N];
+    int dogs[PEOPLE_N][6];        /* indexes into the dogs, count in dog_count */
+    int dog_count[PEOPLE_N];
+    int best[PEOPLE_N];           /* -1: none */
+} pet_world;
+
+static const char *const cmp_ops[] = {"==", "!=", "<", "<=", ">", ">="};
+
+/* The comparison op (0..5) of a value, which may be missing (null), with c. */
+static bool holds(int op, bool present, int64_t v, int64_t c)
+{
+    if (!present) return op == 1;
+    switch (op) {
+    case 0: return v == c;
+    case 1: return v != c;
+    case 2: return v < c;
+    case 3: return v <= c;
+    case 4: return v > c;
+    default: return v >= c;
+    }
+}
+
+typedef struct pet_term {
+    int kind, op, op2;
+    int64_t c, k;
+} pet_term;
+
+static void pet_text(const pet_term *t, char *out, size_t size)
+{
+    const char *op = cmp_ops[t->op];
+    long long c = (long long)t->c;
+    switch (t->kind) {
+    case 0: snprintf(out, size, "score %s %lld", op, c); break;
+    case 1: snprintf(out, size, "best.age %s %lld", op, c); break;
+    case 2: snprintf(out, size, "ANY dogs.age %s %lld", op, c); break;
+    case 3: snprintf(out, size, "ALL dogs.age %s %lld", op, c); break;
+    case 4: snprintf(out, size, "NONE dogs.age %s %lld", op, c); break;
+    case 5: snprintf(out, size, "dogs.@count %s %lld", op, c % 7); break;
+    case 6: snprintf(out, size, "dogs.age.@sum %s %lld", op, c * 3); break;
+    case 7: snprintf(out, size, "dogs.age.@max %s %lld", op, c); break;
+    case 8:
+        snprintf(out, size, "SUBQUERY(dogs, $d, $d.age %s %lld).@count %s %lld", op, c, cmp_ops[t->op2],
+                 (long long)t->k);
+        break;
+    default: snprintf(out, size, "dogs.owner.score %s %lld", op, c); break;
+    }
+}
+
+static bool pet_holds(const pet_term *t, const pet_world *pw, int i)
+{
+    int n = pw->dog_count[i];
+    int64_t sum = 0, max = 0, matched = 0;
+    bool any = false, all = true;
+    for (int j = 0; j < n; j++) {
+        int64_t age = pw->age[pw->dogs[i][j]];
+        bool h = holds(t->op, true, age, t->c);
+        any |= h;
+        all &= h;
+        matched += h;
+        sum += age;
+        max = j == 0 || age > max ? age : max;
+    }
+    switch (t->kind) {
+    case 0: return holds(t->op, !pw->score_null[i], pw->score[i], t->c);
+    case 1: return holds(t->op, pw->best[i] >= 0, pw->best[i] >= 0 ? pw->age[pw->best[i]] : 0, t->c);
+    case 2: return any;
+    case 3: return all;
+    case 4: return !any;
+    case 5: return holds(t->op, true, n, t->c % 7);
+    case 6: return holds(t->op, true, sum, t->c * 3);
+    case 7: return holds(t->op, n > 0, max, t->c);
+    case 8: return holds(t->op2, true, matched, t->k);
+    default:
+        for (int j = 0; j < n; j++) {
+            int owner = pw->owner[pw->dogs[i][j]];
+            bool present = owner >= 0 && !pw->score_null[owner];
+            if (holds(t->op, present, present ? pw->score[owner] : 0, t->c)) return true;
+        }
+        return false;
+    }
+}
+
+TEST(query_eval_paths_and_aggregates_agree_with_brute_force)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def dog[] = {PROP("age", LAR_TYPE_INT, 0),
+                              COLL("owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Person")};
+    lar_property_def person[] = {PROP("score", LAR_TYPE_INT, LAR_PROP_OPTIONAL),
+                                 COLL("dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
+                                 COLL("best", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Dog")};
+    lar_class_def classes[] = {CLASS_DEF("Dog", dog), CLASS_DEF("Person", person)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 1));
+    lar_class dog_cls = class_id(env, "Dog"), person_cls = class_id(env, "Person");
+    uint32_t age_p = prop_id(env, dog_cls, "age"), owner_p = prop_id(env, dog_cls, "owner");
+    uint32_t score_p = prop_id(env, person_cls, "score"), dogs_p = prop_id(env, person_cls, "dogs"),
+             best_p = prop_id(env, person_cls, "best");
+    static pet_world pw;
+    lar_obj dogs[DOGS_N], people[PEOPLE_N];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < PEOPLE_N; i++) {
+        pw.score_null[i] = pick(0, 4) == 0;
+        pw.score[i] = pick(-5, 5);
+        CHECK_OK(lar_obj_create(txn, person_cls, NULL, 0, &people[i]));
+        lar_value score = pw.score_null[i] ? val_null() : val_int(pw.score[i]);
+        CHECK_OK(lar_obj_set(txn, people[i], score_p, &score));
+    }
+    for (int i = 0; i < DOGS_N; i++) {
+        pw.age[i] = pick(0, 9);
+        pw.owner[i] = pick(0, 3) == 0 ? -1 : (int)pick(0, PEOPLE_N - 1);
+        CHECK_OK(lar_obj_create(txn, dog_cls, NULL, 0, &dogs[i]));
+        lar_value age = val_int(pw.age[i]);
+        CHECK_OK(lar_obj_set(txn, dogs[i], age_p, &age));
+        if (pw.owner[i] >= 0) {
+            lar_value owner = {.type = LAR_TYPE_LINK, .as.link = people[pw.owner[i]]};
+            CHECK_OK(lar_obj_set(txn, dogs[i], owner_p, &owner));
+        }
+    }
+    for (int i = 0; i < PEOPLE_N; i++) {
+        pw.dog_count[i] = (int)pick(0, 5);
+        for (int j = 0; j < pw.dog_count[i]; j++) {
+            pw.dogs[i][j] = (int)pick(0, DOGS_N - 1); /* repeats allowed, as lists allow */
+            lar_value d = {.type = LAR_TYPE_LINK, .as.link = dogs[pw.dogs[i][j]]};
+            CHECK_OK(lar_list_append(txn, people[i], dogs_p, &d));
+        }
+        pw.best[i] = pick(0, 2) == 0 ? -1 : (int)pick(0, DOGS_N - 1);
+        if (pw.best[i] >= 0) {
+            lar_value b = {.type = LAR_TYPE_LINK, .as.link = dogs[pw.best[i]]};
+            CHECK_OK(lar_obj_set(txn, people[i], best_p, &b));
+        }
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    for (int round = 0; round < 300; round++) {
+        pet_term a = {(int)pick(0, 9), (int)pick(0, 5), (int)pick(0, 5), pick(-6, 10), pick(0, 4)};
+        pet_term b = {(int)pick(0, 9), (int)pick(0, 5), (int)pick(0, 5), pick(-6, 10), pick(0, 4)};
+        char ta[160], tb[160], text[400];
+        pet_text(&a, ta, sizeof ta);
+        pet_text(&b, tb, sizeof tb);
+        int shape = (int)pick(0, 2);
+        snprintf(text, sizeof text, shape == 0 ? "%s" : shape == 1 ? "%s AND NOT %s" : "%s OR %s", ta, tb);
+        lar_query *q = NULL;
+        if (lar_query_parse(env, person_cls, text, &q) != LAR_OK)
+            test_fail(__FILE__, __LINE__, "parse of %s failed: %s", text, lar_error_last()->message);
+        lar_results *r;
+        CHECK_OK(lar_query_run(txn, q, &r));
+        size_t count, at = 0;
+        CHECK_OK(lar_results_count(r, &count));
+        for (int i = 0; i < PEOPLE_N; i++) {
+            bool x = pet_holds(&a, &pw, i), y = pet_holds(&b, &pw, i);
+            bool expected = shape == 0 ? x : shape == 1 ? x && !y : x || y;
+            lar_obj obj = {0, 0};
+            bool got = at < count && lar_results_get(r, at, &obj) == LAR_OK && obj.key == people[i].key;
+            if (got) at++;
+            if (got != expected)
+                test_fail(__FILE__, __LINE__, "%s: person %d %s, expected %s", text, i, got ? "matched" : "did not match",
+                          expected ? "a match" : "none");
+        }
+        CHECK_EQ(at, count);
+        lar_results_free(r);
+        lar_query_free(q);
+    }
+    lar_txn_free(txn);
+    close_env(env);
+}
