@@ -193,6 +193,12 @@ all_types_schema all_types_setup(lar_env *env);
 all_types_schema all_types_lookup(lar_env *env);
 extern const char *const scalar_type_names[LAR_TYPE_DECIMAL128 + 1];
 
+/* The query tests' classes: Address {city}, Person {name, dogs: [Dog], address ->
+ * Address?}, Dog {name, age, weight?, ratio, alive, born?, oid, uid, price, data, extra
+ * (mixed), owner -> Person?, tags: [String], scores: Set<Int>, attrs: [String: String?],
+ * friends: [Dog], anys: [Mixed]}. address_flags: 0 or LAR_CLASS_EMBEDDED. Returns Dog. */
+lar_class query_test_schema(lar_env *env, unsigned address_flags);
+
 /* ---- values ---- */
 
 lar_value val_null(void);
