@@ -1353,7 +1353,8 @@ int lar_map_clear_at(lar_txn *txn, const lar_coll *map);
 /** @defgroup iter Iteration
  *  @{
  */
-/** An iterator over the objects of a class, in creation order. */
+/** An iterator over the objects of a class, in creation order, or over those
+ *  of a query's result (lar_iter_open_results()), in result order. */
 typedef struct lar_iter lar_iter;
 
 /** @brief Open an iterator over a class.
