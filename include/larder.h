@@ -1663,7 +1663,10 @@ typedef struct lar_results lar_results;
  *
  * Ownership: the caller owns *out and releases it with lar_results_free(). A
  * result is plain data (keys): it stays valid after txn ends and after query is
- * freed, and may be read from any thread one at a time.
+ * freed, and may be read from any thread one at a time. It belongs to txn's
+ * environment: functions that take a transaction refuse it with one of another
+ * environment, and once its environment has closed, only the functions that
+ * take no transaction may be given it.
  * @param[in]  txn    An active transaction of the query's environment.
  * @param[in]  query  A query whose arguments are all bound.
  * @param[out] out    Receives the result; set to NULL on failure.

@@ -133,6 +133,10 @@ void file_write(const char *path, const void *bytes, size_t size);
  * the one named table, reading it with LMDB directly. */
 uint64_t count_file_entries(const char *path, const char *table);
 
+/* Overwrites the row of key in cls's table of a closed file with three bytes, as a
+ * damaged file would hold. */
+void test_damage_row(const char *path, lar_class cls, lar_objkey key);
+
 /* ---- environments and transactions (all fail the test on error) ---- */
 
 lar_env *open_env(const char *path);

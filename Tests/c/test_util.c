@@ -620,6 +620,25 @@ uint64_t count_file_entries(const char *path, const char *table)
     return total;
 }
 
+/* Overwrites the row of key in cls's table with three bytes, as a damaged file would hold. */
+void test_damage_row(const char *path, lar_class cls, lar_objkey key)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof key, &key}, row = {3, "bad"};
+    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
 /* ---- the query tests' schema ---- */
 
 #define QCOLL(name, type, coll, flags, target) \
