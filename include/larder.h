@@ -1618,8 +1618,8 @@ void lar_query_free(lar_query *query);
  *  lar_query_run() checks every object of the query's class and keeps the keys
  *  of those that match, in key order (creation order), in a result. A term
  *  `==`, `IN` or a range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on a primary key or
- *  #LAR_PROP_INDEXED property, alone or in a top-level `AND`, reads the index
- *  instead: only the objects it names are checked (ranges use the index for
+ *  #LAR_PROP_INDEXED property, alone, in a top-level `AND`, or in every branch
+ *  of a top-level `OR`, reads the index instead: only the objects it names are checked (ranges use the index for
  *  int, timestamp, ObjectId and UUID properties, whose keys keep their order;
  *  string indexes answer `==` and `IN`). Every other predicate is compiled
  *  once per run into checks that read only the properties they need.

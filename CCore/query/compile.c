@@ -364,23 +364,35 @@ static bool indexable(const schema_class *cls, const node *n, probe_term *out)
     return true;
 }
 
-/* Equality beats a range, a primary key an index. */
 static int term_rank(const probe_term *t)
 {
     return (t->op == OP_EQ || t->op == OP_IN ? 2 : 0) + (t->primary ? 1 : 0);
 }
 
-bool plan_probe_term(const plan *p, probe_term *out)
+/* The best term of an AND: equality beats a range, a primary key an index. */
+static size_t best_term(const plan *p, const node *conjunction, probe_term *out)
 {
-    const node *root = p->root;
-    if (root->kind != NODE_AND) return indexable(p->cls, root, out);
-    bool found = false;
-    for (size_t i = 0; i < root->count; i++) {
+    size_t found = 0;
+    for (size_t i = 0; i < conjunction->count; i++) {
         probe_term t;
-        if (indexable(p->cls, root->kids[i], &t) && (!found || term_rank(&t) > term_rank(out))) {
+        if (indexable(p->cls, conjunction->kids[i], &t) && (!found || term_rank(&t) > term_rank(out))) {
             *out = t;
-            found = true;
+            found = 1;
         }
     }
     return found;
+}
+
+size_t plan_probe_terms(const plan *p, probe_term *out)
+{
+    const node *root = p->root;
+    if (root->kind == NODE_AND) return best_term(p, root, out);
+    if (root->kind != NODE_OR) return indexable(p->cls, root, out) ? 1 : 0;
+    if (root->count > PROBE_TERMS_MAX) return 0;
+    for (size_t i = 0; i < root->count; i++) { /* every branch must be answered by an index */
+        const node *kid = root->kids[i];
+        bool answered = kid->kind == NODE_AND ? best_term(p, kid, &out[i]) : indexable(p->cls, kid, &out[i]);
+        if (!answered) return 0;
+    }
+    return root->count;
 }
