@@ -1666,7 +1666,9 @@ typedef struct lar_results lar_results;
  * freed, and may be read from any thread one at a time. It belongs to txn's
  * environment: functions that take a transaction refuse it with one of another
  * environment, and once its environment has closed, only the functions that
- * take no transaction may be given it.
+ * take no transaction may be given it. A result computed in a write
+ * transaction is tied to it until it ends (it follows its changes): free it on
+ * that transaction's thread, or after the transaction ended.
  * @param[in]  txn    An active transaction of the query's environment.
  * @param[in]  query  A query whose arguments are all bound.
  * @param[out] out    Receives the result; set to NULL on failure.
