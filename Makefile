@@ -68,7 +68,7 @@ test-layers:
 	@build-aux/check-layers
 
 $(BUILD)/test_c: $(CTEST_SRC) Tests/c/test.h $(CORE_ASAN_OBJ)
-	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -o $@ $(CTEST_SRC) \
+	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -ICCore -o $@ $(CTEST_SRC) \
 	    $(CORE_ASAN_OBJ) $(LMDB_LIBS) -lpthread
 
 test-c: $(BUILD)/test_c

@@ -1,0 +1,246 @@
+/* Sort, distinct and limit over a lar_results, as Realm's: each object's keys are read
+ * once, then the positions are merge-sorted (stable: objects with equal keys keep their
+ * order), and the keys rearranged once. Distinct keeps the first object, in the current
+ * order, of each combination of values (value_order() == 0: numbers by value, nulls
+ * alike). On failure the results are unchanged. */
+#include "query/order.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* More key paths in one call than this are refused (Realm has no such limit; no use needs it). */
+#define MAX_KEY_PATHS 256
+
+typedef struct sorter {
+    const lar_value *values;   /* count × width: each object's keys */
+    size_t width;
+    const bool *descending;    /* width, or NULL */
+} sorter;
+
+static int compare_rows(const sorter *s, size_t a, size_t b)
+{
+    const lar_value *x = s->values + a * s->width, *y = s->values + b * s->width;
+    for (size_t d = 0; d < s->width; d++) {
+        int c = value_order(&x[d], &y[d]);
+        if (c) return s->descending && s->descending[d] ? -c : c;
+    }
+    return 0;
+}
+
+static void merge(const sorter *s, const size_t *from, size_t *to, size_t start, size_t middle, size_t end)
+{
+    size_t i = start, j = middle, k = start;
+    while (i < middle && j < end) to[k++] = compare_rows(s, from[j], from[i]) < 0 ? from[j++] : from[i++];
+    while (i < middle) to[k++] = from[i++];
+    while (j < end) to[k++] = from[j++];
+}
+
+/* Stable: sorts index[0..n) by the rows they name; scratch has room for n. Returns the sorted array. */
+static size_t *merge_sort(const sorter *s, size_t *index, size_t *scratch, size_t n)
+{
+    size_t *from = index, *to = scratch;
+    for (size_t run = 1; run < n; run *= 2) {
+        for (size_t start = 0; start < n; start += 2 * run) {
+            size_t middle = start + run < n ? start + run : n;
+            size_t end = start + 2 * run < n ? start + 2 * run : n;
+            merge(s, from, to, start, middle, end);
+        }
+        size_t *t = from;
+        from = to;
+        to = t;
+    }
+    return from;
+}
+
+int results_check(lar_txn *txn, const lar_results *r, const char *function)
+{
+    if (!r) return lar_fail(LAR_EINVAL, "%s: results is NULL", function);
+    int rc = txn_check(txn, false);
+    if (rc != LAR_OK) return rc;
+    if (txn->env != r->env) return lar_fail(LAR_EINVAL, "%s: the transaction is of another environment", function);
+    if (r->count && !r->keys) return lar_fail(LAR_EINVAL, "%s: results with no keys", function);
+    return LAR_OK;
+}
+
+/* Reads every object's keys: count × width values, freed by the caller. */
+static int read_rows(lar_txn *txn, const lar_results *r, const key_path *paths, size_t width, lar_value **out)
+{
+    *out = NULL;
+    if (r->count > SIZE_MAX / sizeof(lar_value) / width) return lar_fail(LAR_ENOMEM, "out of memory");
+    lar_value *values = malloc(r->count * width * sizeof *values);
+    if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->count; i++)
+        for (size_t d = 0; d < width; d++) {
+            int rc = key_path_read(txn, &paths[d], r->keys[i], &values[i * width + d]);
+            if (rc != LAR_OK) {
+                free(values);
+                return rc;
+            }
+        }
+    *out = values;
+    return LAR_OK;
+}
+
+/* The positions of r's objects sorted by their keys (stable); freed by the caller. */
+static int sorted_positions(const sorter *s, size_t n, size_t **out, size_t **scratch_out)
+{
+    size_t *index = malloc(n * sizeof *index), *scratch = malloc(n * sizeof *scratch);
+    if (!index || !scratch) {
+        free(index);
+        free(scratch);
+        return lar_fail(LAR_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) index[i] = i;
+    size_t *sorted = merge_sort(s, index, scratch, n);
+    *out = sorted;
+    *scratch_out = sorted == index ? scratch : index;
+    return LAR_OK;
+}
+
+static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bool *descending, size_t width)
+{
+    if (r->count < 2 || width == 0) return LAR_OK;
+    lar_value *values;
+    int rc = read_rows(txn, r, paths, width, &values);
+    if (rc != LAR_OK) return rc;
+    sorter s = {values, width, descending};
+    size_t *sorted = NULL, *other = NULL;
+    rc = sorted_positions(&s, r->count, &sorted, &other);
+    lar_objkey *keys = rc == LAR_OK ? malloc(r->count * sizeof *keys) : NULL;
+    if (rc == LAR_OK && !keys) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK) {
+        for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[sorted[i]];
+        memcpy(r->keys, keys, r->count * sizeof *keys);
+    }
+    free(sorted);
+    free(other);
+    free(keys);
+    free(values);
+    return rc;
+}
+
+static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size_t width)
+{
+    if (r->count < 2 || width == 0) return LAR_OK;
+    lar_value *values;
+    int rc = read_rows(txn, r, paths, width, &values);
+    if (rc != LAR_OK) return rc;
+    sorter s = {values, width, NULL};
+    size_t *sorted = NULL, *other = NULL;
+    rc = sorted_positions(&s, r->count, &sorted, &other);
+    bool *keep = rc == LAR_OK ? calloc(r->count, sizeof *keep) : NULL;
+    if (rc == LAR_OK && !keep) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK) {
+        /* The sort is stable: each run of equal rows starts with its first object. */
+        for (size_t i = 0; i < r->count; i++)
+            if (i == 0 || compare_rows(&s, sorted[i - 1], sorted[i]) != 0) keep[sorted[i]] = true;
+        size_t kept = 0;
+        for (size_t i = 0; i < r->count; i++)
+            if (keep[i]) r->keys[kept++] = r->keys[i];
+        r->count = kept;
+    }
+    free(sorted);
+    free(other);
+    free(keep);
+    free(values);
+    return rc;
+}
+
+/* ---- the query suffixes ---- */
+
+static int paths_from_order(lar_txn *txn, const order *o, key_path *paths, bool *descending)
+{
+    const char *verb = o->kind == ORDER_SORT ? "sort on" : "distinct on";
+    for (size_t i = 0; i < o->count; i++) {
+        int rc = key_path_from_expr(txn, o->items[i].path, verb, &paths[i]);
+        if (rc != LAR_OK) return rc;
+        descending[i] = !o->items[i].ascending;
+    }
+    return LAR_OK;
+}
+
+int results_apply_order(lar_txn *txn, lar_results *r, const order *o)
+{
+    int rc = results_check(txn, r, "results_apply_order");
+    if (rc != LAR_OK) return rc;
+    if (!o) return lar_fail(LAR_EINVAL, "results_apply_order: order is NULL");
+    if (o->kind == ORDER_LIMIT) {
+        if (o->limit < r->count) r->count = (size_t)o->limit;
+        return LAR_OK;
+    }
+    if (o->count > MAX_KEY_PATHS) return lar_fail(LAR_EINVAL, "more than %d key paths", MAX_KEY_PATHS);
+    key_path *paths = malloc((o->count ? o->count : 1) * sizeof *paths);
+    bool *descending = malloc((o->count ? o->count : 1) * sizeof *descending);
+    rc = paths && descending ? paths_from_order(txn, o, paths, descending) : lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK)
+        rc = o->kind == ORDER_SORT ? sort_by(txn, r, paths, descending, o->count) : distinct_by(txn, r, paths, o->count);
+    free(paths);
+    free(descending);
+    return rc;
+}
+
+/* ---- the public functions ---- */
+
+/* Parses count key paths; text(i) gives the i-th. */
+typedef const char *(*path_text_fn)(const void *items, size_t i);
+
+static int parse_paths(lar_txn *txn, const lar_results *r, const void *items, size_t count, path_text_fn text,
+                       const char *verb, key_path **out)
+{
+    *out = NULL;
+    if (count > MAX_KEY_PATHS) return lar_fail(LAR_EINVAL, "more than %d key paths", MAX_KEY_PATHS);
+    if (!items && count) return lar_fail(LAR_EINVAL, "the key paths are NULL");
+    key_path *paths = malloc((count ? count : 1) * sizeof *paths);
+    if (!paths) return lar_fail(LAR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < count; i++) {
+        int rc = key_path_parse(txn, r->env, r->cls, text(items, i), verb, &paths[i]);
+        if (rc != LAR_OK) {
+            free(paths);
+            return rc;
+        }
+    }
+    *out = paths;
+    return LAR_OK;
+}
+
+static const char *descriptor_text(const void *items, size_t i)
+{
+    return ((const lar_sort_descriptor *)items)[i].keypath;
+}
+
+static const char *string_text(const void *items, size_t i)
+{
+    return ((const char *const *)items)[i];
+}
+
+int lar_results_sort(lar_txn *txn, lar_results *results, const lar_sort_descriptor *descriptors, size_t count)
+{
+    int rc = results_check(txn, results, "lar_results_sort");
+    key_path *paths = NULL;
+    if (rc == LAR_OK) rc = parse_paths(txn, results, descriptors, count, descriptor_text, "sort on", &paths);
+    if (rc != LAR_OK) return rc;
+    bool *descending = malloc((count ? count : 1) * sizeof *descending);
+    if (!descending) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    for (size_t i = 0; i < count && descending; i++) descending[i] = !descriptors[i].ascending;
+    if (rc == LAR_OK) rc = sort_by(txn, results, paths, descending, count);
+    free(descending);
+    free(paths);
+    return rc;
+}
+
+int lar_results_distinct(lar_txn *txn, lar_results *results, const char *const *keypaths, size_t count)
+{
+    int rc = results_check(txn, results, "lar_results_distinct");
+    key_path *paths = NULL;
+    if (rc == LAR_OK) rc = parse_paths(txn, results, keypaths, count, string_text, "distinct on", &paths);
+    if (rc == LAR_OK) rc = distinct_by(txn, results, paths, count);
+    free(paths);
+    return rc;
+}
+
+int lar_results_limit(lar_results *results, size_t limit)
+{
+    if (!results) return lar_fail(LAR_EINVAL, "lar_results_limit: results is NULL");
+    if (limit < results->count) results->count = limit;
+    return LAR_OK;
+}
