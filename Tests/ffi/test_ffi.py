@@ -114,6 +114,19 @@ class LarClassInfo(Structure):
                 ("flags", c_uint)]
 
 
+class LarSortDescriptor(Structure):
+    _fields_ = [("keypath", c_char_p), ("ascending", c_int)]
+
+
+class LarResults(Structure):
+    """The first fields of struct lar_results (CCore/query/results.h), which the results
+    functions read: a result is built here by hand, as lar_query_run() would make one."""
+    _fields_ = [("env", c_void_p), ("cls", c_uint32), ("keys", POINTER(c_uint64)), ("count", c_size_t),
+                ("capacity", c_size_t)]
+
+
+LAR_AGGREGATE_COUNT, LAR_AGGREGATE_MIN, LAR_AGGREGATE_MAX, LAR_AGGREGATE_SUM, LAR_AGGREGATE_AVERAGE = range(1, 6)
+
 Env = c_void_p  # opaque handles
 Txn = c_void_p
 Iter = c_void_p
@@ -192,6 +205,10 @@ def load_library(path):
         "lar_map_remove": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(c_int)]),
         "lar_map_list": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarString), POINTER(LarValue),
                                  c_size_t, POINTER(c_size_t)]),
+        "lar_results_sort": (c_int, [Txn, POINTER(LarResults), POINTER(LarSortDescriptor), c_size_t]),
+        "lar_results_distinct": (c_int, [Txn, POINTER(LarResults), POINTER(c_char_p), c_size_t]),
+        "lar_results_limit": (c_int, [POINTER(LarResults), c_size_t]),
+        "lar_results_aggregate": (c_int, [Txn, POINTER(LarResults), c_char_p, c_int, POINTER(LarValue)]),
     }
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(so, name)
@@ -948,6 +965,73 @@ class SharedFileTests(unittest.TestCase):
             end(txn)
         txn = Txn()
         self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
+
+
+class ResultsTests(unittest.TestCase):
+    """Sort, distinct, limit and aggregates over the shared file's three persons."""
+
+    def setUp(self):
+        if not os.path.isfile(SHARED_PATH):
+            self.fail(f"{SHARED_PATH} is missing: run `make test-c` first")
+        self.dir = tempfile.mkdtemp(prefix="larder-ffi-results-")
+        path = os.path.join(self.dir, "shared.larder")
+        shutil.copyfile(SHARED_PATH, path)
+        self.db = Database(path, LAR_ENV_READONLY)
+        self.cls = self.db.class_id("Person")
+        self.name = self.db.prop(self.cls, "name")
+        self.txn = self.db.begin()
+
+    def tearDown(self):
+        try:
+            end(self.txn, commit=False)
+            self.db.close()
+        finally:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    def results(self):
+        objs = iterate(self.txn, self.cls)
+        self.keys = (c_uint64 * len(objs))(*[o.key for o in objs])
+        return LarResults(self.db.env, self.cls, self.keys, len(objs), len(objs))
+
+    def names(self, r):
+        return [get(self.txn, LarObj(self.cls, r.keys[i]), self.name) for i in range(r.count)]
+
+    def sort(self, r, *descriptors):
+        ds = (LarSortDescriptor * len(descriptors))(*[LarSortDescriptor(k.encode(), asc) for k, asc in descriptors])
+        return lib.lar_results_sort(self.txn, byref(r), ds, len(descriptors))
+
+    def aggregate(self, r, keypath, op):
+        v = LarValue()
+        check(lib.lar_results_aggregate(self.txn, byref(r), keypath and keypath.encode(), op, byref(v)),
+              "lar_results_aggregate")
+        return to_python(v)
+
+    def test_sort_distinct_limit(self):
+        r = self.results()
+        check(self.sort(r, ("name", 0)), "lar_results_sort")
+        self.assertEqual(self.names(r), ["Linus", "Grace", "Ada"])
+        check(self.sort(r, ("age", 1)), "lar_results_sort")  # nil first
+        self.assertEqual(self.names(r), ["Linus", "Ada", "Grace"])
+        paths = (c_char_p * 1)(b"name")
+        check(lib.lar_results_distinct(self.txn, byref(r), paths, 1), "lar_results_distinct")
+        self.assertEqual(r.count, 3)
+        check(lib.lar_results_limit(byref(r), 2), "lar_results_limit")
+        self.assertEqual(self.names(r), ["Linus", "Ada"])
+        self.assertEqual(self.sort(r, ("agee", 1)), LAR_EINVAL)
+        self.assertEqual(last_error(), (LAR_EINVAL, "unknown property 'agee' on class 'Person' at column 1"))
+        self.assertEqual(self.names(r), ["Linus", "Ada"])
+
+    def test_aggregates(self):
+        r = self.results()
+        self.assertEqual(self.aggregate(r, None, LAR_AGGREGATE_COUNT), 3)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_COUNT), 2)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_SUM), 81)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_AVERAGE), 40.5)
+        self.assertEqual(self.aggregate(r, "score", LAR_AGGREGATE_MIN), 7.0)
+        self.assertEqual(self.aggregate(r, "score", LAR_AGGREGATE_MAX), 9.5)
+        v = LarValue()
+        self.assertEqual(lib.lar_results_aggregate(self.txn, byref(r), b"name", LAR_AGGREGATE_SUM, byref(v)), LAR_EINVAL)
+        self.assertEqual(last_error(), (LAR_EINVAL, "operation 'sum' not supported for string property 'Person.name'"))
 
 
 class MixedTests(unittest.TestCase):
