@@ -14,6 +14,10 @@
 #include "query/decimal128.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+
+/* Objects whose values are read at once. */
+#define CHUNK 8192
 
 typedef struct accumulator {
     lar_aggregate_op op;
@@ -172,12 +176,15 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
     if (rc != LAR_OK) return rc;
     if (!op_takes(op, path.type)) return unsupported(keypath, &path, op);
     accumulator a = {.op = op, .type = path.type, .best = {.type = LAR_TYPE_NULL}, .decimal_sum = decimal_zero()};
-    for (size_t i = 0; i < results->count; i++) {
-        lar_value v;
-        rc = key_path_read(txn, &path, results->keys[i], &v);
-        if (rc != LAR_OK) return rc;
-        take(&a, &v);
+    /* Read a chunk at a time in key order; fold in result order (sums of doubles depend on it). */
+    lar_value *values = malloc((results->count < CHUNK ? results->count : CHUNK) * sizeof *values + 1);
+    if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
+    for (size_t start = 0; start < results->count && rc == LAR_OK; start += CHUNK) {
+        size_t n = results->count - start < CHUNK ? results->count - start : CHUNK;
+        rc = key_path_read_many(txn, &path, results->keys + start, n, values, 1);
+        for (size_t i = 0; i < n && rc == LAR_OK; i++) take(&a, &values[i]);
     }
-    *out = result(&a);
-    return LAR_OK;
+    free(values);
+    if (rc == LAR_OK) *out = result(&a);
+    return rc;
 }

@@ -5,6 +5,7 @@
 #include "query/order.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* "owner.address.city" */
@@ -86,17 +87,90 @@ int key_path_parse(lar_txn *txn, lar_env *env, lar_class cls, const char *text, 
     return rc;
 }
 
-int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value *out)
+/* Follows path from step `step` of obj to its value. */
+static int follow(lar_txn *txn, const key_path *path, size_t step, lar_obj obj, lar_value *out)
 {
-    lar_obj obj = {path->root, key};
-    for (size_t i = 0; i < path->count; i++) {
+    for (size_t i = step; i < path->count; i++) {
         const schema_class *cls = path->classes[i];
         kv_val row;
         int rc = object_read_row(txn, cls, obj, &row);
         if (rc == LAR_OK) rc = row_decode_raw(cls, &row, path->props[i], out);
         if (rc != LAR_OK) return rc;
-        if (i + 1 == path->count || out->type == LAR_TYPE_NULL) return LAR_OK;
+        if (out->type == LAR_TYPE_NULL) return LAR_OK;
         obj = out->as.link;
     }
     return LAR_OK;
+}
+
+int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value *out)
+{
+    return follow(txn, path, 0, (lar_obj){path->root, key}, out);
+}
+
+/* Fewer objects than this are read one lookup each. */
+#define CURSOR_THRESHOLD 32
+
+/* The positions of keys in ascending key order, or NULL when they are in order already. */
+static int key_order(const lar_objkey *keys, size_t n, size_t **out)
+{
+    *out = NULL;
+    size_t i = 1;
+    while (i < n && keys[i - 1] < keys[i]) i++;
+    if (i == n) return LAR_OK;
+    size_t *positions = malloc(n * sizeof *positions), *scratch = malloc(n * sizeof *scratch);
+    if (!positions || !scratch) {
+        free(positions);
+        free(scratch);
+        return lar_fail(LAR_ENOMEM, "out of memory");
+    }
+    size_t *sorted = radix_sort_u64(keys, n, positions, scratch);
+    free(sorted == positions ? scratch : positions);
+    *out = sorted;
+    return LAR_OK;
+}
+
+/* Reads the rows in key order through one cursor: neighbouring keys share pages, so
+ * most seeks stay on the page the cursor is on instead of descending from the root. */
+static int read_in_key_order(lar_txn *txn, const key_path *path, const lar_objkey *keys, const size_t *positions,
+                             size_t n, lar_value *out, size_t stride)
+{
+    const schema_class *cls = path->classes[0];
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, cls->dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot read objects");
+    for (size_t i = 0; i < n && rc == LAR_OK; i++) {
+        size_t p = positions ? positions[i] : i;
+        lar_objkey key = keys[p];
+        kv_val k = {sizeof key, &key}, row;
+        int step = kv_cursor_step(cursor, &k, &row, KV_SEEK);
+        if (step == 0 && (k.mv_size != sizeof key || memcmp(k.mv_data, &key, sizeof key) != 0)) step = KV_NOTFOUND;
+        if (step == KV_NOTFOUND)
+            rc = lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
+                          (unsigned long long)key, cls->name);
+        else if (step)
+            rc = lar_fail_mdb(step, "cannot read an object");
+        else
+            rc = row_decode_raw(cls, &row, path->props[0], &out[p * stride]);
+        lar_value *v = &out[p * stride];
+        if (rc == LAR_OK && path->count > 1 && v->type != LAR_TYPE_NULL) rc = follow(txn, path, 1, v->as.link, v);
+    }
+    kv_cursor_close(cursor);
+    return rc;
+}
+
+int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *keys, size_t n, lar_value *out,
+                       size_t stride)
+{
+    if (n < CURSOR_THRESHOLD) {
+        for (size_t i = 0; i < n; i++) {
+            int rc = key_path_read(txn, path, keys[i], &out[i * stride]);
+            if (rc != LAR_OK) return rc;
+        }
+        return LAR_OK;
+    }
+    size_t *positions;
+    int rc = key_order(keys, n, &positions);
+    if (rc == LAR_OK) rc = read_in_key_order(txn, path, keys, positions, n, out, stride);
+    free(positions);
+    return rc;
 }

@@ -69,31 +69,53 @@ static int read_rows(lar_txn *txn, const lar_results *r, const key_path *paths, 
     if (r->count > SIZE_MAX / sizeof(lar_value) / width) return lar_fail(LAR_ENOMEM, "out of memory");
     lar_value *values = malloc(r->count * width * sizeof *values);
     if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
-    for (size_t i = 0; i < r->count; i++)
-        for (size_t d = 0; d < width; d++) {
-            int rc = key_path_read(txn, &paths[d], r->keys[i], &values[i * width + d]);
-            if (rc != LAR_OK) {
-                free(values);
-                return rc;
-            }
+    for (size_t d = 0; d < width; d++) {
+        int rc = key_path_read_many(txn, &paths[d], r->keys, r->count, values + d, width);
+        if (rc != LAR_OK) {
+            free(values);
+            return rc;
         }
+    }
     *out = values;
     return LAR_OK;
 }
 
-/* The positions of r's objects sorted by their keys (stable); freed by the caller. */
-static int sorted_positions(const sorter *s, size_t n, size_t **out, size_t **scratch_out)
+typedef struct refiner {
+    const sorter *s;
+    size_t *scratch;
+} refiner;
+
+static void refine_run(void *context, size_t *run, size_t count)
+{
+    const refiner *r = context;
+    size_t *sorted = merge_sort(r->s, run, r->scratch, count);
+    if (sorted != run) memcpy(run, sorted, count * sizeof *run);
+}
+
+/* The positions of r's objects sorted by their keys (stable): radix-sorted when one key
+ * allows, else merge-sorted. *out and *other are freed by the caller. */
+static int sorted_positions(const sorter *s, size_t n, size_t **out, size_t **other)
 {
     size_t *index = malloc(n * sizeof *index), *scratch = malloc(n * sizeof *scratch);
-    if (!index || !scratch) {
+    size_t *spare = s->width == 1 ? malloc(n * sizeof *spare) : NULL;
+    int rc = index && scratch && (spare || s->width != 1) ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
+    size_t *sorted = NULL;
+    if (rc == LAR_OK && s->width == 1) {
+        refiner context = {s, spare};
+        rc = radix_sort(s->values, n, s->descending && s->descending[0], index, scratch, &sorted, refine_run, &context);
+    }
+    if (rc == LAR_OK && !sorted) {
+        for (size_t i = 0; i < n; i++) index[i] = i;
+        sorted = merge_sort(s, index, scratch, n);
+    }
+    free(spare);
+    if (rc != LAR_OK) {
         free(index);
         free(scratch);
-        return lar_fail(LAR_ENOMEM, "out of memory");
+        return rc;
     }
-    for (size_t i = 0; i < n; i++) index[i] = i;
-    size_t *sorted = merge_sort(s, index, scratch, n);
     *out = sorted;
-    *scratch_out = sorted == index ? scratch : index;
+    *other = sorted == index ? scratch : index;
     return LAR_OK;
 }
 

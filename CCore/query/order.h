@@ -3,6 +3,7 @@
  *   value_order.c  realm-core's order of values: the one rule sort, distinct, min and max use
  *   keypath.c      key paths for them: text -> checked steps, and one object's value
  *   decimal128.c   decimal128 comparison and sums (decimal128.h)
+ *   radix_sort.c   the fast path of a one-key sort
  *   order.c        sort, distinct, limit and the SORT/DISTINCT/LIMIT suffixes
  *   aggregate.c    count, min, max, sum, average */
 #ifndef LARDER_ORDER_H
@@ -35,6 +36,23 @@ int key_path_parse(lar_txn *txn, lar_env *env, lar_class cls, const char *text, 
 /* The value path reads from object key of the path's first class; null when a link on
  * the way is null. Strings and binaries point into the transaction's memory. */
 int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value *out);
+/* The same for n objects: out[i * stride] receives the value of keys[i]. Rows are read in
+ * key order, whatever the order of keys. */
+int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *keys, size_t n, lar_value *out,
+                       size_t stride);
+
+/* Sorts count positions of a run stably by their values (the general comparison). */
+typedef void (*radix_refine)(void *context, size_t *run, size_t count);
+/* Sorts positions 0..n-1 of values (one key per object) stably in Realm's order, into
+ * positions or scratch (both of n): *sorted says which, or is NULL when the values are not of
+ * one kind the radix sort keys (mixed numbers, decimal128s...) and need the general sort.
+ * Runs of equal keys that need comparing (strings sharing 12 bytes) go to refine. */
+int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t *scratch,
+               size_t **sorted, radix_refine refine, void *context);
+
+/* Positions 0..n-1 sorted stably by keys[position], into positions or scratch (both of n):
+ * returns which. */
+size_t *radix_sort_u64(const uint64_t *keys, size_t n, size_t *positions, size_t *scratch);
 
 /* LAR_OK when r can be read in txn (active, of r's environment); function names the caller. */
 int results_check(lar_txn *txn, const lar_results *r, const char *function);

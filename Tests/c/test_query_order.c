@@ -612,6 +612,148 @@ TEST(order_aggregates_of_ints_wrap_decimals_divide_and_mixed_take_numbers)
     close_env(w.env);
 }
 
+/* ---- the fast paths (radix sort, reads in key order) against value_order ---- */
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 33;
+}
+
+/* A value of kind `prop` for random dog i: ties, extremes, NaN, -0.0, nulls, shared prefixes. */
+static lar_value random_value(uint32_t prop, uint64_t *x, char *text)
+{
+    uint64_t r = next_random(x);
+    static const double doubles[] = {0.0, -0.0, 1.5, -1.5, INFINITY, -INFINITY, NAN, -NAN, 1e300, -1e-300, 2.0};
+    static const int64_t ints[] = {INT64_MIN, INT64_MAX, 0, -1, 1, 7, 7, 42};
+    if (r % 7 == 0 && prop != D_NAME && prop != D_RATIO && prop != D_DATA && prop != D_ALIVE) return val_null();
+    switch (prop) {
+    case D_AGE: return val_int(ints[r % 8]);
+    case D_WEIGHT: return val_double(doubles[r % 11]);
+    case D_RATIO: return val_float((float)doubles[r % 11]);
+    case D_BORN: return val_ts((int64_t)(r % 5) - 2, (int32_t)((r / 5) % 3) * ((r % 5) < 2 ? -1 : 1));
+    case D_ALIVE: return val_bool((int)(r % 2));
+    default: { /* names and binaries: 10 to 15 bytes of "ab" and "é", sharing their first 12 often */
+        size_t size = 0, length = 10 + r % 6;
+        while (size < length) {
+            uint64_t c = next_random(x) % 5;
+            if (c == 4 && size + 2 <= length) {
+                text[size++] = (char)0xc3;
+                text[size++] = (char)0xa9;
+            } else {
+                text[size++] = c < 2 ? 'a' : 'b';
+            }
+        }
+        text[size] = 0;
+        return prop == D_DATA ? val_bin(text, size) : val_strn(text, size);
+    }
+    }
+}
+
+/* The results sorted on prop: each neighbour in order by value_order, and equal ones in
+ * their order before the sort (rank: each key's position then). */
+static void check_order(lar_txn *txn, const lar_results *r, const char *keypath, int ascending, const size_t *rank,
+                        const lar_objkey *keys_before, size_t count)
+{
+    key_path path;
+    CHECK_OK(key_path_parse(txn, r->env, r->cls, keypath, "sort on", &path));
+    lar_value previous;
+    size_t previous_rank = 0;
+    for (size_t i = 0; i < r->count; i++) {
+        lar_value v;
+        CHECK_OK(key_path_read(txn, &path, r->keys[i], &v));
+        size_t at = 0;
+        while (at < count && keys_before[at] != r->keys[i]) at++;
+        CHECK(at < count);
+        if (i) {
+            int c = value_order(&previous, &v);
+            if (ascending ? c > 0 : c < 0) test_fail(__FILE__, __LINE__, "%s out of order at %zu", keypath, i);
+            if (c == 0 && rank[at] < previous_rank) test_fail(__FILE__, __LINE__, "%s not stable at %zu", keypath, i);
+        }
+        previous = v;
+        previous_rank = rank[at];
+    }
+}
+
+TEST(order_fast_paths_agree_with_value_order)
+{
+    world w = setup();
+    lar_txn *txn = begin_write(w.env);
+    uint64_t x = 99;
+    char text[32];
+    lar_obj owners[3] = {person(txn, &w, "b", "x"), person(txn, &w, "a", NULL), person(txn, &w, "c", "y")};
+    const uint32_t props[] = {D_NAME, D_AGE, D_WEIGHT, D_RATIO, D_BORN, D_DATA, D_ALIVE};
+    for (int i = 0; i < 300; i++) {
+        lar_obj d = dog_named(txn, &w, "");
+        for (size_t j = 0; j < COUNT_OF(props); j++) {
+            lar_value v = random_value(props[j], &x, text);
+            CHECK_OK(lar_obj_set(txn, d, props[j], &v));
+        }
+        lar_value extra = random_value(i % 3 ? D_AGE : D_WEIGHT, &x, text); /* ints and doubles: by value */
+        CHECK_OK(lar_obj_set(txn, d, D_EXTRA, &extra));
+        if (i % 4) CHECK_OK(lar_obj_set(txn, d, D_OWNER, &(lar_value){.type = LAR_TYPE_LINK, .as.link = owners[i % 3]}));
+    }
+    const char *paths[] = {"name", "age", "weight", "ratio", "born", "data", "alive", "extra", "owner.name",
+                           "owner.address.city"};
+    for (size_t p = 0; p < COUNT_OF(paths); p++)
+        for (int ascending = 0; ascending < 2; ascending++) {
+            lar_results *r = results_of(txn, w.env, w.dog);
+            /* Shuffled, so reads go through the key-order path and stability is seen. */
+            for (size_t i = r->count; i > 1; i--) {
+                size_t j = next_random(&x) % i;
+                lar_objkey t = r->keys[i - 1];
+                r->keys[i - 1] = r->keys[j];
+                r->keys[j] = t;
+            }
+            size_t count = r->count, *rank = malloc(count * sizeof *rank);
+            lar_objkey *before = malloc(count * sizeof *before);
+            CHECK(rank && before);
+            memcpy(before, r->keys, count * sizeof *before);
+            for (size_t i = 0; i < count; i++) rank[i] = i;
+            sort1(txn, r, paths[p], ascending);
+            check_order(txn, r, paths[p], ascending, rank, before, count);
+            /* Distinct keeps one of each value, the first in the current order. */
+            CHECK_OK(lar_results_distinct(txn, r, &paths[p], 1));
+            for (size_t i = 1; i < r->count; i++) {
+                lar_value a, b;
+                key_path path;
+                CHECK_OK(key_path_parse(txn, r->env, r->cls, paths[p], "sort on", &path));
+                CHECK_OK(key_path_read(txn, &path, r->keys[i - 1], &a));
+                CHECK_OK(key_path_read(txn, &path, r->keys[i], &b));
+                CHECK(value_order(&a, &b) != 0);
+            }
+            free(rank);
+            free(before);
+            results_release(r);
+        }
+    /* A deleted object among many: the error, the results unchanged. */
+    lar_results *r = results_of(txn, w.env, w.dog);
+    lar_objkey *before = malloc(r->count * sizeof *before);
+    CHECK(before);
+    memcpy(before, r->keys, r->count * sizeof *before);
+    CHECK_OK(lar_obj_delete(txn, (lar_obj){w.dog, r->keys[150]}));
+    lar_sort_descriptor d = {"age", 1};
+    CHECK_RC(lar_results_sort(txn, r, &d, 1), LAR_EDELETED);
+    CHECK_MSG_HAS("does not exist or was deleted");
+    CHECK(memcmp(before, r->keys, r->count * sizeof *before) == 0);
+    lar_value out;
+    CHECK_RC(lar_results_aggregate(txn, r, "age", LAR_AGGREGATE_SUM, &out), LAR_EDELETED);
+    CHECK_EQ(out.type, LAR_TYPE_NULL);
+    free(before);
+    /* The same key twice: both kept by a sort, one by distinct on anything. */
+    r->keys[150] = r->keys[3];
+    sort1(txn, r, "name", 1);
+    CHECK_EQ(r->count, 300);
+    const char *name[] = {"name"};
+    r->keys[0] = r->keys[1];
+    CHECK_OK(lar_results_distinct(txn, r, name, 1));
+    CHECK(r->count < 300);
+    results_release(r);
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    close_env(w.env);
+}
+
 static int fill_many(lar_txn *txn, void *context)
 {
     const world *w = context;
