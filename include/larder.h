@@ -1617,8 +1617,10 @@ void lar_query_free(lar_query *query);
  *  makes one). These functions reorder, thin and fold it in C, with Realm's rules.
  *
  *  Key paths are written as in a query: a property name, or names joined by `.`
- *  through to-one links and embedded objects (`owner.address.city`); a null link on
- *  the way reads as null. A key path through or to a list, set, map or linking
+ *  through to-one links and embedded objects (`owner.address.city`). An object with a
+ *  null link on the way is not one with a null value (realm-core's rule): a sort puts
+ *  it after every value ascending and before them descending, distinct drops it, and
+ *  aggregates skip it. A key path through or to a list, set, map or linking
  *  objects, to a link itself, or with `@links`, `@count`, `[...]` and the like is
  *  refused ("cannot sort on list property 'dogs'"); an unknown property is named
  *  ("unknown property 'agee' on class 'Dog' at column 1").

@@ -74,7 +74,7 @@ static void take_mixed(accumulator *a, const lar_value *v)
 
 static void take(accumulator *a, const lar_value *v)
 {
-    if (v->type == LAR_TYPE_NULL) return;
+    if (v->type == LAR_TYPE_NULL || v->type == VALUE_NULL_LINK) return;
     if (a->type == LAR_TYPE_MIXED) return take_mixed(a, v);
     if (a->op != LAR_AGGREGATE_COUNT && is_nan(v)) return;
     a->count++;

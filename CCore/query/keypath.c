@@ -96,7 +96,11 @@ static int follow(lar_txn *txn, const key_path *path, size_t step, lar_obj obj, 
         int rc = object_read_row(txn, cls, obj, &row);
         if (rc == LAR_OK) rc = row_decode_raw(cls, &row, path->props[i], out);
         if (rc != LAR_OK) return rc;
-        if (out->type == LAR_TYPE_NULL) return LAR_OK;
+        if (i + 1 == path->count) return LAR_OK;
+        if (out->type == LAR_TYPE_NULL) {
+            out->type = VALUE_NULL_LINK;
+            return LAR_OK;
+        }
         obj = out->as.link;
     }
     return LAR_OK;
@@ -152,7 +156,10 @@ static int read_in_key_order(lar_txn *txn, const key_path *path, const lar_objke
         else
             rc = row_decode_raw(cls, &row, path->props[0], &out[p * stride]);
         lar_value *v = &out[p * stride];
-        if (rc == LAR_OK && path->count > 1 && v->type != LAR_TYPE_NULL) rc = follow(txn, path, 1, v->as.link, v);
+        if (rc == LAR_OK && path->count > 1) {
+            if (v->type == LAR_TYPE_NULL) v->type = VALUE_NULL_LINK;
+            else rc = follow(txn, path, 1, v->as.link, v);
+        }
     }
     kv_cursor_close(cursor);
     return rc;

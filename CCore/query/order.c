@@ -21,10 +21,23 @@ static int compare_rows(const sorter *s, size_t a, size_t b)
 {
     const lar_value *x = s->values + a * s->width, *y = s->values + b * s->width;
     for (size_t d = 0; d < s->width; d++) {
+        bool descending = s->descending && s->descending[d];
+        bool x_link = x[d].type == VALUE_NULL_LINK, y_link = y[d].type == VALUE_NULL_LINK;
+        if (x_link || y_link) { /* realm-core: null links after every value ascending, before descending */
+            if (x_link && y_link) continue;
+            return (x_link ? 1 : -1) * (descending ? -1 : 1);
+        }
         int c = value_order(&x[d], &y[d]);
-        if (c) return s->descending && s->descending[d] ? -c : c;
+        if (c) return descending ? -c : c;
     }
     return 0;
+}
+
+static bool has_null_link(const sorter *s, size_t row)
+{
+    for (size_t d = 0; d < s->width; d++)
+        if (s->values[row * s->width + d].type == VALUE_NULL_LINK) return true;
+    return false;
 }
 
 static void merge(const sorter *s, const size_t *from, size_t *to, size_t start, size_t middle, size_t end)
@@ -153,9 +166,11 @@ static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size
     bool *keep = rc == LAR_OK ? calloc(r->count, sizeof *keep) : NULL;
     if (rc == LAR_OK && !keep) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
-        /* The sort is stable: each run of equal rows starts with its first object. */
+        /* The sort is stable: each run of equal rows starts with its first object. An object
+         * with a null link on the way to a key is dropped, as realm-core does. */
         for (size_t i = 0; i < r->count; i++)
-            if (i == 0 || compare_rows(&s, sorted[i - 1], sorted[i]) != 0) keep[sorted[i]] = true;
+            if ((i == 0 || compare_rows(&s, sorted[i - 1], sorted[i]) != 0) && !has_null_link(&s, sorted[i]))
+                keep[sorted[i]] = true;
         size_t kept = 0;
         for (size_t i = 0; i < r->count; i++)
             if (keep[i]) r->keys[kept++] = r->keys[i];

@@ -33,8 +33,13 @@ typedef struct key_path {
 int key_path_from_expr(lar_txn *txn, const expr *e, const char *verb, key_path *out);
 /* Parses and resolves text on class cls of env, then checks it. */
 int key_path_parse(lar_txn *txn, lar_env *env, lar_class cls, const char *text, const char *verb, key_path *out);
-/* The value path reads from object key of the path's first class; null when a link on
- * the way is null. Strings and binaries point into the transaction's memory. */
+/* What a key path reads when a link on its way is null: not a null value, as realm-core
+ * sorts it apart (after every value ascending, before them descending), and distinct drops
+ * its object. Never passed to value_order(); aggregates skip it as null. */
+#define VALUE_NULL_LINK ((lar_type)0x7F)
+
+/* The value path reads from object key of the path's first class, or VALUE_NULL_LINK.
+ * Strings and binaries point into the transaction's memory. */
 int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value *out);
 /* The same for n objects: out[i * stride] receives the value of keys[i]. Rows are read in
  * key order, whatever the order of keys. */
