@@ -44,16 +44,6 @@ static bool is_number(lar_type t)
     return t == LAR_TYPE_INT || t == LAR_TYPE_FLOAT || t == LAR_TYPE_DOUBLE || t == LAR_TYPE_DECIMAL128;
 }
 
-static lar_decimal128 as_decimal(const lar_value *v)
-{
-    switch (v->type) {
-    case LAR_TYPE_INT: return decimal_from_int(v->as.integer);
-    case LAR_TYPE_FLOAT: return decimal_from_double((double)v->as.float32);
-    case LAR_TYPE_DOUBLE: return decimal_from_double(v->as.float64);
-    default: return v->as.decimal128;
-    }
-}
-
 static void take_best(accumulator *a, const lar_value *v)
 {
     int c = a->best.type == LAR_TYPE_NULL ? 0 : value_order(v, &a->best);
@@ -67,7 +57,7 @@ static void take_mixed(accumulator *a, const lar_value *v)
     } else if (a->op == LAR_AGGREGATE_MIN || a->op == LAR_AGGREGATE_MAX) {
         if (!(v->type == LAR_TYPE_DECIMAL128 && is_nan(v))) take_best(a, v);
     } else if (is_number(v->type) && !(v->type == LAR_TYPE_DECIMAL128 && is_nan(v))) {
-        a->decimal_sum = decimal_add(a->decimal_sum, as_decimal(v));
+        a->decimal_sum = decimal_add(a->decimal_sum, decimal_of_number(v));
         a->count++;
     }
 }

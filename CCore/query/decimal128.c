@@ -134,26 +134,48 @@ lar_decimal128 decimal_from_int(int64_t value)
     return encode(value < 0, magnitude, 0);
 }
 
-lar_decimal128 decimal_from_double(double value)
+/* value rounded to `digits` significant digits (half to even, from its exact binary value),
+ * trailing zeros dropped. */
+static lar_decimal128 from_binary(double value, int digits)
 {
     if (value != value) return nan_value();
     if (value == 1.0 / 0.0 || value == -1.0 / 0.0) return infinity(value < 0);
     /* "%.14e" prints 15 significant digits: "-1.00000000000000e+00". */
     char text[40];
-    snprintf(text, sizeof text, "%.14e", value);
+    snprintf(text, sizeof text, "%.*e", digits - 1, value);
     const char *p = text;
     bool negative = *p == '-';
     if (negative) p++;
     u128 coefficient = 0;
     for (; *p && *p != 'e'; p++)
         if (*p >= '0' && *p <= '9') coefficient = coefficient * 10 + (unsigned)(*p - '0');
-    int exponent = (*p == 'e' ? atoi(p + 1) : 0) - 14;
+    int exponent = (*p == 'e' ? atoi(p + 1) : 0) - (digits - 1);
     while (coefficient != 0 && coefficient % 10 == 0) {
         coefficient /= 10;
         exponent++;
     }
     if (coefficient == 0) exponent = 0;
     return rounded(negative, coefficient, exponent, false);
+}
+
+lar_decimal128 decimal_from_double(double value)
+{
+    return from_binary(value, 15);
+}
+
+lar_decimal128 decimal_from_float(float value)
+{
+    return from_binary((double)value, 7);
+}
+
+lar_decimal128 decimal_of_number(const lar_value *v)
+{
+    switch (v->type) {
+    case LAR_TYPE_INT: return decimal_from_int(v->as.integer);
+    case LAR_TYPE_FLOAT: return decimal_from_float(v->as.float32);
+    case LAR_TYPE_DOUBLE: return decimal_from_double(v->as.float64);
+    default: return v->as.decimal128;
+    }
 }
 
 /* value / 10^count, and whether nonzero digits were dropped. */
@@ -237,7 +259,9 @@ int decimal_compare(lar_decimal128 a, lar_decimal128 b)
 {
     finite x, y;
     dec_kind ka = parts(a, &x), kb = parts(b, &y);
-    if (ka == DEC_NAN || kb == DEC_NAN) return ka == kb ? 0 : ka == DEC_NAN ? -1 : 1;
+    if (ka == DEC_NAN && kb == DEC_NAN) /* by their bits, as realm-core, to stay a total order */
+        return a.high != b.high ? (a.high < b.high ? -1 : 1) : (a.low < b.low ? -1 : a.low > b.low);
+    if (ka == DEC_NAN || kb == DEC_NAN) return ka == DEC_NAN ? -1 : 1;
     /* -infinity, the finite values, +infinity */
     int ca = ka == DEC_INFINITE ? (x.negative ? -1 : 1) : 0, cb = kb == DEC_INFINITE ? (y.negative ? -1 : 1) : 0;
     if (ca != cb) return ca < cb ? -1 : 1;

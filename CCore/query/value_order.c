@@ -7,7 +7,7 @@
  *   - numbers by value across int, float, double and decimal128; a NaN before every
  *     other number; an int and a double compared exactly (2^53 + 1 > 2^53 as a double);
  *     a decimal128 with another number as realm-core does, converting that number
- *     to a decimal128 (a double rounded to 15 significant digits);
+ *     to a decimal128 (a double rounded to 15 significant digits, a float to 7);
  *   - strings by Unicode code point, which is their UTF-8 bytes compared unsigned
  *     (realm-core 14: "ABZabz", no longer "aAbBzZ"); a prefix before the longer string;
  *   - binaries by bytes, timestamps by time, ObjectIds and UUIDs by bytes, links by
@@ -70,19 +70,10 @@ static double as_double(const lar_value *v)
     return v->type == LAR_TYPE_FLOAT ? (double)v->as.float32 : v->as.float64;
 }
 
-static lar_decimal128 as_decimal(const lar_value *v)
-{
-    switch (v->type) {
-    case LAR_TYPE_INT: return decimal_from_int(v->as.integer);
-    case LAR_TYPE_DECIMAL128: return v->as.decimal128;
-    default: return decimal_from_double(as_double(v));
-    }
-}
-
 static int compare_numbers(const lar_value *a, const lar_value *b)
 {
     if (a->type == LAR_TYPE_DECIMAL128 || b->type == LAR_TYPE_DECIMAL128)
-        return decimal_compare(as_decimal(a), as_decimal(b));
+        return decimal_compare(decimal_of_number(a), decimal_of_number(b));
     if (a->type == LAR_TYPE_INT && b->type == LAR_TYPE_INT)
         return a->as.integer < b->as.integer ? -1 : a->as.integer > b->as.integer;
     if (a->type == LAR_TYPE_INT) return compare_int_double(a->as.integer, as_double(b));

@@ -114,6 +114,8 @@ static const char *names(lar_txn *txn, const lar_results *r)
     return buf;
 }
 
+static lar_value fold(lar_txn *txn, const lar_results *r, const char *keypath, lar_aggregate_op op);
+
 static void sort1(lar_txn *txn, lar_results *r, const char *keypath, int ascending)
 {
     lar_sort_descriptor d = {keypath, ascending};
@@ -356,6 +358,45 @@ TEST(order_decimals_timestamps_bools_and_binaries)
     }
     sort1(txn, r, "data", 1);
     CHECK_STR(names(txn, r), "two,nil,onehalf,ten,neg");
+    results_release(r);
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    close_env(w.env);
+}
+
+TEST(order_floats_and_doubles_meet_decimals_as_realm_converts_them)
+{
+    world w = setup();
+    lar_txn *txn = begin_write(w.env);
+    /* realm-core compares a float with a decimal128 as the float rounded to 7 digits, a
+     * double as the double rounded to 15: 0.1f is decimal 0.1, 0.1 + 0.2 is decimal 0.3.
+     * (A float and a double compare as doubles: 0.1f > 0.1, so no test mixes the two.) */
+    dog_with(txn, &w, "f", D_EXTRA, val_float(0.1f));
+    dog_with(txn, &w, "d", D_EXTRA, dec(1, -1));
+    dog_with(txn, &w, "dbl", D_EXTRA, val_double(0.1 + 0.2)); /* 0.30000000000000004 */
+    dog_with(txn, &w, "third", D_EXTRA, val_float(1.0f / 3));
+    dog_with(txn, &w, "d7", D_EXTRA, dec(3333333, -7));
+    dog_with(txn, &w, "d8", D_EXTRA, dec(33333334, -8));
+    dog_with(txn, &w, "d3", D_EXTRA, dec(3, -1));
+    lar_results *r = results_of(txn, w.env, w.dog);
+    sort1(txn, r, "extra", 0);
+    CHECK_STR(names(txn, r), "d8,third,d7,dbl,d3,f,d");
+    const char *extra[] = {"extra"};
+    CHECK_OK(lar_results_distinct(txn, r, extra, 1));
+    CHECK_STR(names(txn, r), "d8,third,dbl,f");
+    results_release(r);
+    r = results_of(txn, w.env, w.dog);
+    r->count = 2; /* 0.1f + decimal 0.1 */
+    CHECK_VALUE(fold(txn, r, "extra", LAR_AGGREGATE_SUM), dec(2, -1));
+    /* Two decimal NaNs: ordered by their bits (realm-core), so distinct keeps both. */
+    lar_value nan1 = val_dec(0, 0x7C00000000000000ull), nan2 = val_dec(1, 0x7C00000000000000ull);
+    CHECK_OK(lar_obj_set(txn, (lar_obj){w.dog, r->keys[0]}, D_PRICE, &nan2));
+    CHECK_OK(lar_obj_set(txn, (lar_obj){w.dog, r->keys[1]}, D_PRICE, &nan1));
+    sort1(txn, r, "price", 1);
+    CHECK_STR(names(txn, r), "d,f");
+    const char *price[] = {"price"};
+    CHECK_OK(lar_results_distinct(txn, r, price, 1));
+    CHECK_EQ(r->count, 2);
     results_release(r);
     lar_txn_abort(txn);
     lar_txn_free(txn);
