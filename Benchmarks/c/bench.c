@@ -21,7 +21,8 @@
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
  * Then the collection workloads of bench_collections.c (lists, links, maps, sets), the
- * mixed-value ones of bench_mixed.c and the embedded-object ones of bench_embedded.c.
+ * mixed-value ones of bench_mixed.c, the embedded-object ones of bench_embedded.c and the
+ * sort and aggregate ones of bench_order.c.
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -514,6 +515,7 @@ int main(int argc, char **argv)
     bench_collections(dir);
     bench_mixed(dir);
     bench_embedded(dir);
+    bench_order(dir);
     write_results(dir);
     return 0;
 }

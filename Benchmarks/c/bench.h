@@ -105,6 +105,8 @@ void bench_collections(const char *dir);
 void bench_mixed(const char *dir);
 /* The embedded-object workloads (bench_embedded.c): an address of 4 strings, embedded or plain. */
 void bench_embedded(const char *dir);
+/* The sort and aggregate workloads (bench_order.c): query-sort-int, query-sort-string, query-sum. */
+void bench_order(const char *dir);
 
 #define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
 #define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)

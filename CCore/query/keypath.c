@@ -133,8 +133,39 @@ static int key_order(const lar_objkey *keys, size_t n, size_t **out)
     return LAR_OK;
 }
 
-/* Reads the rows in key order through one cursor: neighbouring keys share pages, so
- * most seeks stay on the page the cursor is on instead of descending from the root. */
+/* The key of the entry a cursor step returned (0 for a key of another size: a damaged table). */
+static lar_objkey key_at(const kv_val *k)
+{
+    lar_objkey key = 0;
+    if (k->mv_size == sizeof key) memcpy(&key, k->mv_data, sizeof key);
+    return key;
+}
+
+/* Moves cursor to the row of key; *at is the key it is on (0: unknown). Dense results
+ * mostly want the next row: one step; otherwise a seek, which LMDB keeps on the cursor's
+ * page when the key is there. Returns 0, KV_NOTFOUND (no such row) or an LMDB error. */
+static int cursor_to(kv_cursor *cursor, lar_objkey *at, lar_objkey key, kv_val *row)
+{
+    kv_val k;
+    if (*at && *at < key) {
+        int rc = kv_cursor_step(cursor, &k, row, KV_NEXT);
+        lar_objkey found = rc == 0 ? key_at(&k) : 0;
+        if (rc == 0 && found >= key) {
+            *at = found;
+            return found == key ? 0 : KV_NOTFOUND;
+        }
+        if (rc != 0) {
+            *at = 0;
+            return rc;
+        }
+    }
+    k = (kv_val){sizeof key, &key};
+    int rc = kv_cursor_step(cursor, &k, row, KV_SEEK);
+    *at = rc == 0 ? key_at(&k) : 0;
+    return rc == 0 && *at != key ? KV_NOTFOUND : rc;
+}
+
+/* Reads the rows in key order through one cursor. */
 static int read_in_key_order(lar_txn *txn, const key_path *path, const lar_objkey *keys, const size_t *positions,
                              size_t n, lar_value *out, size_t stride)
 {
@@ -142,15 +173,14 @@ static int read_in_key_order(lar_txn *txn, const key_path *path, const lar_objke
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot read objects");
+    lar_objkey at = 0;
     for (size_t i = 0; i < n && rc == LAR_OK; i++) {
         size_t p = positions ? positions[i] : i;
-        lar_objkey key = keys[p];
-        kv_val k = {sizeof key, &key}, row;
-        int step = kv_cursor_step(cursor, &k, &row, KV_SEEK);
-        if (step == 0 && (k.mv_size != sizeof key || memcmp(k.mv_data, &key, sizeof key) != 0)) step = KV_NOTFOUND;
+        kv_val row;
+        int step = cursor_to(cursor, &at, keys[p], &row);
         if (step == KV_NOTFOUND)
             rc = lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
-                          (unsigned long long)key, cls->name);
+                          (unsigned long long)keys[p], cls->name);
         else if (step)
             rc = lar_fail_mdb(step, "cannot read an object");
         else
