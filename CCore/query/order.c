@@ -132,54 +132,65 @@ static int sorted_positions(const sorter *s, size_t n, size_t **out, size_t **ot
     return LAR_OK;
 }
 
+/* Each object's keys read and its position sorted by them: what sort and distinct share. */
+typedef struct ordering {
+    sorter s;
+    lar_value *values;
+    size_t *sorted, *other;    /* sorted: the positions in order; other: the spare buffer */
+} ordering;
+
+static int ordering_open(lar_txn *txn, const lar_results *r, const key_path *paths, const bool *descending,
+                         size_t width, ordering *o)
+{
+    *o = (ordering){.s = {NULL, width, descending}};
+    int rc = read_rows(txn, r, paths, width, &o->values);
+    o->s.values = o->values;
+    return rc == LAR_OK ? sorted_positions(&o->s, r->count, &o->sorted, &o->other) : rc;
+}
+
+static void ordering_close(ordering *o)
+{
+    free(o->sorted);
+    free(o->other);
+    free(o->values);
+}
+
 static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bool *descending, size_t width)
 {
     if (r->count < 2 || width == 0) return LAR_OK;
-    lar_value *values;
-    int rc = read_rows(txn, r, paths, width, &values);
-    if (rc != LAR_OK) return rc;
-    sorter s = {values, width, descending};
-    size_t *sorted = NULL, *other = NULL;
-    rc = sorted_positions(&s, r->count, &sorted, &other);
+    ordering o;
+    int rc = ordering_open(txn, r, paths, descending, width, &o);
     lar_objkey *keys = rc == LAR_OK ? malloc(r->count * sizeof *keys) : NULL;
     if (rc == LAR_OK && !keys) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
-        for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[sorted[i]];
+        for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[o.sorted[i]];
         memcpy(r->keys, keys, r->count * sizeof *keys);
     }
-    free(sorted);
-    free(other);
     free(keys);
-    free(values);
+    ordering_close(&o);
     return rc;
 }
 
 static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size_t width)
 {
     if (r->count < 2 || width == 0) return LAR_OK;
-    lar_value *values;
-    int rc = read_rows(txn, r, paths, width, &values);
-    if (rc != LAR_OK) return rc;
-    sorter s = {values, width, NULL};
-    size_t *sorted = NULL, *other = NULL;
-    rc = sorted_positions(&s, r->count, &sorted, &other);
+    ordering o;
+    int rc = ordering_open(txn, r, paths, NULL, width, &o);
     bool *keep = rc == LAR_OK ? calloc(r->count, sizeof *keep) : NULL;
     if (rc == LAR_OK && !keep) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
         /* The sort is stable: each run of equal rows starts with its first object. An object
          * with a null link on the way to a key is dropped, as realm-core does. */
         for (size_t i = 0; i < r->count; i++)
-            if ((i == 0 || compare_rows(&s, sorted[i - 1], sorted[i]) != 0) && !has_null_link(&s, sorted[i]))
-                keep[sorted[i]] = true;
+            if ((i == 0 || compare_rows(&o.s, o.sorted[i - 1], o.sorted[i]) != 0) && !has_null_link(&o.s, o.sorted[i]))
+                keep[o.sorted[i]] = true;
         size_t kept = 0;
         for (size_t i = 0; i < r->count; i++)
             if (keep[i]) r->keys[kept++] = r->keys[i];
         r->count = kept;
     }
-    free(sorted);
-    free(other);
     free(keep);
-    free(values);
+    ordering_close(&o);
     return rc;
 }
 

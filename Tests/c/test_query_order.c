@@ -99,6 +99,15 @@ static void results_release(lar_results *r)
     free(r);
 }
 
+/* The end of a test: its results (or NULL) freed, its transaction aborted, its file closed. */
+static void finish(world *w, lar_txn *txn, lar_results *r)
+{
+    if (r) results_release(r);
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    close_env(w->env);
+}
+
 /* The dogs' names in result order, joined by commas. */
 static const char *names(lar_txn *txn, const lar_results *r)
 {
@@ -150,10 +159,7 @@ TEST(order_strings_by_code_point)
     CHECK_STR(names(txn, r), ", x,10,9,A,B,Z,_x,a,a b,aa,ab,b,e,z,~,\xc3\x89,\xc3\xa9,\xef\xbf\xbd,\xf0\x9f\x98\x80");
     sort1(txn, r, "name", 0);
     CHECK_STR(names(txn, r), "\xf0\x9f\x98\x80,\xef\xbf\xbd,\xc3\xa9,\xc3\x89,~,z,e,b,ab,aa,a b,a,_x,Z,B,A,9,10, x,");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_doubles_floats_nil_and_nan)
@@ -180,10 +186,7 @@ TEST(order_doubles_floats_nil_and_nan)
     }
     sort1(txn, r, "ratio", 1); /* inf 3, two NaN, zero -2, neg 1; the other three 0 */
     CHECK_STR(names(txn, r), "two,zero,-inf,nan,nil,neg,inf");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_sort_is_stable_and_takes_several_keys)
@@ -211,10 +214,7 @@ TEST(order_sort_is_stable_and_takes_several_keys)
     CHECK_STR(names(txn, r), "b,a,e,c,d,f");
     CHECK_OK(lar_results_sort(txn, r, NULL, 0));
     CHECK_STR(names(txn, r), "b,a,e,c,d,f");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 static lar_obj person(lar_txn *txn, const world *w, const char *name, const char *city)
@@ -270,10 +270,7 @@ TEST(order_through_links_and_embedded_objects)
     const char *city[] = {"owner.address.city"};
     CHECK_OK(lar_results_distinct(txn, r, city, 1));
     CHECK_STR(names(txn, r), "fido,rex");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_mixed_values_by_kind_then_value)
@@ -300,10 +297,7 @@ TEST(order_mixed_values_by_kind_then_value)
     lar_results *r = results_of(txn, w.env, w.dog);
     sort1(txn, r, "extra", 1);
     CHECK_STR(names(txn, r), "null,false,true,nan,one,dec1.5,f2.5,three,emptystr,str,bin,date,oid,uuid,link");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_numbers_compare_exactly_across_types)
@@ -322,10 +316,7 @@ TEST(order_numbers_compare_exactly_across_types)
     lar_results *r = results_of(txn, w.env, w.dog);
     sort1(txn, r, "extra", 1);
     CHECK_STR(names(txn, r), "-inf,min,dec-1,half,double,int,max,2^63");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_decimals_timestamps_bools_and_binaries)
@@ -358,10 +349,7 @@ TEST(order_decimals_timestamps_bools_and_binaries)
     }
     sort1(txn, r, "data", 1);
     CHECK_STR(names(txn, r), "two,nil,onehalf,ten,neg");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_floats_and_doubles_meet_decimals_as_realm_converts_them)
@@ -397,10 +385,7 @@ TEST(order_floats_and_doubles_meet_decimals_as_realm_converts_them)
     const char *price[] = {"price"};
     CHECK_OK(lar_results_distinct(txn, r, price, 1));
     CHECK_EQ(r->count, 2);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 static void check_sort_error(lar_txn *txn, lar_results *r, const char *keypath, const char *message, int line)
@@ -474,10 +459,7 @@ TEST(order_errors_name_the_problem)
     CHECK_RC(lar_results_sort(other_txn, r, &d, 1), LAR_EMISUSE);
     lar_txn_free(other_txn);
     close_env(other);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_distinct_keeps_the_first_of_each_combination)
@@ -509,10 +491,7 @@ TEST(order_distinct_keeps_the_first_of_each_combination)
     const char *extra[] = {"extra"};
     CHECK_OK(lar_results_distinct(txn, r, extra, 1));
     CHECK_STR(names(txn, r), "a,c,A");
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_limit_and_the_query_suffixes)
@@ -544,10 +523,7 @@ TEST(order_limit_and_the_query_suffixes)
     CHECK_STR(names(txn, r), "d,a");
     CHECK_RC(results_apply_order(txn, r, NULL), LAR_EINVAL);
     lar_query_free(q);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 static lar_value fold(lar_txn *txn, const lar_results *r, const char *keypath, lar_aggregate_op op)
@@ -618,10 +594,7 @@ TEST(order_aggregates_follow_realm)
     CHECK_VALUE(AGG("owner.age", SUM), val_int(40));
     CHECK_VALUE(AGG("owner.age", COUNT), val_int(1));
     CHECK_VALUE(AGG("owner.age", AVERAGE), val_double(40));
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 TEST(order_aggregates_of_ints_wrap_decimals_divide_and_mixed_take_numbers)
@@ -662,10 +635,7 @@ TEST(order_aggregates_of_ints_wrap_decimals_divide_and_mixed_take_numbers)
     CHECK_OK(lar_obj_set(txn, b, D_BORN, &t2));
     CHECK_VALUE(AGG("born", MIN), t1);
     CHECK_VALUE(AGG("born", MAX), t2);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 /* ---- the fast paths (radix sort, reads in key order) against value_order ---- */
@@ -817,10 +787,7 @@ TEST(order_fast_paths_agree_with_value_order)
     r->keys[0] = r->keys[1];
     CHECK_OK(lar_results_distinct(txn, r, name, 1));
     CHECK(r->count < 300);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }
 
 static int fill_many(lar_txn *txn, void *context)
@@ -872,8 +839,5 @@ TEST(order_sorts_200000_objects_quickly)
     /* Tens of milliseconds in a release build; generous bounds for a sanitized one on a busy machine. */
     CHECK(int_ms < 3000);
     CHECK(string_ms < 3000);
-    results_release(r);
-    lar_txn_abort(txn);
-    lar_txn_free(txn);
-    close_env(w.env);
+    finish(&w, txn, r);
 }

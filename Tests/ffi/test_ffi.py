@@ -896,8 +896,8 @@ class LinkAndListTests(unittest.TestCase):
 PERSONS = {1: ("Ada", 36, 9.5), 2: ("Grace", 45, 8.25), 3: ("Linus", None, 7.0)}
 
 
-class SharedFileTests(unittest.TestCase):
-    """The file the C tests wrote, read from Python."""
+class SharedFileCopy(unittest.TestCase):
+    """Opens a copy of the file the C tests wrote, read-only, as self.db."""
 
     def setUp(self):
         if not os.path.isfile(SHARED_PATH):
@@ -912,6 +912,10 @@ class SharedFileTests(unittest.TestCase):
             self.db.close()
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SharedFileTests(SharedFileCopy):
+    """The file the C tests wrote, read from Python."""
 
     def test_schema(self):
         info = LarEnvInfo()
@@ -967,16 +971,11 @@ class SharedFileTests(unittest.TestCase):
         self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
 
 
-class ResultsTests(unittest.TestCase):
+class ResultsTests(SharedFileCopy):
     """Sort, distinct, limit and aggregates over the shared file's three persons."""
 
     def setUp(self):
-        if not os.path.isfile(SHARED_PATH):
-            self.fail(f"{SHARED_PATH} is missing: run `make test-c` first")
-        self.dir = tempfile.mkdtemp(prefix="larder-ffi-results-")
-        path = os.path.join(self.dir, "shared.larder")
-        shutil.copyfile(SHARED_PATH, path)
-        self.db = Database(path, LAR_ENV_READONLY)
+        super().setUp()
         self.cls = self.db.class_id("Person")
         self.name = self.db.prop(self.cls, "name")
         self.txn = self.db.begin()
@@ -984,9 +983,8 @@ class ResultsTests(unittest.TestCase):
     def tearDown(self):
         try:
             end(self.txn, commit=False)
-            self.db.close()
         finally:
-            shutil.rmtree(self.dir, ignore_errors=True)
+            super().tearDown()
 
     def results(self):
         objs = iterate(self.txn, self.cls)

@@ -88,18 +88,22 @@ static const char *const NAMES[] = {"Person", "Dog", "id", "name", "age", "score
                                     "x", "y", "h\xc3\xa9", "\xf0\x9d\x84\x9e"};
 #define NAME_COUNT (sizeof NAMES / sizeof *NAMES)
 
+/* Up to max raw bytes of the program as a C string (it ends at its first NUL). */
+static const char *take_text(program *p, size_t max)
+{
+    const uint8_t *bytes;
+    size_t size = take_bytes(p, max, &bytes);
+    char *s = arena_copy(bytes, size);
+    s[strnlen(s, size)] = 0;
+    return s;
+}
+
 /* A name: a common one (so classes and properties collide and match), a raw one, or NULL/empty. */
 static const char *take_name(program *p)
 {
     uint8_t choice = u8(p);
     if (choice < 200) return NAMES[choice % NAME_COUNT];
-    if (choice < 250) {
-        const uint8_t *bytes;
-        size_t size = take_bytes(p, 24, &bytes);
-        char *s = arena_copy(bytes, size);
-        s[strnlen(s, size)] = 0; /* a C string ends at its first NUL */
-        return s;
-    }
+    if (choice < 250) return take_text(p, 24);
     return choice < 253 ? "" : NULL;
 }
 
@@ -920,14 +924,7 @@ static const char *take_key_path(program *p)
 {
     uint8_t choice = u8(p);
     if (choice < 200) return KEY_PATHS[choice % KEY_PATH_COUNT];
-    if (choice < 250) {
-        const uint8_t *bytes;
-        size_t size = take_bytes(p, 40, &bytes);
-        char *text = arena_copy(bytes, size);
-        text[strnlen(text, size)] = 0;
-        return text;
-    }
-    return NULL;
+    return choice < 250 ? take_text(p, 40) : NULL;
 }
 
 /* Results built by hand (lar_query_run is not needed for these): every object of a class
