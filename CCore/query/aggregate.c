@@ -175,6 +175,9 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
         for (size_t i = 0; i < n && rc == LAR_OK; i++) take(&a, &values[i]);
     }
     free(values);
-    if (rc == LAR_OK) *out = result(&a);
+    lar_value folded = result(&a);
+    /* A min or max string of a mixed property, read raw: kept as lar_obj_get() keeps it. */
+    if (rc == LAR_OK && txn->write && value_keep_bytes(txn, &folded) != LAR_OK) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK) *out = folded;
     return rc;
 }
