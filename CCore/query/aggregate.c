@@ -136,14 +136,11 @@ static bool op_takes(lar_aggregate_op op, lar_type t)
 }
 
 /* "operation 'sum' not supported for string property 'Dog.name'", as Realm words it. */
-static int unsupported(const char *keypath, const key_path *path, lar_aggregate_op op)
+static int unsupported(const key_path *path, lar_aggregate_op op)
 {
     const schema_class *cls = path->classes[path->count - 1];
-    const char *last = keypath;
-    for (const char *p = keypath; *p; p++)
-        if (*p == '.') last = p + 1;
     return lar_fail(LAR_EINVAL, "operation '%s' not supported for %s property '%s.%s'", op_names[op],
-                    type_name(path->type), cls->name, last);
+                    type_name(path->type), cls->name, cls->properties[path->props[path->count - 1]].def.name);
 }
 
 int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
@@ -164,7 +161,7 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
     key_path path;
     rc = key_path_parse(txn, results->env, results->cls, keypath, verb, &path);
     if (rc != LAR_OK) return rc;
-    if (!op_takes(op, path.type)) return unsupported(keypath, &path, op);
+    if (!op_takes(op, path.type)) return unsupported(&path, op);
     accumulator a = {.op = op, .type = path.type, .best = {.type = LAR_TYPE_NULL}, .decimal_sum = decimal_zero()};
     /* Read a chunk at a time in key order; fold in result order (sums of doubles depend on it). */
     lar_value *values = malloc((results->count < CHUNK ? results->count : CHUNK) * sizeof *values + 1);

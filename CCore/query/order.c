@@ -1,8 +1,9 @@
-/* Sort, distinct and limit over a lar_results, as Realm's: each object's keys are read
- * once, then the positions are merge-sorted (stable: objects with equal keys keep their
- * order), and the keys rearranged once. Distinct keeps the first object, in the current
- * order, of each combination of values (value_order() == 0: numbers by value, nulls
- * alike). On failure the results are unchanged. */
+/* Sort, distinct and limit over a lar_results, as realm-core's descriptors: each object's
+ * keys are read once (in key order), then the positions are sorted, stably (objects with
+ * equal keys keep their order): radix-sorted for one key of a kind radix_sort.c keys,
+ * else merge-sorted by compare_rows(); the keys are rearranged once. Distinct keeps the
+ * first object, in the current order, of each combination of values (value_order() == 0:
+ * numbers by value, nulls alike). On failure the results are unchanged. */
 #include "query/order.h"
 
 #include <stdlib.h>
