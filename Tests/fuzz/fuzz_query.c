@@ -7,8 +7,11 @@
  *
  * Beyond "no crash, no leak, no sanitizer report", every accepted query must describe
  * to a canonical text that parses again and describes to the same text, and every
- * failure must record LAR_EINVAL (or LAR_ENOMEM) with a message. */
+ * failure must record LAR_EINVAL (or LAR_ENOMEM) with a message. The SORT, DISTINCT and
+ * LIMIT suffixes of a resolved query are applied to every object of its class (a few
+ * dogs, people and addresses, some links null), and must keep or drop keys, never add one. */
 #include "fuzz_support.h"
+#include "query/order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,39 @@ static lar_class classes[3];
 #define COLL(name, type, coll, flags, target) \
     ((lar_property_def){(name), (type), (coll), (flags), (target), NULL})
 #define PROP(name, type, flags) COLL(name, type, LAR_COLLECTION_NONE, flags, NULL)
+
+/* Dogs with names, ages, weights (nil, NaN) and mixed values of several kinds, some
+ * with an owner whose address may be nil. */
+static void add_objects(void)
+{
+    lar_txn *txn;
+    if (lar_txn_begin(env, LAR_TXN_WRITE, &txn) != LAR_OK) abort();
+    lar_obj address, people[2], dog;
+    lar_value city = {.type = LAR_TYPE_STRING, .as.string = {"Oslo", 4}};
+    if (lar_obj_create(txn, classes[0], &city, 1, &address) != LAR_OK) abort();
+    for (int i = 0; i < 2; i++) {
+        if (lar_obj_create(txn, classes[1], NULL, 0, &people[i]) != LAR_OK) abort();
+        lar_value name = {.type = LAR_TYPE_STRING, .as.string = {i ? "Bo" : "Al", 2}};
+        lar_value where = {.type = i ? LAR_TYPE_NULL : LAR_TYPE_LINK, .as.link = address};
+        if (lar_obj_set(txn, people[i], 0, &name) != LAR_OK || lar_obj_set(txn, people[i], 2, &where) != LAR_OK) abort();
+    }
+    for (int i = 0; i < 6; i++) {
+        if (lar_obj_create(txn, classes[2], NULL, 0, &dog) != LAR_OK) abort();
+        static const char *const names[] = {"rex", "fido"};
+        lar_value values[] = {
+            {.type = LAR_TYPE_STRING, .as.string = {names[i % 2], strlen(names[i % 2])}},
+            {.type = LAR_TYPE_INT, .as.integer = i % 3},
+            {.type = i % 3 ? LAR_TYPE_DOUBLE : LAR_TYPE_NULL, .as.float64 = i == 1 ? 0.0 / 0.0 : i},
+            i % 2 ? (lar_value){.type = LAR_TYPE_INT, .as.integer = 1} : (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = 1},
+            {.type = i % 3 ? LAR_TYPE_LINK : LAR_TYPE_NULL, .as.link = people[i % 2]},
+        };
+        const uint32_t props[] = {0, 1, 2, 10, 11};
+        for (int p = 0; p < 5; p++)
+            if (lar_obj_set(txn, dog, props[p], &values[p]) != LAR_OK) abort();
+    }
+    if (lar_txn_commit(txn) != LAR_OK) abort();
+    lar_txn_free(txn);
+}
 
 static void setup(void)
 {
@@ -54,6 +90,7 @@ static void setup(void)
     if (lar_schema_apply(env, defs, 3, 1) != LAR_OK) abort();
     for (int i = 0; i < 3; i++)
         if (lar_class_find(env, defs[i].name, &classes[i]) != LAR_OK) abort();
+    add_objects();
 }
 
 static void check_error(int rc)
@@ -140,6 +177,31 @@ static void make_arg(const uint8_t **at, const uint8_t *end, lar_query_arg *arg,
     }
 }
 
+/* Applies q's suffixes in order to every object of cls. */
+static void apply_orders(const lar_query *q, lar_class cls)
+{
+    if (!q->resolved || !q->order_count) return;
+    lar_txn *txn;
+    if (lar_txn_begin(env, LAR_TXN_READ, &txn) != LAR_OK) abort();
+    lar_results r = {.env = env, .cls = cls};
+    lar_objkey keys[16];
+    r.keys = keys;
+    r.capacity = 16;
+    lar_iter *it;
+    lar_obj obj;
+    if (lar_iter_open(txn, cls, &it) != LAR_OK) abort();
+    while (r.count < r.capacity && lar_iter_next(it, &obj) == LAR_OK) keys[r.count++] = obj.key;
+    lar_iter_close(it);
+    for (size_t i = 0; i < q->order_count; i++) {
+        size_t before = r.count;
+        int rc = results_apply_order(txn, &r, &q->orders[i]);
+        if (rc != LAR_OK) check_error(rc);
+        if (r.count > before) abort();
+    }
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -166,6 +228,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *canonical = describe(q, 0);
     check_round_trip(cls, canonical);
     free(canonical);
+    apply_orders(q, cls);
 
     size_t count;
     if (lar_query_argument_count(q, &count) != LAR_OK) abort();
@@ -181,6 +244,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_round_trip(cls, canonical);
             free(canonical);
             free(describe(q, LAR_QUERY_DESCRIBE_VALUES));
+            apply_orders(q, cls);
         } else {
             check_error(rc);
             free(describe(q, 0));
