@@ -1630,8 +1630,9 @@ void lar_query_free(lar_query *query);
  *  timestamp, ObjectId, UUID, link; numbers by value across int, float, double and
  *  decimal128 (int 1 == double 1.0), NaN before every other number; strings by
  *  Unicode code point, which is comparing their UTF-8 bytes (realm-core 14's order:
- *  "A" < "B" < "Z" < "a" < "b" < "z" < "é", digits and most punctuation before
- *  letters, "" before every other string, a prefix before the longer string);
+ *  "" first, a prefix before the longer string, and ASCII's order: space and most
+ *  punctuation, digits, "A"..."Z", "[\]^_`", "a"..."z", "{|}~"; then "É" < "é" and
+ *  the rest of Unicode);
  *  false before true; timestamps by time; ObjectIds and UUIDs by bytes.
  *  @{
  */
@@ -1656,8 +1657,8 @@ typedef struct lar_sort_descriptor {
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, a transaction of another
  *         environment, a key path that is NULL, not valid UTF-8, unknown or not
  *         sortable: the message names it); #LAR_EDELETED (an object of the results
- *         was deleted); #LAR_EMISUSE (ended transaction); #LAR_ENOMEM. On error the
- *         results are unchanged.
+ *         was deleted); #LAR_EMISUSE (ended transaction); #LAR_ECORRUPT (an undecodable
+ *         row); #LAR_ENOMEM. On error the results are unchanged.
  */
 int lar_results_sort(lar_txn *txn, lar_results *results, const lar_sort_descriptor *descriptors, size_t count);
 
@@ -1712,7 +1713,7 @@ typedef enum lar_aggregate_op {
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown op, a bad key path as for
  *         lar_results_sort(), a property of a type the operation does not take:
  *         "operation 'sum' not supported for string property 'Dog.name'");
- *         #LAR_EDELETED; #LAR_EMISUSE; #LAR_ENOMEM.
+ *         #LAR_EDELETED; #LAR_EMISUSE; #LAR_ECORRUPT; #LAR_ENOMEM.
  */
 int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
                           lar_value *out);
