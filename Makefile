@@ -68,7 +68,7 @@ test-layers:
 	@build-aux/check-layers
 
 $(BUILD)/test_c: $(CTEST_SRC) Tests/c/test.h $(CORE_ASAN_OBJ)
-	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -o $@ $(CTEST_SRC) \
+	$(CC) $(CFLAGS) -O1 -std=c11 -D_GNU_SOURCE $(WARN) $(SANITIZE) -Iinclude -ICCore -o $@ $(CTEST_SRC) \
 	    $(CORE_ASAN_OBJ) $(LMDB_LIBS) -lpthread
 
 test-c: $(BUILD)/test_c
@@ -175,10 +175,10 @@ demo-swift: | deps
 
 # ---- benchmarks ----
 
-$(BUILD)/bench_c: Benchmarks/c/bench.c Benchmarks/c/bench_collections.c Benchmarks/c/bench_mixed.c \
-                  Benchmarks/c/bench_embedded.c Benchmarks/c/bench.h $(CORE_OBJ)
-	$(CC) $(CFLAGS) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ Benchmarks/c/bench.c \
-	    Benchmarks/c/bench_collections.c Benchmarks/c/bench_mixed.c Benchmarks/c/bench_embedded.c \
+BENCH_SRC := $(wildcard Benchmarks/c/*.c)
+
+$(BUILD)/bench_c: $(BENCH_SRC) Benchmarks/c/bench.h $(CORE_OBJ)
+	$(CC) $(CFLAGS) -O2 -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude -o $@ $(BENCH_SRC) \
 	    $(CORE_OBJ) $(LMDB_LIBS) -lpthread
 
 # The C benchmark first; the Swift one reads its results to print ratios from the same run.

@@ -1629,8 +1629,9 @@ void lar_query_free(lar_query *query);
  *  collection); a null link in a chain of to-one links yields null, so
  *  `owner.name == nil` matches objects without an owner; null equals only null
  *  and no ordering holds for it; numbers compare by value across int, float,
- *  double, decimal128 and mixed values (a float or double against a
- *  decimal128 compares with the decimal's nearest double); strings order by
+ *  double, decimal128 and mixed values (a float or double meets a decimal128
+ *  as realm-core converts it: a double at 15 significant digits, a float at
+ *  7); strings order by
  *  their bytes (Unicode code point order); a map key that is missing reads as
  *  null; `[c]` folds case and `[d]` diacritics for the characters below U+0250
  *  (Latin: realm-core's rule; others match only exactly); `@count` of a string
@@ -1644,9 +1645,9 @@ void lar_query_free(lar_query *query);
  *  significant digits (half to even); mixed with floats or doubles, they are
  *  summed as doubles.
  *
- *  Not supported yet (the run fails with #LAR_EINVAL and a message starting
- *  "not supported yet: " that names the construct and its column): the `SORT`,
- *  `DISTINCT` and `LIMIT` suffixes.
+ *  The `SORT`, `DISTINCT` and `LIMIT` suffixes apply to the matching objects in
+ *  the order written, as lar_results_sort(), lar_results_distinct() and
+ *  lar_results_limit() do.
  *
  *  Versions: a result records the version it was computed at. In a read
  *  transaction that is the snapshot; in a write transaction, that transaction
@@ -1750,6 +1751,110 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
  * @param[in] results  A result, or NULL.
  */
 void lar_results_free(lar_results *results);
+/** @} */
+
+/** @defgroup results_order Results: sorting, distinct, limit and aggregates
+ *  A lar_results holds the keys of objects of one class, in order (lar_query_run()
+ *  makes one). These functions reorder, thin and fold it in C, with Realm's rules.
+ *
+ *  Key paths are written as in a query: a property name, or names joined by `.`
+ *  through to-one links and embedded objects (`owner.address.city`). An object with a
+ *  null link on the way is not one with a null value (realm-core's rule): a sort puts
+ *  it after every value ascending and before them descending, distinct drops it, and
+ *  aggregates skip it. A key path through or to a list, set, map or linking
+ *  objects, to a link itself, or with `@links`, `@count`, `[...]` and the like is
+ *  refused ("cannot sort on list property 'dogs'"); an unknown property is named
+ *  ("unknown property 'agee' on class 'Dog' at column 1").
+ *
+ *  Realm's order of values (sort, distinct, min, max): null first; values of
+ *  different kinds (in mixed properties) by kind: bool, numbers, string, binary,
+ *  timestamp, ObjectId, UUID, link; numbers by value across int, float, double and
+ *  decimal128 (int 1 == double 1.0), NaN before every other number; strings by
+ *  Unicode code point, which is comparing their UTF-8 bytes (realm-core 14's order:
+ *  "" first, a prefix before the longer string, and ASCII's order: space and most
+ *  punctuation, digits, "A"..."Z", "[\]^_`", "a"..."z", "{|}~"; then "É" < "é" and
+ *  the rest of Unicode);
+ *  false before true; timestamps by time; ObjectIds and UUIDs by bytes.
+ *  @{
+ */
+/** One key of a sort. */
+typedef struct lar_sort_descriptor {
+    const char *keypath;   /**< A key path, NUL-terminated UTF-8. */
+    int ascending;         /**< Nonzero: ascending (null first); 0: descending (null last). */
+} lar_sort_descriptor;
+
+/** @brief Sort results by several keys.
+ *
+ * Objects are ordered by the first descriptor's key, those with equal first keys by
+ * the second, and so on; objects equal on every key keep their current order (the
+ * sort is stable, as Realm's). Each object's keys are read once.
+ * @param[in]     txn          An active transaction of the results' environment.
+ * @param[in,out] results      The results; reordered in place.
+ * @param[in]     descriptors  count descriptors; may be NULL when count is 0.
+ * @param[in]     count        Up to 256.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, a transaction of another
+ *         environment, a key path that is NULL, not valid UTF-8, unknown or not
+ *         sortable: the message names it); #LAR_EDELETED (an object of the results
+ *         was deleted); #LAR_EMISUSE (ended transaction); #LAR_ECORRUPT (an undecodable
+ *         row); #LAR_ENOMEM. On error the results are unchanged.
+ */
+int lar_results_sort(lar_txn *txn, lar_results *results, const lar_sort_descriptor *descriptors, size_t count);
+
+/** @brief Keep the first object, in the current order, of each distinct combination
+ *  of the values of key paths.
+ *
+ * Values are distinct as Realm's: nulls are alike, numbers compare by value (in a
+ * mixed property int 1 and double 1.0 are alike), strings by bytes.
+ * @param[in]     txn       An active transaction of the results' environment.
+ * @param[in,out] results   The results; thinned in place, order kept.
+ * @param[in]     keypaths  count key paths; may be NULL when count is 0.
+ * @param[in]     count     Up to 256; 0 keeps every object.
+ * @return As lar_results_sort() ("cannot distinct on list property 'dogs'").
+ */
+int lar_results_distinct(lar_txn *txn, lar_results *results, const char *const *keypaths, size_t count);
+
+/** @brief Keep the first limit objects of results (all of them when there are fewer).
+ * @param[in,out] results  The results.
+ * @param[in]     limit    The number to keep.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL results).
+ */
+int lar_results_limit(lar_results *results, size_t limit);
+
+/** Operations of lar_results_aggregate(). */
+typedef enum lar_aggregate_op {
+    LAR_AGGREGATE_COUNT = 1,   /**< The number of non-null values (of objects, with no key path). */
+    LAR_AGGREGATE_MIN = 2,     /**< The least value, in Realm's order. */
+    LAR_AGGREGATE_MAX = 3,     /**< The greatest value. */
+    LAR_AGGREGATE_SUM = 4,     /**< The sum. */
+    LAR_AGGREGATE_AVERAGE = 5  /**< The sum over the number of values taken. */
+} lar_aggregate_op;
+
+/** @brief Fold the values a key path reads from each object of results.
+ *
+ * Realm's rules: nulls are skipped, and so are NaN floats, doubles and decimal128s
+ * (except by count). Min and max take ints, floats, doubles, decimal128s,
+ * timestamps and mixed values, and yield a value of the property's type (of a mixed
+ * value, the value itself, of any kind), or null when there is none. Sum and average
+ * take ints, floats, doubles, decimal128s and mixed values (their numbers): the sum of
+ * ints is an int, in 64 bits that wrap on overflow (as realm-core's); of floats and
+ * doubles a double; of decimal128s an exact decimal128 (rounded to 34 digits); of
+ * mixed values a decimal128. A sum of nothing is 0 of that type. The average of ints,
+ * floats and doubles is a double, of decimal128s and mixed values a decimal128, and of
+ * nothing null. Count counts the non-null values, or, with a NULL key path, the objects.
+ * Ownership: a string or binary out of the min or max of a mixed property points into
+ * memory owned by the transaction, as lar_obj_get().
+ * @param[in]  txn      An active transaction of the results' environment.
+ * @param[in]  results  The results.
+ * @param[in]  keypath  A key path (see above); NULL only for #LAR_AGGREGATE_COUNT.
+ * @param[in]  op       The operation.
+ * @param[out] out      Receives the result; #LAR_TYPE_NULL on error.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown op, a bad key path as for
+ *         lar_results_sort(), a property of a type the operation does not take:
+ *         "operation 'sum' not supported for string property 'Dog.name'");
+ *         #LAR_EDELETED; #LAR_EMISUSE; #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
+                          lar_value *out);
 /** @} */
 
 #ifdef __cplusplus

@@ -22,7 +22,8 @@
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
  * Then the collection workloads of bench_collections.c (lists, links, maps, sets), the
- * mixed-value ones of bench_mixed.c and the embedded-object ones of bench_embedded.c.
+ * mixed-value ones of bench_mixed.c, the embedded-object ones of bench_embedded.c and the
+ * query ones of bench_query.c.
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -557,6 +558,7 @@ int main(int argc, char **argv)
     bench_collections(dir);
     bench_mixed(dir);
     bench_embedded(dir);
+    bench_query(dir);
     write_results(dir);
     return 0;
 }

@@ -105,6 +105,8 @@ void bench_collections(const char *dir);
 void bench_mixed(const char *dir);
 /* The embedded-object workloads (bench_embedded.c): an address of 4 strings, embedded or plain. */
 void bench_embedded(const char *dir);
+/* The query workloads (bench_query.c): filters, sorts and sums over QN items. */
+void bench_query(const char *dir);
 
 #define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
 #define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)

@@ -52,6 +52,9 @@ int row_decode_for_rewrite(const schema_class *cls, const kv_val *row, lar_value
 int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
 int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar_value *restrict out);
+/* Copies a string's or binary's bytes into txn when it writes (LMDB's dirty pages move
+ * under later writes); LAR_ENOMEM (not recorded) when out of memory. */
+int value_keep_bytes(lar_txn *txn, lar_value *value);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
                lar_value *out);

@@ -123,7 +123,6 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
     return LAR_OK;
 }
 
-static int keep_var(lar_txn *txn, lar_value *value);
 
 static int corrupt(const schema_class *cls)
 {
@@ -345,7 +344,7 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
     for (uint32_t i = 0; i < count; i++) {
         if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
             err = decode_slot(cls, &cls->properties[i], bytes + plan[i].offset, row, &out[i]);
-            if (!err && txn->write) err = keep_var(txn, &out[i]);
+            if (!err && txn->write) err = value_keep_bytes(txn, &out[i]);
             if (err) return err;
         }
     }
@@ -353,7 +352,7 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
 }
 
 /* A write transaction's dirty pages move under later writes: hand out a stable copy. */
-static int keep_var(lar_txn *txn, lar_value *value)
+int value_keep_bytes(lar_txn *txn, lar_value *value)
 {
     if (value->type == LAR_TYPE_STRING) {
         const char *copy = txn_keep(txn, value->as.string.data, value->as.string.size + 1);
@@ -371,5 +370,5 @@ int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_
                lar_value *out)
 {
     int err = row_decode_raw(cls, row, prop, out);
-    return err || !txn->write ? err : keep_var(txn, out);
+    return err || !txn->write ? err : value_keep_bytes(txn, out);
 }

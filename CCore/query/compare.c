@@ -1,6 +1,7 @@
 /* Comparing values as queries do: numbers by value across int, float, double and
  * decimal128 (as realm-core's Mixed does), everything else within its own type. */
 #include "query/results.h"
+#include "query/decimal128.h"
 
 #include <math.h>
 #include <string.h>
@@ -9,149 +10,6 @@
 static int sign_of(int c)
 {
     return (c > 0) - (c < 0);
-}
-
-/* ---- decimal128 (BID encoding) ---- */
-
-typedef struct decimal_parts {
-    bool negative, nan, infinite;
-    unsigned __int128 coefficient; /* < 10^34; 0 for non-canonical encodings, as IEEE says */
-    int exponent;
-} decimal_parts;
-
-static decimal_parts decimal_split(lar_decimal128 d)
-{
-    decimal_parts p = {.negative = d.high >> 63};
-    uint64_t combination = (d.high >> 58) & 0x1F;
-    if (combination == 0x1F) p.nan = true;
-    else if (combination == 0x1E) p.infinite = true;
-    if (p.nan || p.infinite) return p;
-    unsigned __int128 c;
-    if (((d.high >> 61) & 3) == 3) { /* the large-coefficient form: always above 10^34, non-canonical */
-        p.exponent = (int)((d.high >> 47) & 0x3FFF) - 6176;
-        c = 0;
-    } else {
-        p.exponent = (int)((d.high >> 49) & 0x3FFF) - 6176;
-        c = ((unsigned __int128)(d.high & 0x1FFFFFFFFFFFFull) << 64) | d.low;
-    }
-    unsigned __int128 limit = (unsigned __int128)10000000000000000ull * 1000000000000000000ull; /* 10^34 */
-    p.coefficient = c < limit ? c : 0;
-    return p;
-}
-
-/* Compares magnitudes c1 * 10^e1 and c2 * 10^e2. */
-static int magnitude_order(unsigned __int128 c1, int e1, unsigned __int128 c2, int e2)
-{
-    if (c1 == 0 || c2 == 0) return sign_of((c1 != 0) - (c2 != 0));
-    const unsigned __int128 room = ((unsigned __int128)1 << 124); /* c * 10 stays below 2^128 */
-    while (e1 > e2 && c1 < room) c1 *= 10, e1--;
-    while (e2 > e1 && c2 < room) c2 *= 10, e2--;
-    if (e1 > e2) return 1;  /* c1 >= 2^124 > every coefficient c2 could still be */
-    if (e2 > e1) return -1;
-    return c1 < c2 ? -1 : c1 > c2;
-}
-
-static int decimal_order(lar_decimal128 a, lar_decimal128 b)
-{
-    decimal_parts x = decimal_split(a), y = decimal_split(b);
-    if (x.nan || y.nan) return ORDER_NONE;
-    int sx = x.infinite || x.coefficient ? (x.negative ? -1 : 1) : 0;
-    int sy = y.infinite || y.coefficient ? (y.negative ? -1 : 1) : 0;
-    if (sx != sy) return sign_of(sx - sy);
-    if (sx == 0) return 0;
-    int m;
-    if (x.infinite || y.infinite) m = x.infinite - y.infinite;
-    else m = magnitude_order(x.coefficient, x.exponent, y.coefficient, y.exponent);
-    return sx < 0 ? -m : m;
-}
-
-lar_decimal128 decimal_from_int(int64_t i)
-{
-    uint64_t magnitude = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
-    lar_decimal128 d = {magnitude, (i < 0 ? (uint64_t)1 << 63 : 0) | (uint64_t)6176 << 49};
-    return d;
-}
-
-/* ---- decimal arithmetic for @sum and @avg: exact, then rounded to 34 digits (half to even) ---- */
-
-#define DEC_NAN ((lar_decimal128){0, 0x7C00000000000000ull})
-
-static const unsigned __int128 TEN_34 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull;
-static const unsigned __int128 TEN_37 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull * 1000;
-
-/* Divides c by 10, rounding half to even; sticky: digits already dropped were not all 0. */
-static unsigned __int128 drop_digit(unsigned __int128 c, bool *sticky)
-{
-    unsigned digit = (unsigned)(c % 10);
-    unsigned __int128 q = c / 10;
-    bool up = digit > 5 || (digit == 5 && (*sticky || (q & 1)));
-    *sticky |= digit != 0;
-    return q + up;
-}
-
-static lar_decimal128 decimal_make(bool negative, unsigned __int128 c, int exponent, bool sticky)
-{
-    while (c >= TEN_34 || exponent < -6176) {
-        if (c == 0) { exponent = -6176; break; }
-        c = drop_digit(c, &sticky);
-        exponent++;
-    }
-    while (exponent > 6111 && c && c * 10 < TEN_34) c *= 10, exponent--;
-    if (exponent > 6111 && c) /* too large: infinity */
-        return (lar_decimal128){0, (negative ? (uint64_t)1 << 63 : 0) | 0x7800000000000000ull};
-    if (exponent > 6111) exponent = 6111;
-    lar_decimal128 d = {(uint64_t)c, (negative ? (uint64_t)1 << 63 : 0) | (uint64_t)(exponent + 6176) << 49 |
-                                         (uint64_t)(c >> 64)};
-    return d;
-}
-
-lar_decimal128 decimal_add(lar_decimal128 a, lar_decimal128 b)
-{
-    decimal_parts x = decimal_split(a), y = decimal_split(b);
-    if (x.nan || y.nan || (x.infinite && y.infinite && x.negative != y.negative)) return DEC_NAN;
-    if (x.infinite) return a;
-    if (y.infinite) return b;
-    if (x.exponent < y.exponent) { decimal_parts t = x; x = y; y = t; } /* x has the larger exponent */
-    bool sticky = false;
-    while (x.exponent > y.exponent && x.coefficient < TEN_37) x.coefficient *= 10, x.exponent--;
-    while (x.exponent > y.exponent) { /* digits of y below x's last one: only their rounding remains */
-        sticky |= y.coefficient % 10 != 0;
-        y.coefficient /= 10;
-        y.exponent++;
-    }
-    unsigned __int128 c;
-    bool negative;
-    if (x.negative == y.negative) {
-        c = x.coefficient + y.coefficient;
-        negative = x.negative;
-    } else if (x.coefficient >= y.coefficient) {
-        c = x.coefficient - y.coefficient;
-        negative = x.negative;
-    } else {
-        c = y.coefficient - x.coefficient;
-        negative = y.negative;
-    }
-    return decimal_make(negative && c != 0, c, x.exponent, sticky);
-}
-
-lar_decimal128 decimal_divide(lar_decimal128 a, uint64_t n)
-{
-    decimal_parts x = decimal_split(a);
-    if (x.nan || n == 0) return DEC_NAN;
-    if (x.infinite) return a;
-    while (x.coefficient && x.coefficient < TEN_37 / 10) x.coefficient *= 10, x.exponent--; /* digits to keep */
-    unsigned __int128 q = x.coefficient / n;
-    return decimal_make(x.negative && q != 0, q, x.exponent, x.coefficient % n != 0);
-}
-
-double decimal_to_double(lar_decimal128 d)
-{
-    decimal_parts p = decimal_split(d);
-    if (p.nan) return NAN;
-    double v = p.infinite ? INFINITY : (double)p.coefficient;
-    for (int e = p.exponent; e > 0 && v != INFINITY && v != 0; e--) v *= 10; /* no libm: a loop */
-    for (int e = p.exponent; e < 0 && v != 0; e++) v /= 10;
-    return p.negative ? -v : v;
 }
 
 /* ---- numbers ---- */
@@ -188,11 +46,11 @@ static int number_order(const lar_value *a, const lar_value *b)
     if (a->type == LAR_TYPE_INT && b->type == LAR_TYPE_INT)
         return a->as.integer < b->as.integer ? -1 : a->as.integer > b->as.integer;
     if (a->type == LAR_TYPE_DECIMAL128 || b->type == LAR_TYPE_DECIMAL128) {
-        if (a->type == LAR_TYPE_DECIMAL128 && b->type == LAR_TYPE_DECIMAL128)
-            return decimal_order(a->as.decimal128, b->as.decimal128);
-        if (a->type == LAR_TYPE_INT) return decimal_order(decimal_from_int(a->as.integer), b->as.decimal128);
-        if (b->type == LAR_TYPE_INT) return decimal_order(a->as.decimal128, decimal_from_int(b->as.integer));
-        /* A binary float against a decimal: by the decimal's nearest double. */
+        /* As realm-core: the other number converted to a decimal128 (a double at 15
+         * significant digits, a float at 7), then compared by value; NaN has no order. */
+        lar_decimal128 x = decimal_of_number(a), y = decimal_of_number(b);
+        if (decimal_is_nan(x) || decimal_is_nan(y)) return ORDER_NONE;
+        return decimal_compare(x, y);
     }
     if (a->type == LAR_TYPE_INT) return int_double_order(a->as.integer, value_as_double(b));
     if (b->type == LAR_TYPE_INT) {

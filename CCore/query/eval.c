@@ -6,6 +6,7 @@
  * empty collection); null equals only null and has no order; numbers compare by value
  * across types; strings order by bytes (code points); a missing map key reads as null. */
 #include "query/plan.h"
+#include "query/decimal128.h"
 
 #include "link/link.h"
 
@@ -308,7 +309,7 @@ static lar_value sum_or_average(aggregate agg, const values *in)
     if (agg == AGG_AVG && n == 0) return (lar_value){.type = LAR_TYPE_NULL};
     if (decimals && !reals) {
         decimal = decimal_add(decimal, decimal_from_int(whole));
-        if (agg == AGG_AVG) decimal = decimal_divide(decimal, n);
+        if (agg == AGG_AVG) decimal = decimal_divide(decimal, decimal_from_int((int64_t)n));
         return (lar_value){.type = LAR_TYPE_DECIMAL128, .as.decimal128 = decimal};
     }
     if (!reals && agg == AGG_SUM) return (lar_value){.type = LAR_TYPE_INT, .as.integer = whole};

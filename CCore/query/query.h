@@ -235,6 +235,8 @@ int query_parse_text(lar_query *q);
 int query_parse_keypath(lar_query *q, const char *text, expr **out);
 /* resolve.c: resolves and checks the whole query against q->cls and the bound arguments. */
 int query_resolve(lar_query *q);
+/* Resolves a lone key path (a sort, distinct or aggregate key) against q->cls. */
+int query_resolve_keypath(lar_query *q, expr *e);
 /* describe.c */
 void query_describe(const lar_query *q, text_out *o, unsigned flags);
 void out_expr(text_out *o, const lar_query *q, const expr *e, unsigned flags);

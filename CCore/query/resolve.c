@@ -546,3 +546,9 @@ int query_resolve(lar_query *q)
     q->resolved = true;
     return LAR_OK;
 }
+
+int query_resolve_keypath(lar_query *q, expr *e)
+{
+    resolver r = {.q = q};
+    return resolve_path(&r, e);
+}

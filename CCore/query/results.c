@@ -4,6 +4,7 @@
  * top-level OR) checks only the objects the index names; any other scans the class
  * table once, checking each row with the compiled plan. */
 #include "query/results.h"
+#include "query/order.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -102,8 +103,6 @@ static int check_ready(const lar_query *q)
         if (!q->args || q->args[i].kind == 0)
             return lar_fail(LAR_EINVAL, "argument %ld of the query is not bound: call lar_query_bind() first", i);
     if (!q->resolved) return lar_fail(LAR_EINVAL, "the query is not resolved: bind its arguments first");
-    if (q->order_count) /* SORT, DISTINCT, LIMIT: their own helper wires them in here */
-        return lar_fail(LAR_EINVAL, "not supported yet: SORT, DISTINCT and LIMIT at column %d", q->orders[0].column);
     return LAR_OK;
 }
 
@@ -138,6 +137,8 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
         err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
     }
     plan_free(p);
+    for (size_t i = 0; !err && i < query->order_count; i++) /* SORT, DISTINCT, LIMIT, in their order */
+        err = results_apply_order(txn, r, &query->orders[i]);
     if (err) {
         lar_results_free(r);
         return err;

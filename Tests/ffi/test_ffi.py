@@ -122,6 +122,12 @@ class LarClassInfo(Structure):
                 ("flags", c_uint)]
 
 
+class LarSortDescriptor(Structure):
+    _fields_ = [("keypath", c_char_p), ("ascending", c_int)]
+
+
+LAR_AGGREGATE_COUNT, LAR_AGGREGATE_MIN, LAR_AGGREGATE_MAX, LAR_AGGREGATE_SUM, LAR_AGGREGATE_AVERAGE = range(1, 6)
+
 Env = c_void_p  # opaque handles
 Txn = c_void_p
 Iter = c_void_p
@@ -202,6 +208,10 @@ def load_library(path):
         "lar_map_remove": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(c_int)]),
         "lar_map_list": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarString), POINTER(LarValue),
                                  c_size_t, POINTER(c_size_t)]),
+        "lar_results_sort": (c_int, [Txn, Results, POINTER(LarSortDescriptor), c_size_t]),
+        "lar_results_distinct": (c_int, [Txn, Results, POINTER(c_char_p), c_size_t]),
+        "lar_results_limit": (c_int, [Results, c_size_t]),
+        "lar_results_aggregate": (c_int, [Txn, Results, c_char_p, c_int, POINTER(LarValue)]),
     }
     sigs.update({
         "lar_query_parse": (c_int, [Env, c_uint32, c_char_p, POINTER(Query)]),
@@ -966,8 +976,8 @@ class LinkAndListTests(unittest.TestCase):
 PERSONS = {1: ("Ada", 36, 9.5), 2: ("Grace", 45, 8.25), 3: ("Linus", None, 7.0)}
 
 
-class SharedFileTests(unittest.TestCase):
-    """The file the C tests wrote, read from Python."""
+class SharedFileCopy(unittest.TestCase):
+    """Opens a copy of the file the C tests wrote, read-only, as self.db."""
 
     def setUp(self):
         if not os.path.isfile(SHARED_PATH):
@@ -982,6 +992,10 @@ class SharedFileTests(unittest.TestCase):
             self.db.close()
         finally:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class SharedFileTests(SharedFileCopy):
+    """The file the C tests wrote, read from Python."""
 
     def test_schema(self):
         info = LarEnvInfo()
@@ -1035,6 +1049,80 @@ class SharedFileTests(unittest.TestCase):
             end(txn)
         txn = Txn()
         self.assertEqual(lib.lar_txn_begin(self.db.env, LAR_TXN_WRITE, byref(txn)), LAR_EREADONLY)
+
+
+class ResultsTests(SharedFileCopy):
+    """Sort, distinct, limit and aggregates over the shared file's three persons."""
+
+    def setUp(self):
+        super().setUp()
+        self.cls = self.db.class_id("Person")
+        self.name = self.db.prop(self.cls, "name")
+        self.txn = self.db.begin()
+
+    def tearDown(self):
+        try:
+            end(self.txn, commit=False)
+        finally:
+            super().tearDown()
+
+    def results(self):
+        """Every person, from lar_query_run(); freed at tearDown."""
+        q, r = Query(), Results()
+        check(lib.lar_query_parse(self.db.env, self.cls, b"TRUEPREDICATE", byref(q)), "lar_query_parse")
+        try:
+            check(lib.lar_query_run(self.txn, q, byref(r)), "lar_query_run")
+        finally:
+            lib.lar_query_free(q)
+        self.addCleanup(lib.lar_results_free, r)
+        return r
+
+    def names(self, r):
+        n = c_size_t()
+        check(lib.lar_results_count(r, byref(n)), "lar_results_count")
+        names = []
+        for i in range(n.value):
+            obj = LarObj()
+            check(lib.lar_results_get(r, i, byref(obj)), "lar_results_get")
+            names.append(get(self.txn, obj, self.name))
+        return names
+
+    def sort(self, r, *descriptors):
+        ds = (LarSortDescriptor * len(descriptors))(*[LarSortDescriptor(k.encode(), asc) for k, asc in descriptors])
+        return lib.lar_results_sort(self.txn, r, ds, len(descriptors))
+
+    def aggregate(self, r, keypath, op):
+        v = LarValue()
+        check(lib.lar_results_aggregate(self.txn, r, keypath and keypath.encode(), op, byref(v)),
+              "lar_results_aggregate")
+        return to_python(v)
+
+    def test_sort_distinct_limit(self):
+        r = self.results()
+        check(self.sort(r, ("name", 0)), "lar_results_sort")
+        self.assertEqual(self.names(r), ["Linus", "Grace", "Ada"])
+        check(self.sort(r, ("age", 1)), "lar_results_sort")  # nil first
+        self.assertEqual(self.names(r), ["Linus", "Ada", "Grace"])
+        paths = (c_char_p * 1)(b"name")
+        check(lib.lar_results_distinct(self.txn, r, paths, 1), "lar_results_distinct")
+        self.assertEqual(len(self.names(r)), 3)
+        check(lib.lar_results_limit(r, 2), "lar_results_limit")
+        self.assertEqual(self.names(r), ["Linus", "Ada"])
+        self.assertEqual(self.sort(r, ("agee", 1)), LAR_EINVAL)
+        self.assertEqual(last_error(), (LAR_EINVAL, "unknown property 'agee' on class 'Person' at column 1"))
+        self.assertEqual(self.names(r), ["Linus", "Ada"])
+
+    def test_aggregates(self):
+        r = self.results()
+        self.assertEqual(self.aggregate(r, None, LAR_AGGREGATE_COUNT), 3)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_COUNT), 2)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_SUM), 81)
+        self.assertEqual(self.aggregate(r, "age", LAR_AGGREGATE_AVERAGE), 40.5)
+        self.assertEqual(self.aggregate(r, "score", LAR_AGGREGATE_MIN), 7.0)
+        self.assertEqual(self.aggregate(r, "score", LAR_AGGREGATE_MAX), 9.5)
+        v = LarValue()
+        self.assertEqual(lib.lar_results_aggregate(self.txn, r, b"name", LAR_AGGREGATE_SUM, byref(v)), LAR_EINVAL)
+        self.assertEqual(last_error(), (LAR_EINVAL, "operation 'sum' not supported for string property 'Person.name'"))
 
 
 class MixedTests(unittest.TestCase):

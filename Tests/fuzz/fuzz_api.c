@@ -14,7 +14,9 @@
  * fill sets with thousands of elements, combine two sets, create embedded objects
  * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, run queries
  * and read, iterate and free their results, walk iterators with bindings and
- * batches of odd capacities and strides, close and reopen the file, and damage
+ * batches of odd capacities and strides, sort, make distinct, limit and aggregate
+ * results (of a class, or of keys picked live, deleted or never made) by key paths likely
+ * and raw, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -24,6 +26,7 @@
  *
  * fuzz_file.c fuzzes whole database files instead. */
 #include "fuzz_support.h"
+#include "query/results.h"
 
 #include <lmdb.h>
 #include <stdbool.h>
@@ -69,13 +72,13 @@ static size_t take_bytes(program *p, size_t max, const uint8_t **out)
 /* ---- strings the program refers to: kept until the input ends ---- */
 
 #define ARENA_SIZE 65536
-static char arena[ARENA_SIZE];
+static char string_arena[ARENA_SIZE];
 static size_t arena_used;
 
 static char *arena_copy(const void *bytes, size_t size)
 {
     if (arena_used + size + 1 > ARENA_SIZE) arena_used = 0; /* old strings are copied by then */
-    char *s = arena + arena_used;
+    char *s = string_arena + arena_used;
     if (size) memcpy(s, bytes, size);
     s[size] = 0;
     arena_used += size + 1;
@@ -86,18 +89,22 @@ static const char *const NAMES[] = {"Person", "Dog", "id", "name", "age", "score
                                     "x", "y", "h\xc3\xa9", "\xf0\x9d\x84\x9e"};
 #define NAME_COUNT (sizeof NAMES / sizeof *NAMES)
 
+/* Up to max raw bytes of the program as a C string (it ends at its first NUL). */
+static const char *take_text(program *p, size_t max)
+{
+    const uint8_t *bytes;
+    size_t size = take_bytes(p, max, &bytes);
+    char *s = arena_copy(bytes, size);
+    s[strnlen(s, size)] = 0;
+    return s;
+}
+
 /* A name: a common one (so classes and properties collide and match), a raw one, or NULL/empty. */
 static const char *take_name(program *p)
 {
     uint8_t choice = u8(p);
     if (choice < 200) return NAMES[choice % NAME_COUNT];
-    if (choice < 250) {
-        const uint8_t *bytes;
-        size_t size = take_bytes(p, 24, &bytes);
-        char *s = arena_copy(bytes, size);
-        s[strnlen(s, size)] = 0; /* a C string ends at its first NUL */
-        return s;
-    }
+    if (choice < 250) return take_text(p, 24);
     return choice < 253 ? "" : NULL;
 }
 
@@ -990,18 +997,92 @@ static void op_embedded(state *s, program *p)
     else if (out) remember(s, obj);
 }
 
+/* ---- results: sort, distinct, limit, aggregates ---- */
+
+static const char *const KEY_PATHS[] = {"name", "age", "score", "owner", "owner.name", "owner.age", "owner.owner.name",
+                                        "tag", "x", "y", "id", "x.name", "y.age", "owner.x.score", "@links.Person.owner",
+                                        "name.@count", "tag.@max", "x['k']", "x.@type", "name ASC", "", "h\xc3\xa9",
+                                        "owner.tag"};
+#define KEY_PATH_COUNT (sizeof KEY_PATHS / sizeof *KEY_PATHS)
+
+/* A key path: a likely one, raw bytes (invalid UTF-8 among them), or NULL. */
+static const char *take_key_path(program *p)
+{
+    uint8_t choice = u8(p);
+    if (choice < 200) return KEY_PATHS[choice % KEY_PATH_COUNT];
+    return choice < 250 ? take_text(p, 40) : NULL;
+}
+
+/* Results built by hand (lar_query_run is not needed for these): every object of a class
+ * (up to 2048), or keys picked from the program, live, deleted or never made. */
+static void fill_results(state *s, program *p, lar_txn *txn, lar_results *r)
+{
+    static lar_objkey keys[2048];
+    r->env = s->env;
+    r->cls = pick_class(p);
+    r->keys = keys;
+    r->capacity = sizeof keys / sizeof *keys;
+    uint8_t how = u8(p);
+    if (how % 2) {
+        size_t count = how / 2 % 17;
+        for (size_t i = 0; i < count; i++) keys[r->count++] = pick_obj(s, p).key;
+        return;
+    }
+    lar_iter *it;
+    int rc = lar_iter_open(txn, r->cls, &it);
+    if (rc) return fuzz_consume_error(rc);
+    lar_obj obj;
+    while (r->count < r->capacity && (rc = lar_iter_next(it, &obj)) == LAR_OK) keys[r->count++] = obj.key;
+    if (rc != LAR_OK && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+    lar_iter_close(it);
+}
+
+static void op_results(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_results results = {0};
+    fill_results(s, p, txn, &results);
+    uint8_t flags = u8(p);
+    lar_results *r = flags == 255 ? NULL : &results;
+    size_t actions = u8(p) % 6;
+    for (size_t a = 0; a < actions; a++) {
+        uint8_t kind = u8(p);
+        size_t before = results.count, count = u8(p) % 5;
+        lar_sort_descriptor descriptors[4];
+        const char *paths[4];
+        for (size_t i = 0; i < count && i < 4; i++) {
+            descriptors[i] = (lar_sort_descriptor){take_key_path(p), u8(p) % 2};
+            paths[i] = descriptors[i].keypath;
+        }
+        if (count == 4) count = kind & 0x80 ? 300 : 0; /* too many: refused before reading */
+        int rc;
+        lar_value out;
+        switch (kind % 4) {
+        case 0: rc = lar_results_sort(txn, r, kind & 0x40 ? NULL : descriptors, count); break;
+        case 1: rc = lar_results_distinct(txn, r, kind & 0x40 ? NULL : paths, count); break;
+        case 2: rc = lar_results_limit(r, u8(p)); break;
+        default:
+            rc = lar_results_aggregate(txn, r, take_key_path(p), (lar_aggregate_op)(u8(p) % 7), kind & 0x40 ? NULL : &out);
+            if (rc == LAR_OK && !(kind & 0x40)) fuzz_consume_value(&out);
+            break;
+        }
+        if (rc) fuzz_consume_error(rc);
+        if (results.count > before) abort(); /* sort, distinct and limit never add objects */
+    }
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query,
+    op_query, op_results,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query",
+    "query", "results",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -10,8 +10,11 @@
  * failure must record LAR_EINVAL (or LAR_ENOMEM) with a message. Every accepted query
  * also runs against a small populated database (objects with links, lists, sets, maps,
  * mixed and nested values): in a read and in a write transaction, which must agree,
- * and an unbound one must be refused. */
+ * and an unbound one must be refused. The SORT, DISTINCT and LIMIT suffixes of a
+ * resolved query are applied to every object of its class, and must keep or drop
+ * keys, never add one. */
 #include "fuzz_support.h"
+#include "query/order.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,7 +105,10 @@ static lar_objkey *run(lar_query *q, lar_class cls, bool write, size_t *count)
         for (size_t i = 0; i < *count; i++) {
             lar_obj obj;
             OK(lar_results_get(r, i, &obj));
-            if (obj.cls != cls || (i && obj.key <= keys[i - 1])) abort(); /* its class, in key order */
+            if (obj.cls != cls) abort();
+            /* In key order without suffixes; never twice (SORT reorders, DISTINCT and LIMIT drop). */
+            for (size_t j = 0; j < i; j++)
+                if (obj.key == keys[j] || (!q->order_count && j == i - 1 && obj.key < keys[j])) abort();
             keys[i] = obj.key;
             int exists;
             OK(lar_obj_exists(txn, obj, &exists));
@@ -258,6 +264,31 @@ static void make_arg(const uint8_t **at, const uint8_t *end, lar_query_arg *arg,
     }
 }
 
+/* Applies q's suffixes in order to every object of cls. */
+static void apply_orders(const lar_query *q, lar_class cls)
+{
+    if (!q->resolved || !q->order_count) return;
+    lar_txn *txn;
+    if (lar_txn_begin(env, LAR_TXN_READ, &txn) != LAR_OK) abort();
+    lar_results r = {.env = env, .cls = cls};
+    lar_objkey keys[16];
+    r.keys = keys;
+    r.capacity = 16;
+    lar_iter *it;
+    lar_obj obj;
+    if (lar_iter_open(txn, cls, &it) != LAR_OK) abort();
+    while (r.count < r.capacity && lar_iter_next(it, &obj) == LAR_OK) keys[r.count++] = obj.key;
+    lar_iter_close(it);
+    for (size_t i = 0; i < q->order_count; i++) {
+        size_t before = r.count;
+        int rc = results_apply_order(txn, &r, &q->orders[i]);
+        if (rc != LAR_OK) check_error(rc);
+        if (r.count > before) abort();
+    }
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -284,6 +315,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *canonical = describe(q, 0);
     check_round_trip(cls, canonical);
     free(canonical);
+    apply_orders(q, cls);
 
     size_t count;
     if (lar_query_argument_count(q, &count) != LAR_OK) abort();
@@ -311,6 +343,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(canonical);
             free(describe(q, LAR_QUERY_DESCRIBE_VALUES));
             check_run(q, cls);
+            apply_orders(q, cls);
         } else {
             check_error(rc);
             free(describe(q, 0));

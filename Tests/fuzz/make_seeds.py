@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY = range(24)
+    EMBEDDED, QUERY, RESULTS = range(25)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -485,6 +485,54 @@ SEEDS["query"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
     + query(0, Q_CURRENT, 0, 0) + begin(1, False) + query(0, Q_CURRENT, 1, 0) + query(0, Q_RUN, 1, 0, 3)
     + query(0, Q_ITER, 1, 0, 1) + step(1, 0) + step(1, 2, 8, 2) + end(1, FREE) + query(0, Q_READ, 0, 0)
     + query(0, Q_FREE, 0, 0) + query(1, Q_FREE, 0, 0))
+
+
+# Results (op_results): key paths by their index in fuzz_api.c's KEY_PATHS.
+KP = {k: i for i, k in enumerate(["name", "age", "score", "owner", "owner.name", "owner.age", "owner.owner.name",
+                                  "tag", "x", "y", "id", "x.name", "y.age", "owner.x.score", "@links.Person.owner",
+                                  "name.@count", "tag.@max", "x['k']", "x.@type", "name ASC", "", "hé", "owner.tag"])}
+A_COUNT, A_MIN, A_MAX, A_SUM, A_AVERAGE = range(1, 6)
+
+
+def r_sort(*descriptors):
+    return bytes([0, len(descriptors)]) + b"".join(bytes([KP[k], asc]) for k, asc in descriptors)
+
+
+def r_distinct(*paths):
+    return bytes([1, len(paths)]) + b"".join(bytes([KP[k], 0]) for k in paths)
+
+
+def r_limit(n):
+    return bytes([2, 0, n])
+
+
+def r_aggregate(path, op):
+    return bytes([3, 0, KP[path], op])
+
+
+def results(slot, cls, *actions, keys=None):
+    """Results of every object of cls (keys None) or of objects picked from the program."""
+    source = bytes([0]) if keys is None else bytes([len(keys) * 2 + 1]) + bytes(keys)
+    return bytes([RESULTS, slot, cls]) + source + bytes([0, len(actions)]) + b"".join(actions)
+
+
+# Sorted, made distinct, limited and aggregated: through links, a nil link on the way, errors
+# (a list, a link, an unknown property), a deleted object among forged keys, mixed values.
+SEEDS["results"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, [val_str(b"rex"), val_null(), val_null()]) + create(0, 0, [val_str(b"Fido"), val_null(), val_null()])
+    + create(0, 0, [val_str(b"\xc3\xa9mile"), val_null(), val_null()])
+    + create(0, 1, [val_str(b"ann"), val_link(0), val_link(1), val_null(), val_null()])
+    + create(0, 1, [val_str(b"bob"), val_link(0), val_null(), val_null(), val_null()])
+    + set_value(0, 0, 1, val_link(3)) + set_value(0, 1, 1, val_link(4))
+    + results(0, 0, r_sort(("name", 1)), r_sort(("owner.name", 0), ("name", 1)), r_distinct("owner.name"), r_limit(1))
+    + results(0, 0, r_sort(("tag", 1)), r_sort(("owner", 1)), r_sort(("owner.x.score", 1)), r_distinct("id"))
+    + results(0, 1, r_sort(("x.name", 0)), r_aggregate("name", A_COUNT), r_aggregate("name", A_MAX), r_aggregate("age", A_SUM))
+    + bytes([DELETE, 0, 0, 0]) + results(0, 0, r_sort(("name", 1)), keys=[1, 0, 2]) + end(0, COMMIT))
+SEEDS["results_mixed"] = (bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
+    + b"".join(create(0, 0, [v, val_null(), val_null(), val_null(), val_str(b"t")]) for v in MIXED_VALUES[:11])
+    + results(0, 0, r_sort(("x", 1)), r_aggregate("x", A_SUM), r_aggregate("x", A_AVERAGE), r_aggregate("x", A_MIN),
+              r_aggregate("x", A_MAX))
+    + results(0, 0, r_distinct("x"), r_aggregate("x", A_COUNT), r_sort(("tag", 0), ("x", 0))) + end(0, COMMIT))
 
 
 def main():
