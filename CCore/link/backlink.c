@@ -204,7 +204,9 @@ static void radix_sort_adds(pending_add *items, size_t n, const uint8_t *positio
  * that differ and the radix sort looks at those only. */
 static void sort_pending(pending_add *items, size_t n)
 {
-    if (n < 2) return;
+    size_t sorted = 1; /* links made in their targets' order (embedded objects created in place) come sorted */
+    while (sorted < n && compare_adds(&items[sorted - 1], &items[sorted]) <= 0) sorted++;
+    if (sorted >= n) return;
     uint8_t all_and[BACKLINK_KEY_SIZE], all_or[BACKLINK_KEY_SIZE];
     memcpy(all_and, items[0].key, BACKLINK_KEY_SIZE);
     memcpy(all_or, items[0].key, BACKLINK_KEY_SIZE);

@@ -185,8 +185,8 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     int err = row_encode(cls, values, &txn->row);
     if (!err && cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
     if (!err) {
-        kv_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &row, KV_APPEND);
+        kv_val row = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, key, &row, KV_APPEND);
     }
     if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
     if (!err && cls->has_links) err = add_backlinks(txn, cls, (lar_obj){cls_id, key}, values);
@@ -237,8 +237,7 @@ int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *
         *row = txn->cache_row;
         return LAR_OK;
     }
-    kv_val key = {sizeof obj.key, &obj.key};
-    int rc = kv_get(txn, cls->dbi, &key, row);
+    int rc = kv_row_get(txn, cls->dbi, obj.key, row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);
@@ -335,8 +334,8 @@ static int patch_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const
     int err = row_decode_raw(cls, row, prop, &old_link);
     if (!err) err = row_patch(cls, row, prop, value, &txn->row);
     if (!err) {
-        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+        kv_val encoded = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, obj.key, &encoded, 0);
     }
     if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
@@ -361,8 +360,8 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     if (!err) values.items[prop] = *value;
     if (!err) err = row_encode(cls, values.items, &txn->row);
     if (!err) {
-        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+        kv_val encoded = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, obj.key, &encoded, 0);
     }
     if (!err && indexed) {
         err = txn_del(txn, txn->env->index_dbi, &old, &data);
