@@ -80,7 +80,7 @@ static int create_in_place(lar_txn *txn, const placement *at, lar_class target, 
 
 static int place_link(lar_txn *txn, const placement *at, const lar_value *link)
 {
-    return lar_obj_set(txn, at->parent, at->prop, link);
+    return object_link_placed(txn, at->parent, at->prop, link->as.link);
 }
 
 static int place_list_insert(lar_txn *txn, const placement *at, const lar_value *link)

@@ -374,6 +374,15 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     return err;
 }
 
+int object_link_placed(lar_txn *txn, lar_obj parent, uint32_t prop, lar_obj placed)
+{
+    const schema_class *cls = schema_class_at(txn->schema, parent.cls);
+    kv_val row;
+    int err = cls ? object_read_row(txn, cls, parent, &row) : lar_fail(LAR_EINVAL, "unknown class %u", parent.cls);
+    lar_value link = {.type = LAR_TYPE_LINK, .as.link = placed};
+    return err ? err : set_value(txn, cls, parent, &row, prop, &link);
+}
+
 /* set_value for a mixed property: a new nested collection gets its header, and the
  * one the property held before is freed, whole. */
 static int set_mixed(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row, uint32_t prop,

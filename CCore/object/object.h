@@ -13,6 +13,11 @@ int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *
 int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
                   lar_obj *out);
 
+/* Sets parent's to-one link property prop, which the caller checked links to placed's
+ * class (an embedded one), to placed, just created: lar_obj_set() without the checks
+ * that creating it in place made already. */
+int object_link_placed(lar_txn *txn, lar_obj parent, uint32_t prop, lar_obj placed);
+
 /* Deletes one object: its keys, links, collections and row; the links to it become null. */
 int object_delete_one(lar_txn *txn, lar_obj obj);
 
