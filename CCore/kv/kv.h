@@ -141,6 +141,13 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
+/* A cursor a transaction keeps on an object table (kv/row_cursor.c), and the key of
+ * the entry it is on as far as it knows (0: unknown). */
+typedef struct row_cursor {
+    MDB_cursor *cursor;
+    uint64_t at;
+} row_cursor;
+
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see
  * collection/list.c; backlink changes: link/backlink.c; the counts of the sets and maps
  * last changed: collection/collection.c). Their contents are part of the
@@ -189,7 +196,7 @@ struct lar_txn {
     byte_buffer orphans;
     lar_obj placing;          /* key 0: none */
 
-    kv_cursor **row_cursors;  /* by table: see kv/row_cursor.c */
+    struct row_cursor *row_cursors; /* by table: see kv/row_cursor.c */
     uint32_t row_cursor_capacity;
 
     txn_dependent *dependents;

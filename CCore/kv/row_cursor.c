@@ -22,21 +22,21 @@
 
 /* table's kept cursor, opened on first use; NULL when it cannot be (the callers then
  * use mdb_get and mdb_put). */
-static kv_cursor *kept_cursor(lar_txn *txn, kv_table table)
+static row_cursor *kept_cursor(lar_txn *txn, kv_table table)
 {
-    if (table < txn->row_cursor_capacity && txn->row_cursors[table]) return txn->row_cursors[table];
+    if (table < txn->row_cursor_capacity && txn->row_cursors[table].cursor) return &txn->row_cursors[table];
     if (table >= txn->row_cursor_capacity) {
         uint32_t capacity = table < 16 ? 32 : table * 2;
-        kv_cursor **cursors = realloc(txn->row_cursors, capacity * sizeof *cursors);
+        row_cursor *cursors = realloc(txn->row_cursors, capacity * sizeof *cursors);
         if (!cursors) return NULL;
         memset(cursors + txn->row_cursor_capacity, 0, (capacity - txn->row_cursor_capacity) * sizeof *cursors);
         txn->row_cursors = cursors;
         txn->row_cursor_capacity = capacity;
     }
-    kv_cursor *cursor;
-    if (mdb_cursor_open(txn->mdb, table, &cursor)) return NULL;
-    txn->row_cursors[table] = cursor;
-    return cursor;
+    row_cursor *kept = &txn->row_cursors[table];
+    if (mdb_cursor_open(txn->mdb, table, &kept->cursor)) return NULL;
+    kept->at = 0;
+    return kept;
 }
 
 static uint64_t key_of(const kv_val *key)
@@ -46,44 +46,49 @@ static uint64_t key_of(const kv_val *key)
     return value;
 }
 
+/* Steps to the row of key, which the cursor is on (at) or is the next one. Only a hint:
+ * the key LMDB returns decides, so a wrong one costs a step and an MDB_SET. */
+static bool step_to(row_cursor *kept, uint64_t key, kv_val *row)
+{
+    kv_val at;
+    if (!kept->at || kept->at > key) return false;
+    int rc = mdb_cursor_get(kept->cursor, &at, row, kept->at == key ? MDB_GET_CURRENT : MDB_NEXT);
+    kept->at = rc ? 0 : key_of(&at);
+    return kept->at == key;
+}
+
 int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row)
 {
-    kv_cursor *cursor = kept_cursor(txn, table);
+    row_cursor *kept = kept_cursor(txn, table);
     kv_val k = {sizeof key, &key};
-    if (!cursor) return mdb_get(txn->mdb, table, &k, row);
-    kv_val at, data;
-    if (!mdb_cursor_get(cursor, &at, &data, MDB_GET_CURRENT)) { /* EINVAL: not positioned yet */
-        uint64_t current = key_of(&at);
-        if (current == key) {
-            *row = data;
-            return 0;
-        }
-        if (current && current < key && !mdb_cursor_get(cursor, &at, &data, MDB_NEXT) && key_of(&at) == key) {
-            *row = data;
-            return 0;
-        }
-    }
-    return mdb_cursor_get(cursor, &k, row, MDB_SET);
+    if (!kept) return mdb_get(txn->mdb, table, &k, row);
+    if (step_to(kept, key, row)) return 0;
+    int rc = mdb_cursor_get(kept->cursor, &k, row, MDB_SET);
+    kept->at = rc ? 0 : key;
+    return rc;
 }
 
 int txn_row_put(lar_txn *txn, kv_table table, uint64_t key, kv_val *row, unsigned int flags)
 {
-    kv_cursor *cursor = kept_cursor(txn, table);
+    row_cursor *kept = kept_cursor(txn, table);
     kv_val k = {sizeof key, &key};
-    return cursor ? txn_cursor_put(txn, cursor, &k, row, flags) : txn_put(txn, table, &k, row, flags);
+    if (!kept) return txn_put(txn, table, &k, row, flags);
+    int err = txn_cursor_put(txn, kept->cursor, &k, row, flags);
+    kept->at = err ? 0 : key; /* a put leaves the cursor on the entry it wrote */
+    return err;
 }
 
 void txn_row_cursor_close(lar_txn *txn, kv_table table)
 {
-    if (table >= txn->row_cursor_capacity || !txn->row_cursors[table]) return;
-    mdb_cursor_close(txn->row_cursors[table]);
-    txn->row_cursors[table] = NULL;
+    if (table >= txn->row_cursor_capacity || !txn->row_cursors[table].cursor) return;
+    mdb_cursor_close(txn->row_cursors[table].cursor);
+    txn->row_cursors[table].cursor = NULL;
 }
 
 void txn_row_cursors_end(lar_txn *txn, bool close)
 {
     for (uint32_t i = 0; i < txn->row_cursor_capacity; i++) {
-        if (close && txn->row_cursors[i]) mdb_cursor_close(txn->row_cursors[i]);
-        txn->row_cursors[i] = NULL;
+        if (close && txn->row_cursors[i].cursor) mdb_cursor_close(txn->row_cursors[i].cursor);
+        txn->row_cursors[i].cursor = NULL;
     }
 }
