@@ -182,10 +182,11 @@ $(BUILD)/bench_c: $(BENCH_SRC) Benchmarks/c/bench.h $(CORE_OBJ)
 	    $(CORE_OBJ) $(LMDB_LIBS) -lpthread
 
 # The C benchmark first; the Swift one reads its results to print ratios from the same run.
+# `make bench BENCH_ONLY=embedded` runs the embedded-object workloads alone.
 bench: $(BUILD)/bench_c | deps
-	$(BUILD)/bench_c $(BUILD)/bench
+	$(BUILD)/bench_c $(BUILD)/bench $(BENCH_ONLY)
 	$(SWIFT) build -c release $(SWIFT_DEPENDENT) --package-path Benchmarks/swift --scratch-path Benchmarks/swift/.build
-	Benchmarks/swift/.build/release/LarderBench $(BUILD)/bench
+	Benchmarks/swift/.build/release/LarderBench $(BUILD)/bench $(BENCH_ONLY)
 
 install: lib
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -84,8 +84,10 @@ extern "C" {
 #define LARDER_VERSION_NUMBER 1000
 /** The on-disk format this library writes and reads. Files of another format are
  * refused with #LAR_EVERSION: a newer one, or an older one whose layout changed
- * (format 2 packs set elements into blocks; format 1 stored one entry per element). */
-#define LARDER_FORMAT_VERSION 2
+ * (format 3 keeps an embedded object's owner in its row, where format 2 kept it in the
+ * backlink table; format 2 packs set elements into blocks, where format 1 stored one
+ * entry per element). */
+#define LARDER_FORMAT_VERSION 3
 
 /** @brief Return the version of the linked library.
  *

@@ -492,12 +492,17 @@ static void write_results(const char *dir)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <dir>\n", argv[0]);
+    if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "embedded"))) {
+        fprintf(stderr, "usage: %s <dir> [embedded]\n", argv[0]);
         return 2;
     }
     const char *dir = argv[1];
     make_dirs(dir);
+    if (argc == 3) { /* the embedded workloads alone, for iterating on them */
+        bench_embedded(dir);
+        write_results(dir);
+        return 0;
+    }
     char raw_path[4200], lar_path[4200];
     snprintf(raw_path, sizeof raw_path, "%s/raw.lmdb", dir);
     snprintf(lar_path, sizeof lar_path, "%s/c-api.larder", dir);

@@ -25,7 +25,8 @@ lar_value value_normalize(const lar_property_def *def, const lar_value *value);
 lar_value value_default(const lar_property_def *def);
 bool value_equal(const lar_value *a, const lar_value *b);
 
-/* Encodes checked, normalized values into buffer (replacing its contents). */
+/* Encodes checked, normalized values into buffer (replacing its contents); an embedded
+ * class's row ends with an empty owner. */
 int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *buffer);
 /* Copies row into buffer (replacing its contents) with prop set to value (checked,
  * normalized, or null): the bytes row_encode would write, without decoding and encoding
@@ -38,10 +39,31 @@ static inline bool row_can_patch(const lar_property_def *def)
     return !def->collection && def->type != LAR_TYPE_STRING && def->type != LAR_TYPE_BINARY &&
            def->type != LAR_TYPE_MIXED;
 }
-/* Whether row has room for its slots and bitmap (and, without strings or binaries, nothing more). */
+/* The owner of an embedded object (see object/embedded.c): the one link that holds it,
+ * kept at the end of its row instead of in the backlink table. count is the number of
+ * times that link holds it (0: no owner; a list move holds it twice for a moment). */
+typedef struct row_owner {
+    lar_objkey origin_key;
+    lar_class origin_cls;
+    uint32_t prop;
+    uint32_t count;
+} row_owner;
+#define ROW_OWNER_SIZE 20 /* [u64 origin key][u32 origin class][u32 property][u32 count] */
+/* The bytes after a row's variable area: an owner for the rows of embedded classes. */
+static inline size_t row_trailer_size(const schema_class *cls)
+{
+    return (cls->flags & LAR_CLASS_EMBEDDED) ? ROW_OWNER_SIZE : 0;
+}
+/* Reads the owner at the end of a row of an embedded class (row_check_shape accepted). */
+void row_owner_read(const kv_val *row, row_owner *out);
+/* Writes owner at the end of an encoded row of an embedded class. */
+void row_owner_write(uint8_t *row, size_t size, const row_owner *owner);
+/* Whether row has room for its slots, bitmap and trailer (and, without strings or
+ * binaries, nothing more). */
 static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
 {
-    return cls->has_var ? row->mv_size >= cls->var_at : row->mv_size == cls->var_at;
+    size_t fixed = cls->var_at + row_trailer_size(cls);
+    return cls->has_var ? row->mv_size >= fixed : row->mv_size == fixed;
 }
 /* LAR_ECORRUPT (recorded) unless row has the shape of cls's rows. */
 int row_check_shape(const schema_class *cls, const kv_val *row);

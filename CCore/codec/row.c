@@ -19,7 +19,10 @@
  * u32 offset and u32 length into the variable area, which such classes always
  * have), except for a link: [u64 key][u32 class], a typed link to any class, and a
  * nested list or dictionary (type 14 or 15): [u64 nested id] (collection/nested.c). The
- * unused bytes are 0. So one mixed property still decodes alone, without a walk. */
+ * unused bytes are 0. So one mixed property still decodes alone, without a walk.
+ *
+ * A row of an embedded class ends with its owner (row_owner, ROW_OWNER_SIZE bytes after
+ * the variable area; see object/embedded.c), which rewrites of the row keep. */
 #include "codec/codec.h"
 
 #include <string.h>
@@ -90,13 +93,14 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
 {
     uint32_t count = cls->property_count;
     uint32_t var_at = cls->var_at;
-    size_t total = var_at;
+    size_t trailer = row_trailer_size(cls), total = var_at + trailer;
     for (uint32_t i = 0; cls->has_var && i < count; i++) total += var_size(&values[i]);
     if (total > UINT32_MAX) return lar_fail(LAR_EINVAL, "object of class '%s' is too large", cls->name);
     buffer->size = 0;
     if (buffer_reserve(buffer, total)) return LAR_ENOMEM;
     uint8_t *row = buffer->data;
     buffer->size = total;
+    if (trailer) memset(row + total - trailer, 0, trailer); /* no owner yet */
     if (cls->all_wide_numbers) {
         encode_wide(cls, values, row);
         return LAR_OK;
@@ -124,6 +128,24 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
 }
 
 
+void row_owner_read(const kv_val *row, row_owner *out)
+{
+    const uint8_t *at = (const uint8_t *)row->mv_data + row->mv_size - ROW_OWNER_SIZE;
+    memcpy(&out->origin_key, at, 8);
+    memcpy(&out->origin_cls, at + 8, 4);
+    memcpy(&out->prop, at + 12, 4);
+    memcpy(&out->count, at + 16, 4);
+}
+
+void row_owner_write(uint8_t *row, size_t size, const row_owner *owner)
+{
+    uint8_t *at = row + size - ROW_OWNER_SIZE;
+    memcpy(at, &owner->origin_key, 8);
+    memcpy(at + 8, &owner->origin_cls, 4);
+    memcpy(at + 12, &owner->prop, 4);
+    memcpy(at + 16, &owner->count, 4);
+}
+
 static int corrupt(const schema_class *cls)
 {
     return lar_fail(LAR_ECORRUPT, "an object of class '%s' has an undecodable row", cls->name);
@@ -137,7 +159,8 @@ static int decode_var(const schema_class *cls, const uint8_t *slot, const kv_val
     uint32_t offset, length;
     memcpy(&offset, slot, 4);
     memcpy(&length, slot + 4, 4);
-    if (offset < cls->var_at || (uint64_t)offset + length + (string ? 1 : 0) > row->mv_size) return LAR_ECORRUPT;
+    size_t end = row->mv_size - (row->mv_size < row_trailer_size(cls) ? row->mv_size : row_trailer_size(cls));
+    if (offset < cls->var_at || (uint64_t)offset + length + (string ? 1 : 0) > end) return LAR_ECORRUPT;
     const uint8_t *bytes = (const uint8_t *)row->mv_data + offset;
     if (string && bytes[length] != 0) return LAR_ECORRUPT;
     if (string) {

@@ -13,8 +13,7 @@ static int read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *
         *row = txn->cache_row;
         return row_check_shape(cls, row);
     }
-    kv_val key = {sizeof obj.key, &obj.key};
-    int rc = kv_get(txn, cls->dbi, &key, row);
+    int rc = kv_row_get(txn, cls->dbi, obj.key, row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);

@@ -141,6 +141,13 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
+/* A cursor a transaction keeps on an object table (kv/row_cursor.c), and the key of
+ * the entry it is on as far as it knows (0: unknown). */
+typedef struct row_cursor {
+    MDB_cursor *cursor;
+    uint64_t at;
+} row_cursor;
+
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see
  * collection/list.c; backlink changes: link/backlink.c; the counts of the sets and maps
  * last changed: collection/collection.c). Their contents are part of the
@@ -188,6 +195,9 @@ struct lar_txn {
      * and the one being placed in its owner, the only embedded object a link may name. */
     byte_buffer orphans;
     lar_obj placing;          /* key 0: none */
+
+    struct row_cursor *row_cursors; /* by table: see kv/row_cursor.c */
+    uint32_t row_cursor_capacity;
 
     txn_dependent *dependents;
     lar_schema *own_schema;   /* schemas this write made; published when it commits */
@@ -260,6 +270,15 @@ static inline bool txn_created_here(const lar_txn *txn, uint32_t id, kv_table ta
     return state->loaded && state->table == table && key >= state->first && key < state->next &&
            !(txn->removed_from & (1ull << (table % 64)));
 }
+/* Row cursors (row_cursor.c): an object table's rows by key, through a cursor txn keeps
+ * for the table. kv_row_get returns LMDB's code as kv_get does; txn_row_put is txn_put
+ * (KV_APPEND or 0). */
+int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row);
+int txn_row_put(lar_txn *txn, kv_table table, uint64_t key, kv_val *row, unsigned int flags);
+/* Closes table's kept cursor, if any: something is being removed from the table. */
+void txn_row_cursor_close(lar_txn *txn, kv_table table);
+/* The transaction ends: closes (a read) or forgets (a write: LMDB freed them) the cursors. */
+void txn_row_cursors_end(lar_txn *txn, bool close);
 void txn_depend(lar_txn *txn, txn_dependent *dependent);
 void txn_forget(lar_txn *txn, txn_dependent *dependent);
 

@@ -79,6 +79,7 @@ static void finish(lar_txn *txn)
     release_keeps(txn);
     for (int i = 0; i < TXN_CACHES; i++)
         if (txn->caches[i].ops) txn->caches[i].ops->drop(txn);
+    txn_row_cursors_end(txn, !txn->write);
     txn->cache_obj.key = 0;
     txn->orphans.size = 0;
     txn->placing.key = 0;
@@ -294,6 +295,7 @@ void lar_txn_free(lar_txn *txn)
         if (txn->caches[i].ops) txn->caches[i].ops->destroy(txn);
     free(txn->copies);
     free(txn->sequences);
+    free(txn->row_cursors);
     buffer_free(&txn->row);
     buffer_free(&txn->orphans);
     free(txn);
@@ -373,6 +375,7 @@ int txn_put(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data, unsigned int
 static void note_removal(lar_txn *txn, MDB_dbi dbi)
 {
     txn->removed_from |= 1ull << (dbi % 64);
+    txn_row_cursor_close(txn, dbi);
 }
 
 int txn_del(lar_txn *txn, MDB_dbi dbi, MDB_val *key, MDB_val *data)

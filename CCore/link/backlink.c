@@ -24,7 +24,13 @@
  * write of up to 2M links appends into a new table and walks an old one once, where
  * a write of 1.2M links in batches of 1M (then 200K into a full table, splitting nearly
  * every page) was about 1.6x slower in a scratch measurement and left the table 1.8x
- * as large. */
+ * as large.
+ *
+ * Links into embedded objects have no entry here: an embedded object has one owner,
+ * which its row records at its end (row_owner, see codec/row.c and object/embedded.c).
+ * The functions below read and change that record for such targets, so the callers see
+ * one kind of backlink. A to-one link's embedded object is created with its owner in
+ * its row: inserting it costs its row's append and nothing more. */
 #include "link/link.h"
 
 #include <stdlib.h>
@@ -204,7 +210,9 @@ static void radix_sort_adds(pending_add *items, size_t n, const uint8_t *positio
  * that differ and the radix sort looks at those only. */
 static void sort_pending(pending_add *items, size_t n)
 {
-    if (n < 2) return;
+    size_t sorted = 1; /* links made in their targets' order (embedded objects created in place) come sorted */
+    while (sorted < n && compare_adds(&items[sorted - 1], &items[sorted]) <= 0) sorted++;
+    if (sorted >= n) return;
     uint8_t all_and[BACKLINK_KEY_SIZE], all_or[BACKLINK_KEY_SIZE];
     memcpy(all_and, items[0].key, BACKLINK_KEY_SIZE);
     memcpy(all_or, items[0].key, BACKLINK_KEY_SIZE);
@@ -330,6 +338,89 @@ static int pending_add_one(lar_txn *txn, const uint8_t key[BACKLINK_KEY_SIZE])
     return adds->count >= PENDING_LIMIT ? pending_flush(txn) : LAR_OK;
 }
 
+/* ---- owners of embedded objects, in their rows ---- */
+
+/* target's class when it is embedded (its owner is in its row), else NULL. */
+static const schema_class *embedded_target(lar_txn *txn, lar_obj target)
+{
+    const schema_class *cls = schema_class_at(txn->schema, target.cls);
+    return cls && (cls->flags & LAR_CLASS_EMBEDDED) ? cls : NULL;
+}
+
+/* Reads target's owner into *owner and its row into *row; a target that is gone has
+ * no owner (row->mv_size 0). */
+static int owner_read(lar_txn *txn, const schema_class *cls, lar_obj target, row_owner *owner, kv_val *row)
+{
+    memset(owner, 0, sizeof *owner);
+    int rc = kv_row_get(txn, cls->dbi, target.key, row);
+    if (rc == KV_NOTFOUND) {
+        row->mv_size = 0;
+        return LAR_OK;
+    }
+    if (rc) return lar_fail_mdb(rc, "cannot read an embedded object");
+    int err = row_check_shape(cls, row);
+    if (!err) row_owner_read(row, owner);
+    return err;
+}
+
+/* Writes row again with owner at its end. */
+static int owner_write(lar_txn *txn, const schema_class *cls, lar_obj target, const kv_val *row,
+                       const row_owner *owner)
+{
+    uint8_t stack[512];
+    uint8_t *copy = row->mv_size <= sizeof stack ? stack : malloc(row->mv_size);
+    if (!copy) return lar_fail(LAR_ENOMEM, "out of memory changing a link");
+    memcpy(copy, row->mv_data, row->mv_size); /* the put may move the row it reads from */
+    row_owner_write(copy, row->mv_size, owner);
+    kv_val data = {row->mv_size, copy};
+    int err = txn_row_put(txn, cls->dbi, target.key, &data, 0);
+    if (copy != stack) free(copy);
+    return err;
+}
+
+static int note_orphan(lar_txn *txn, lar_obj target);
+
+/* backlink_add/remove/remove_all for an embedded target: delta +1 or -1, or all. */
+static int owner_change(lar_txn *txn, const schema_class *cls, lar_obj target, lar_obj origin, uint32_t prop,
+                        int delta, bool all)
+{
+    row_owner owner;
+    kv_val row;
+    int err = owner_read(txn, cls, target, &owner, &row);
+    if (err || !row.mv_size) return err; /* a target that is gone has no owner to change */
+    bool same = owner.count && owner.origin_key == origin.key && owner.origin_cls == origin.cls && owner.prop == prop;
+    if (delta > 0) {
+        if (owner.count && !same)
+            return lar_fail(LAR_ECORRUPT, "embedded object %llu of class '%s' has another owner",
+                            (unsigned long long)target.key, cls->name);
+        owner = (row_owner){origin.key, origin.cls, prop, owner.count + 1};
+    } else {
+        if (!same) return LAR_OK; /* no such link: nothing to forget */
+        owner.count = all ? 0 : owner.count - 1;
+        if (!owner.count) owner = (row_owner){0, 0, 0, 0};
+    }
+    err = owner_write(txn, cls, target, &row, &owner);
+    return err || owner.count ? err : note_orphan(txn, target);
+}
+
+/* backlink_walk for an embedded target: its owner, if it matches the prefix. */
+static int owner_walk(lar_txn *txn, const schema_class *cls, lar_obj target, const uint8_t *prefix,
+                      size_t prefix_size, lar_objkey start, int (*visit)(const backlink *link, void *context),
+                      void *context)
+{
+    row_owner owner;
+    kv_val row;
+    int err = owner_read(txn, cls, target, &owner, &row);
+    if (err || !owner.count) return err;
+    if (prefix_size == PROPERTY_PREFIX_SIZE &&
+        (owner.origin_cls != (lar_class)get_be(prefix + 12, 4) || owner.prop != get_be(prefix + 16, 2) ||
+         owner.origin_key < start))
+        return LAR_OK;
+    backlink link = {{owner.origin_cls, owner.origin_key}, owner.prop, owner.count};
+    err = visit(&link, context);
+    return err == BACKLINK_STOP ? LAR_OK : err;
+}
+
 /* ---- changing entries ---- */
 
 static int store_count(lar_txn *txn, kv_val *key, uint32_t count)
@@ -351,6 +442,8 @@ static int note_orphan(lar_txn *txn, lar_obj target)
 /* Adds delta (+1 or -1) to an entry's count; a count that reaches 0 removes it. */
 static int change_count(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop, int delta)
 {
+    const schema_class *embedded = embedded_target(txn, target);
+    if (embedded) return owner_change(txn, embedded, target, origin, prop, delta, false);
     uint8_t bytes[BACKLINK_KEY_SIZE];
     encode_key(target, origin, prop, bytes);
     if (delta > 0 && txn->write) return pending_add_one(txn, bytes);
@@ -382,6 +475,8 @@ int backlink_remove(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop)
 
 int backlink_remove_all(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t prop)
 {
+    const schema_class *embedded = embedded_target(txn, target);
+    if (embedded) return owner_change(txn, embedded, target, origin, prop, -1, true);
     int err = backlinks_settle(txn);
     if (err) return err;
     uint8_t bytes[BACKLINK_KEY_SIZE];
@@ -395,6 +490,9 @@ int backlink_remove_all(lar_txn *txn, lar_obj target, lar_obj origin, uint32_t p
 int backlink_walk(lar_txn *txn, const uint8_t *prefix, size_t prefix_size, lar_objkey start,
                   int (*visit)(const backlink *link, void *context), void *context)
 {
+    lar_obj target = {(lar_class)get_be(prefix, 4), get_be(prefix + 4, 8)};
+    const schema_class *embedded = embedded_target(txn, target);
+    if (embedded) return owner_walk(txn, embedded, target, prefix, prefix_size, start, visit, context);
     int err = backlinks_settle(txn);
     if (err) return err;
     kv_cursor *cursor;

@@ -1,16 +1,19 @@
 /* Embedded objects (LAR_CLASS_EMBEDDED, Realm's EmbeddedObject): objects that exist only
  * inside the one object that links to them, created in place by the functions below.
  *
- * Layout: nothing new on disk. An embedded object is a row in its class's object table,
- * like any object (key u64 -> row, keys ascending, so creation appends), and its owner
- * holds an ordinary link to it: a to-one link slot, a list element or a map value. The
- * owner is the object's one entry in the backlink table (target -> origin, property),
- * written with the link, so "who owns this" is one prefix lookup and a delete of the
- * owner finds its embedded objects the way it finds any link. Inserting an object with
- * one embedded object therefore costs two row appends and one backlink entry (gathered
- * in memory and written in key order at the end of the write, see link/backlink.c);
- * reading it through its owner costs one more B-tree lookup than a plain property. The
- * schema stores the class flag; file format 2 is unchanged.
+ * Layout (file format 3): an embedded object is a row in its class's object table, like
+ * any object (key u64 -> row, keys ascending, so creation appends), and its owner holds
+ * an ordinary link to it: a to-one link slot, a list element or a map value. The owner
+ * (origin, property, count) ends the object's row (row_owner, codec/row.c) instead of
+ * taking an entry in the backlink table: the link layer reads and changes it there for
+ * every caller, so "who owns this" is the object's own row, and a delete of the owner
+ * finds its embedded objects the way it finds any link. An object created in place
+ * through a to-one link is written with its owner, so inserting an object with one
+ * embedded object costs two row appends and a patch of the owner's link slot, each
+ * through the transaction's cursor on its table (kv/row_cursor.c); reading it through
+ * its owner costs one cursor step, as the rows of consecutive owners' objects are
+ * consecutive. The schema stores the class flag. (Format 2 kept the owner in the
+ * backlink table; LARDER_FORMAT_VERSION refuses its files.)
  *
  * Rules, enforced in C for every language:
  *  - An embedded class has no primary key and no index; its link properties may link
@@ -64,11 +67,15 @@ typedef struct placement {
     int (*place)(lar_txn *txn, const struct placement *at, const lar_value *link);
 } placement;
 
+static int place_link(lar_txn *txn, const placement *at, const lar_value *link);
+
 static int create_in_place(lar_txn *txn, const placement *at, lar_class target, const lar_value *values,
                            size_t value_count, lar_obj *out)
 {
     lar_obj obj;
-    int err = object_create(txn, target, values, value_count, true, &obj);
+    /* A to-one link's object is created with its owner; a list or map records its own. */
+    row_owner owner = {at->parent.key, at->parent.cls, at->prop, 1};
+    int err = object_create(txn, target, values, value_count, true, at->place == place_link ? &owner : NULL, &obj);
     if (err) return err;
     lar_value link = {.type = LAR_TYPE_LINK, .as.link = obj};
     txn->placing = obj;
@@ -80,7 +87,7 @@ static int create_in_place(lar_txn *txn, const placement *at, lar_class target, 
 
 static int place_link(lar_txn *txn, const placement *at, const lar_value *link)
 {
-    return lar_obj_set(txn, at->parent, at->prop, link);
+    return object_link_placed(txn, at->parent, at->prop, link->as.link);
 }
 
 static int place_list_insert(lar_txn *txn, const placement *at, const lar_value *link)

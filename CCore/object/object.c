@@ -176,17 +176,18 @@ static int stage_nested(lar_txn *txn, const schema_class *cls, lar_value *values
 }
 
 static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *values,
-                  lar_obj *out)
+                  const row_owner *owner, lar_obj *out)
 {
     sequence_state *state = txn_sequence(txn, cls_id, cls->dbi); /* one per class: its object keys */
     if (!state) return LAR_ENOMEM;
     lar_objkey key = state->next;
     /* Everything that can fail without LMDB comes before the first write. */
     int err = row_encode(cls, values, &txn->row);
+    if (!err && owner) row_owner_write(txn->row.data, txn->row.size, owner);
     if (!err && cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
     if (!err) {
-        kv_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &row, KV_APPEND);
+        kv_val row = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, key, &row, KV_APPEND);
     }
     if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
     if (!err && cls->has_links) err = add_backlinks(txn, cls, (lar_obj){cls_id, key}, values);
@@ -198,7 +199,7 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
 }
 
 int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
-                  lar_obj *out)
+                  const row_owner *owner, lar_obj *out)
 {
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
@@ -216,7 +217,7 @@ int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t v
     bool nested = c->has_links && use == staged.items;
     if (!err && nested) err = stage_nested(txn, c, staged.items, NULL);
     lar_obj created;
-    if (!err) err = insert(txn, c, cls, use, &created);
+    if (!err) err = insert(txn, c, cls, use, embedded ? owner : NULL, &created);
     if (!err && nested) err = stage_nested(txn, c, staged.items, &created);
     if (!err && out) *out = created;
     values_free(&staged);
@@ -226,7 +227,7 @@ int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t v
 int lar_obj_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, lar_obj *out)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, object_create(txn, cls, values, value_count, false, out));
+    return txn_settle(txn, mark, object_create(txn, cls, values, value_count, false, NULL, out));
 }
 
 /* ---- reading ---- */
@@ -237,8 +238,7 @@ int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *
         *row = txn->cache_row;
         return LAR_OK;
     }
-    kv_val key = {sizeof obj.key, &obj.key};
-    int rc = kv_get(txn, cls->dbi, &key, row);
+    int rc = kv_row_get(txn, cls->dbi, obj.key, row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_EDELETED, "object %llu of class '%s' does not exist or was deleted",
                         (unsigned long long)obj.key, cls->name);
@@ -329,25 +329,34 @@ int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
 /* set_value for a fixed-width property that no index holds: the row is copied with
  * the one slot changed, and a link's backlinks follow it. */
 static int patch_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
-                       uint32_t prop, const lar_value *value)
+                       uint32_t prop, const lar_value *value, bool owner_recorded)
 {
     lar_value old_link;
     int err = row_decode_raw(cls, row, prop, &old_link);
     if (!err) err = row_patch(cls, row, prop, value, &txn->row);
     if (!err) {
-        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+        kv_val encoded = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, obj.key, &encoded, 0);
     }
     if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
-    if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
+    if (!err && value->type == LAR_TYPE_LINK && !owner_recorded) err = backlink_add(txn, value->as.link, obj, prop);
     return err;
+}
+
+/* Keeps the owner that ends an embedded object's old row in its new one (in txn->row). */
+static void keep_owner(lar_txn *txn, const schema_class *cls, const kv_val *old_row)
+{
+    if (!row_trailer_size(cls)) return;
+    row_owner owner;
+    row_owner_read(old_row, &owner);
+    row_owner_write(txn->row.data, txn->row.size, &owner);
 }
 
 static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const kv_val *row,
                      uint32_t prop, const lar_value *value)
 {
     if (row_can_patch(&cls->properties[prop].def) && !is_indexed(cls, prop))
-        return patch_value(txn, cls, obj, row, prop, value);
+        return patch_value(txn, cls, obj, row, prop, value, false);
     value_array values;
     int err = values_init(&values, cls->property_count);
     if (!err) err = row_decode_for_rewrite(cls, row, values.items);
@@ -360,9 +369,10 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     if (!err && indexed) old.mv_size = key_encode_index(obj.cls, prop, &values.items[prop], old_key);
     if (!err) values.items[prop] = *value;
     if (!err) err = row_encode(cls, values.items, &txn->row);
+    if (!err) keep_owner(txn, cls, row);
     if (!err) {
-        kv_val k = {sizeof obj.key, &obj.key}, encoded = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &encoded, 0);
+        kv_val encoded = {txn->row.size, txn->row.data};
+        err = txn_row_put(txn, cls->dbi, obj.key, &encoded, 0);
     }
     if (!err && indexed) {
         err = txn_del(txn, txn->env->index_dbi, &old, &data);
@@ -373,6 +383,15 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
     values_free(&values);
     return err;
+}
+
+int object_link_placed(lar_txn *txn, lar_obj parent, uint32_t prop, lar_obj placed)
+{
+    const schema_class *cls = schema_class_at(txn->schema, parent.cls);
+    kv_val row;
+    int err = cls ? object_read_row(txn, cls, parent, &row) : lar_fail(LAR_EINVAL, "unknown class %u", parent.cls);
+    lar_value link = {.type = LAR_TYPE_LINK, .as.link = placed};
+    return err ? err : patch_value(txn, cls, parent, &row, prop, &link, true); /* a link: patched in place */
 }
 
 /* set_value for a mixed property: a new nested collection gets its header, and the

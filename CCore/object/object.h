@@ -9,9 +9,16 @@
 /* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills txn's row cache. */
 int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row);
 
-/* lar_obj_create(); embedded allows (only) an embedded class, whose object the caller links. */
+/* lar_obj_create(); embedded allows (only) an embedded class, whose object the caller
+ * links: owner, if not NULL, is the to-one link it will be (its row records it, and the
+ * caller links it with object_link_placed), else the caller's list or map link records it. */
 int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
-                  lar_obj *out);
+                  const row_owner *owner, lar_obj *out);
+
+/* Sets parent's to-one link property prop, which the caller checked links to placed's
+ * class (an embedded one), to placed, just created with its owner recorded:
+ * lar_obj_set() without the checks that creating it in place made already. */
+int object_link_placed(lar_txn *txn, lar_obj parent, uint32_t prop, lar_obj placed);
 
 /* Deletes one object: its keys, links, collections and row; the links to it become null. */
 int object_delete_one(lar_txn *txn, lar_obj obj);

@@ -48,9 +48,10 @@ extension RealmInstance {
         let table = table(for: type(of: object))
         let schema = table.schema
         let values = object.unmanagedValues(schema)
-        var rowValues = values
-        let linkSlots = relationLinkSlots(schema, values)
-        for slot in linkSlots + schema.collectionSlots { rowValues[slot] = .null }
+        var rowValues = values // copied only for a class with links or collections, which it nulls
+        let linkSlots = schema.linkSlots.isEmpty ? [] : relationLinkSlots(schema, values)
+        for slot in linkSlots { rowValues[slot] = .null }
+        for slot in schema.collectionSlots { rowValues[slot] = .null }
         var created = lar_obj()
         let rc = table.isInSlotOrder ? _StoredValue.withCValues(rowValues) { create($0, $1, &created) }
                                      : _StoredValue.withCValues(table.storedOrder(rowValues)) { create($0, $1, &created) }

@@ -92,6 +92,36 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertNil(EmbAddress().realm)
     }
 
+    // MARK: Reading through the owner
+
+    /// Link reads rebind the accessor of the last one when nothing else holds it
+    /// (RealmInstance.linkTarget): one that is held keeps its own object, and what was
+    /// read from a dropped one (a list) keeps its owner.
+    func testReadingOwnersInTurnGivesEachItsOwnEmbeddedObject() throws {
+        let realm = try open()
+        try realm.write {
+            for (id, street) in [(1, "A"), (2, "B"), (3, "C")] {
+                let home = address(street)
+                home.tags.append(street.lowercased())
+                realm.add(EmbOwner(value: ["id": id, "address": home]))
+            }
+        }
+        let owners = realm.objects(EmbOwner.self)
+        let held = try XCTUnwrap(owners[0].address)
+        let second = try XCTUnwrap(owners[1].address)
+        XCTAssertFalse(held === second)
+        XCTAssertEqual([held.street, second.street], ["A", "B"])
+        let tags = try XCTUnwrap(owners[1].address).tags // its accessor dropped at once
+        XCTAssertEqual(owners[2].address?.street, "C")
+        XCTAssertEqual(Array(tags), ["b"])
+        XCTAssertEqual(held.street, "A")
+        XCTAssertEqual(owners.map { $0.address?.street }, ["A", "B", "C"])
+        try realm.write { owners[1].address = address("D") }
+        XCTAssertTrue(second.isInvalidated)
+        XCTAssertEqual(owners[1].address?.street, "D")
+        XCTAssertEqual(owners[0].address?.street, "A")
+    }
+
     // MARK: Creating in place
 
     func testAddingAnOwnerCreatesItsEmbeddedObjectsInPlace() throws {

@@ -540,6 +540,76 @@ TEST(deleting_the_owner_deletes_every_embedded_descendant)
     CHECK_EQ(count_file_entries(path, "keyed"), 0);
 }
 
+/* Owner of a (the one link that holds it), or {0, 0} with count 0 when none does. */
+static lar_obj owner_of(lar_txn *txn, const model *m, lar_obj a, uint32_t prop, uint64_t *count)
+{
+    CHECK_OK(lar_backlinks_count(txn, a, m->person, prop, count));
+    lar_obj owners[2] = {{0, 0}, {0, 0}};
+    size_t n = 0;
+    int rc = lar_backlinks_list(txn, a, m->person, prop, 0, owners, 2, &n);
+    CHECK(rc == LAR_OK || rc == LAR_ENOTFOUND);
+    CHECK_EQ(n, *count);
+    return owners[0];
+}
+
+/* Format 3: an embedded object's owner is recorded in its row, not in the backlink table,
+ * and every rewrite of the row keeps it. */
+TEST(an_embedded_objects_owner_lives_in_its_row)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj p = person(txn, &m, "Ann"), q = person(txn, &m, "Bob");
+    lar_value values[3];
+    address_values(&m, values, "s", "c");
+    lar_obj a, l0, l1, h;
+    CHECK_OK(lar_obj_create_embedded(txn, p, m.address_p, values, 3, &a));
+    CHECK_OK(lar_list_insert_embedded(txn, p, m.past, 0, values, 3, &l0));
+    CHECK_OK(lar_list_insert_embedded(txn, p, m.past, 1, values, 3, &l1));
+    lar_string k = key_of("k");
+    CHECK_OK(lar_map_put_embedded(txn, q, m.homes, &k, values, 3, &h));
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+
+    env = open_env(path);
+    txn = begin_write(env);
+    uint64_t count;
+    CHECK_EQ(owner_of(txn, &m, a, m.address_p, &count).key, p.key);
+    CHECK_EQ(count, 1);
+    CHECK_EQ(owner_of(txn, &m, a, m.past, &count).key, 0); /* another property: not its owner */
+    CHECK_EQ(owner_of(txn, &m, l1, m.past, &count).key, p.key);
+    CHECK_EQ(owner_of(txn, &m, h, m.homes, &count).key, q.key);
+    /* A string rewritten (the row encoded again), a link patched, a list element moved. */
+    lar_value street = val_str("a much longer street than before");
+    CHECK_OK(lar_obj_set(txn, a, m.street, &street));
+    lar_obj g = with_geo(txn, &m, a, 1);
+    CHECK_OK(lar_list_move(txn, p, m.past, 0, 1));
+    CHECK_EQ(owner_of(txn, &m, a, m.address_p, &count).key, p.key);
+    CHECK_EQ(owner_of(txn, &m, l0, m.past, &count).key, p.key);
+    CHECK_EQ(count, 1);
+    CHECK_OK(lar_backlinks_count(txn, g, m.address, m.geo_p, &count));
+    CHECK_EQ(count, 1);
+    CHECK_VALUE(get_value(txn, a, m.street), street);
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0);
+
+    /* The owners still own them: deleting them deletes their embedded objects. */
+    env = open_env(path);
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, p));
+    CHECK(!obj_exists(txn, a) && !obj_exists(txn, g) && !obj_exists(txn, l0) && !obj_exists(txn, l1));
+    CHECK(obj_exists(txn, h));
+    CHECK_OK(lar_obj_delete(txn, h)); /* directly: the map's value becomes null, as Realm's */
+    lar_value held;
+    CHECK_OK(lar_map_get(txn, q, m.homes, &k, &held));
+    CHECK_EQ(held.type, LAR_TYPE_NULL);
+    commit_txn(txn);
+    close_env(env);
+}
+
 TEST(deleting_an_embedded_object_directly_unlinks_it)
 {
     lar_env *env = open_env(test_db_path(NULL));

@@ -436,8 +436,9 @@ TEST(env_refuses_newer_format_and_leaves_it_untouched)
     check_refused_untouched(path, LAR_EVERSION);
 }
 
-/* White-box, as above: format 1 stored a set's elements one entry each; format 2 packs them
- * into blocks. A file of format 1 is refused, untouched, rather than misread. */
+/* White-box, as above: format 2 kept an embedded object's owner in the backlink table;
+ * format 3 keeps it in the object's row (format 1, before them, stored a set's elements
+ * one entry each). A file of format 2 is refused, untouched, rather than misread. */
 TEST(env_refuses_an_older_format_and_leaves_it_untouched)
 {
     const char *path = test_db_path(NULL);
@@ -453,7 +454,7 @@ TEST(env_refuses_an_older_format_and_leaves_it_untouched)
     CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
     CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
     CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
-    uint32_t older = 1, stored;
+    uint32_t older = 2, stored;
     MDB_val key = {6, "format"}, data = {sizeof older, &older}, old;
     CHECK(mdb_get(txn, dbi, &key, &old) == 0 && old.mv_size == sizeof stored);
     memcpy(&stored, old.mv_data, sizeof stored);
@@ -464,7 +465,7 @@ TEST(env_refuses_an_older_format_and_leaves_it_untouched)
 
     check_refused_untouched(path, LAR_EVERSION);
     CHECK_RC(lar_env_open(path, NULL, &env), LAR_EVERSION);
-    CHECK_MSG_HAS("format version 1");
+    CHECK_MSG_HAS("format version 2");
     CHECK_MSG_HAS("older");
 }
 

@@ -792,3 +792,46 @@ TEST(obj_keys_are_never_reused)
     commit_txn(txn);
     close_env(env);
 }
+
+/* Object rows are read through a cursor the transaction keeps per table (kv/row_cursor.c),
+ * which guesses that a read follows the last one: reads in any order, across deletes,
+ * appends and rewrites in one write, and in a renewed read, each get their own row. */
+TEST(obj_reads_in_any_order_get_their_own_rows)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj objs[40];
+    for (int i = 0; i < 40; i++) objs[i] = person_create(txn, &p, i, "p", i, 0);
+    static const int order[] = {0, 1, 2, 5, 4, 4, 39, 38, 10, 11, 13, 12};
+    for (size_t i = 0; i < COUNT_OF(order); i++)
+        CHECK_VALUE(get_value(txn, objs[order[i]], p.age), val_int(order[i]));
+    CHECK_OK(lar_obj_delete(txn, objs[11]));
+    CHECK_OK(lar_obj_delete(txn, objs[12]));
+    CHECK_VALUE(get_value(txn, objs[10], p.age), val_int(10));
+    CHECK_RC(lar_obj_get(txn, objs[11], p.age, &(lar_value){0}), LAR_EDELETED);
+    CHECK_VALUE(get_value(txn, objs[13], p.age), val_int(13));
+    lar_obj added = person_create(txn, &p, 100, "q", 100, 0);
+    lar_value name = val_str("a longer name than before");
+    CHECK_OK(lar_obj_set(txn, objs[39], p.name, &name));
+    CHECK_VALUE(get_value(txn, objs[38], p.age), val_int(38));
+    CHECK_VALUE(get_value(txn, added, p.age), val_int(100));
+    CHECK_VALUE(get_value(txn, objs[39], p.name), name);
+    CHECK_RC(lar_obj_get(txn, objs[12], p.age, &(lar_value){0}), LAR_EDELETED);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 40; i++) {
+            if (i == 11 || i == 12) continue;
+            CHECK_VALUE(get_value(txn, objs[i], p.age), val_int(i));
+        }
+        CHECK_RC(lar_obj_get(txn, objs[12], p.age, &(lar_value){0}), LAR_EDELETED);
+        CHECK_VALUE(get_value(txn, added, p.age), val_int(100));
+        CHECK_VALUE(get_value(txn, objs[0], p.age), val_int(0));
+        CHECK_OK(lar_txn_commit(txn));
+        CHECK_OK(lar_txn_renew(txn));
+    }
+    commit_txn(txn);
+    close_env(env);
+}

@@ -28,9 +28,22 @@ extension Object: _Persistable {
 }
 
 extension RealmInstance {
-    /// An accessor of the object a link of a property typed `type` points to.
+    /// An accessor of the object a link of a property typed `type` points to. The one
+    /// the last link read into the class returned is rebound when nothing else holds it
+    /// (as a results iterator rebinds its previous object): `person.address` in a loop
+    /// then allocates no accessor per person. Collections and linking objects read from
+    /// an accessor copy its key, so rebinding it moves nothing they hold; like the
+    /// iterator's, the check counts strong references only.
     func linkTarget(_ type: Object.Type, key: lar_objkey) -> Object {
-        accessor(table(for: type), key: key)
+        let table = table(for: type)
+        if table.linkAccessor != nil, isKnownUniquelyReferenced(&table.linkAccessor!),
+           !isInvalidated(table.linkAccessor!.core) {
+            table.linkAccessor.unsafelyUnwrapped.core.key = key
+            return table.linkAccessor.unsafelyUnwrapped
+        }
+        let object = accessor(table, key: key)
+        table.linkAccessor = object
+        return object
     }
 
     /// The policy for an object nested in one added or created with update: as

@@ -160,11 +160,15 @@ func run(directory: String) throws {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: LarderBench <dir>   (<dir>/c-results.txt from bench_c)\n".utf8))
+guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "embedded") else {
+    FileHandle.standardError.write(Data("usage: LarderBench <dir> [embedded]   (<dir>/c-results.txt from bench_c)\n".utf8))
     exit(2)
 }
 do {
+    if arguments.count == 3 { // the embedded workloads alone, for iterating on them
+        try runEmbedded(directory: arguments[1])
+        exit(checksFailed ? 1 : 0)
+    }
     try run(directory: arguments[1])
     try runCollections(directory: arguments[1])
     try runMixed(directory: arguments[1])
