@@ -95,7 +95,7 @@ extension RealmInstance {
 
     /// `.modified` on an embedded object: the values of source that differ are
     /// written into the managed one held, and source becomes its accessor.
-    private func updateEmbedded(_ held: Object, from source: Object) {
+    func updateEmbedded(_ held: Object, from source: Object) {
         let table = held.core.table!
         let values = source.unmanagedValues(table.schema)
         for (slot, value) in values.enumerated() {
