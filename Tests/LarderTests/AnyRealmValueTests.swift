@@ -537,6 +537,26 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(holder.valueSet.count, 3, "a string is never a number")
     }
 
+    /// Decimals too, by exact value: int 1 == double 1.0 == decimal128 1, but
+    /// decimal128 0.1 is not double 0.1 (0.1000000000000000055...).
+    func testDecimalsOfEqualValueAreOneElementOfAManagedSet() throws {
+        let realm = try open()
+        let holder = MixedHolder()
+        try realm.write { realm.add(holder) }
+        try realm.write {
+            holder.valueSet.insert(objectsIn: [.int(1), .double(1), .decimal128(Decimal128(1)), .decimal128("1.00"),
+                                               .decimal128("0.5"), .double(0.5), .decimal128("0.1"), .double(0.1),
+                                               .decimal128("-7"), .int(-7), .decimal128("2.25")])
+        }
+        XCTAssertEqual(Array(holder.valueSet), [.decimal128("-7"), .decimal128("0.1"), .double(0.1),
+                                                .decimal128("0.5"), .int(1), .decimal128("2.25")])
+        XCTAssertTrue(holder.valueSet.contains(.decimal128("1")))
+        XCTAssertTrue(holder.valueSet.contains(.int(-7)))
+        XCTAssertFalse(holder.valueSet.contains(.decimal128("2")))
+        try realm.write { holder.valueSet.remove(.decimal128("1.0")) }
+        XCTAssertFalse(holder.valueSet.contains(.int(1)))
+    }
+
     func testMapOfMixedValuesManagedAndUnmanaged() throws {
         let holder = MixedHolder()
         holder.valueMap["none"] = AnyRealmValue.none

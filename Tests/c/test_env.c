@@ -437,35 +437,42 @@ TEST(env_refuses_newer_format_and_leaves_it_untouched)
 }
 
 /* White-box, as above: format 1 stored a set's elements one entry each; format 2 packs them
- * into blocks. A file of format 1 is refused, untouched, rather than misread. */
+ * into blocks; format 3 keys decimals among the numbers of sets of mixed values (format 2
+ * ranked them apart). A file of an older format is refused, untouched, rather than misread. */
 TEST(env_refuses_an_older_format_and_leaves_it_untouched)
 {
-    const char *path = test_db_path(NULL);
-    lar_env *env = open_env(path);
-    person_setup(env);
-    close_env(env);
+    for (uint32_t older = 1; older < LARDER_FORMAT_VERSION; older++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "format%u", older);
+        const char *path = test_db_path(suffix);
+        lar_env *env = open_env(path);
+        person_setup(env);
+        close_env(env);
 
-    MDB_env *mdb;
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    CHECK(mdb_env_create(&mdb) == 0);
-    CHECK(mdb_env_set_maxdbs(mdb, 64) == 0);
-    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
-    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
-    CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
-    uint32_t older = 1, stored;
-    MDB_val key = {6, "format"}, data = {sizeof older, &older}, old;
-    CHECK(mdb_get(txn, dbi, &key, &old) == 0 && old.mv_size == sizeof stored);
-    memcpy(&stored, old.mv_data, sizeof stored);
-    CHECK_EQ(stored, LARDER_FORMAT_VERSION);
-    CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
-    CHECK(mdb_txn_commit(txn) == 0);
-    mdb_env_close(mdb);
+        MDB_env *mdb;
+        MDB_txn *txn;
+        MDB_dbi dbi;
+        CHECK(mdb_env_create(&mdb) == 0);
+        CHECK(mdb_env_set_maxdbs(mdb, 64) == 0);
+        CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+        CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+        CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
+        uint32_t stored;
+        MDB_val key = {6, "format"}, data = {sizeof older, &older}, old;
+        CHECK(mdb_get(txn, dbi, &key, &old) == 0 && old.mv_size == sizeof stored);
+        memcpy(&stored, old.mv_data, sizeof stored);
+        CHECK_EQ(stored, LARDER_FORMAT_VERSION);
+        CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
+        CHECK(mdb_txn_commit(txn) == 0);
+        mdb_env_close(mdb);
 
-    check_refused_untouched(path, LAR_EVERSION);
-    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EVERSION);
-    CHECK_MSG_HAS("format version 1");
-    CHECK_MSG_HAS("older");
+        check_refused_untouched(path, LAR_EVERSION);
+        CHECK_RC(lar_env_open(path, NULL, &env), LAR_EVERSION);
+        char expected[32];
+        snprintf(expected, sizeof expected, "format version %u", older);
+        CHECK_MSG_HAS(expected);
+        CHECK_MSG_HAS("older");
+    }
 }
 
 TEST(env_open_fails_when_the_file_cannot_be_created)

@@ -490,7 +490,7 @@ class NewDatabaseTests(unittest.TestCase):
         check(lib.lar_env_info_get(self.db.env, byref(info)), "lar_env_info_get")
         self.assertEqual(info.schema_version, 3)
         self.assertEqual(info.class_count, 1)
-        self.assertEqual(info.format_version, 2)
+        self.assertEqual(info.format_version, 3)
         cinfo = LarClassInfo()
         check(lib.lar_class_info_get(self.db.env, self.cls, byref(cinfo)), "lar_class_info_get")
         self.assertEqual(cinfo.name, b"Gadget")
