@@ -117,11 +117,16 @@ extension RealmInstance {
     /// The link slots an add writes after the row: those holding an object or a nested
     /// collection, and every non-mixed link (a mixed value without either goes in the row).
     func relationLinkSlots(_ schema: ClassSchema, _ values: ContiguousArray<_StoredValue>) -> [Int] {
-        schema.linkSlots.filter { slot in
+        let isRelation = { (slot: Int) -> Bool in
             if case .object = values[slot] { return true }
             if case .collection = values[slot] { return true }
             return !schema.properties[slot].isMixed
         }
+        // Most rows have all or none: the schema's own array or an empty one, no allocation per add.
+        var count = 0
+        for slot in schema.linkSlots where isRelation(slot) { count += 1 }
+        if count == schema.linkSlots.count { return schema.linkSlots }
+        return count == 0 ? [] : schema.linkSlots.filter(isRelation)
     }
 
     /// Writes the links and collections of a new (or upserted) row bound to object;

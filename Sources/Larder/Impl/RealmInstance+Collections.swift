@@ -25,17 +25,23 @@ extension RealmInstance {
     }
 
     /// Copies the unmanaged collections of a new row's values in, and the nested
-    /// lists and dictionaries of its mixed values.
-    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: some Collection<_StoredValue>) {
-        let core = ObjectCore()
-        core.bind(to: self, table: table, key: key)
-        let values = Array(values)
+    /// lists and dictionaries of its mixed values. A row with neither (most rows
+    /// of a class with mixed values) costs no allocation.
+    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: ContiguousArray<_StoredValue>) {
+        var owner: ObjectCore?
+        func core() -> ObjectCore {
+            if let owner { return owner }
+            let made = ObjectCore()
+            made.bind(to: self, table: table, key: key)
+            owner = made
+            return made
+        }
         for slot in table.mixedValueSlots {
-            if case .collection(let source) = values[slot] { assignNested(core, slot: slot, source) }
+            if case .collection(let source) = values[slot] { assignNested(core(), slot: slot, source) }
         }
         for slot in table.schema.collectionSlots {
             guard case .collection(let source) = values[slot] else { continue }
-            let ref = CollectionRef(instance: self, owner: core, slot: slot)
+            let ref = CollectionRef(instance: self, owner: core(), slot: slot)
             copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: .error)
         }
     }
