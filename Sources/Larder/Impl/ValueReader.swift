@@ -62,7 +62,8 @@ enum ValueReader {
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
         if let target = property.targetClass {
             // A custom type stored as an embedded object gives that object.
-            if !(item is Object), let custom = item as? any _CustomPersistable, case .object(let object) = custom._larderStored {
+            if !(item is Object), let custom = item as? any _CustomPersistable,
+               case .object(let object) = custom._larderStored {
                 return link(object, to: target, property, creating)
             }
             return link(item, to: target, property, creating)
