@@ -180,18 +180,11 @@ final class CustomEmbeddedTests: RealmTestCase {
         XCTAssertEqual(drawing.optCornerMap["good"], QuadrantPoint(x: 1, y: 1))
     }
 
-    private func assertTraps(_ scenario: String, message: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
-        XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap", file: file, line: line)
-        XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)",
-                      file: file, line: line)
-    }
-
     func testAFailedConversionTrapsInANonOptionalContext() throws {
         let message = "to type 'QuadrantPoint' in a non-optional context."
-        try assertTraps("custom-embedded-failed-property", message: "Failed to convert persisted value '")
-        try assertTraps("custom-embedded-failed-property", message: message)
-        try assertTraps("custom-embedded-failed-list", message: message)
+        try assertChildTraps("custom-embedded-failed-property", message: "Failed to convert persisted value '")
+        try assertChildTraps("custom-embedded-failed-property", message: message)
+        try assertChildTraps("custom-embedded-failed-list", message: message)
     }
 
     /// The scenarios the trap tests run in a child process.
