@@ -85,8 +85,8 @@ extern "C" {
 /** The on-disk format this library writes and reads. Files of another format are
  * refused with #LAR_EVERSION: a newer one, or an older one whose layout changed
  * (format 3 keeps an embedded object's owner in its row, where format 2 kept it in the
- * backlink table; format 2 packs set elements into blocks, where format 1 stored one
- * entry per element). */
+ * backlink table, and orders decimals among the other numbers in sets of mixed values;
+ * format 2 packs set elements into blocks, where format 1 stored one entry per element). */
 #define LARDER_FORMAT_VERSION 3
 
 /** @brief Return the version of the linked library.
@@ -1012,12 +1012,12 @@ int lar_list_clear(lar_txn *txn, lar_obj obj, uint32_t prop);
  *  keeps the backlink index; deleting an object takes it out of every set.
  *  A set of mixed values (#LAR_TYPE_MIXED) follows Realm's Set<Mixed>: its
  *  elements are unique and ordered by kind first (null, bool, numbers,
- *  decimal128, strings, binaries, timestamps, ObjectIds, UUIDs, links by class
- *  then key), and ints, floats and doubles compare by numeric value: int 1,
- *  float 1.0 and double 1.0 are one element, which reads back with the type it
- *  was first inserted with (lookups and removals with any of them find it).
- *  Unlike Realm, a decimal128 is never equal to an int or double; strings and
- *  binaries are distinct kinds (Realm 20's queries no longer treat them as
+ *  strings, binaries, timestamps, ObjectIds, UUIDs, links by class then key),
+ *  and ints, floats, doubles and decimal128s compare by exact numeric value:
+ *  int 1, float 1.0, double 1.0 and decimal128 1 are one element, which reads
+ *  back with the type it was first inserted with (lookups and removals with any
+ *  of them find it); decimal128 0.1 is not double 0.1, whose exact value is
+ *  0.1000000000000000055511151231257827... Strings and binaries are distinct kinds (Realm 20's queries no longer treat them as
  *  equal). A set of mixed values holds
  *  scalars and links to objects of any class (in the backlink index), never a
  *  nested list or dictionary (#LAR_EINVAL); its strings and binaries too hold

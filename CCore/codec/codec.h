@@ -94,6 +94,27 @@ void element_encode(const lar_value *value, bool typed, uint8_t *out);
  * link takes target as its class unless it carries its own. */
 void element_decode(const uint8_t *at, lar_class target, lar_value *out);
 
+/* A decimal128's value (decimal.c): finite ones as [-]coefficient * 10^exponent, one
+ * form per value (no trailing zeros in the coefficient; zero is 0E0, never negative). */
+typedef struct decimal_parts {
+    enum { DECIMAL_FINITE, DECIMAL_INFINITY, DECIMAL_NAN } kind;
+    bool negative;
+    unsigned __int128 coefficient;
+    int exponent;
+} decimal_parts;
+void decimal_split(lar_decimal128 d, decimal_parts *out);
+/* The value when it is an integer that int64_t holds; false otherwise. */
+bool decimal_to_int64(const decimal_parts *x, int64_t *out);
+/* The double nearest the value (correctly rounded; an infinity beyond a double's range). */
+double decimal_nearest_double(const decimal_parts *x);
+/* -1, 0 or 1 as a finite value is below, equal to or above d (not NaN), exactly. */
+int decimal_compare_double(const decimal_parts *x, double d);
+/* floor(x - d) for a finite x within 1024 of an integral d of magnitude 2^53 to 2^63. */
+int64_t decimal_floor_minus(const decimal_parts *x, double d);
+/* An order-preserving encoding of a finite nonzero value (memcmp orders values, equal
+ * values encode alike); at most 21 bytes. Returns its length. */
+size_t decimal_order_encode(const decimal_parts *x, uint8_t *out);
+
 #define KEY_MAX 480
 /* Order-preserving key encodings compared by memcmp. Return the encoded length. */
 size_t key_encode_primary(lar_class cls, const lar_value *value, uint8_t *out);
@@ -107,12 +128,12 @@ size_t key_encode_element(const lar_value *value, uint8_t *out, size_t room);
  * point into bytes. False when the bytes are not such an element. */
 bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_class target, lar_value *out);
 /* An element of a set of mixed values: kinds ranked as Realm's, numbers compared by
- * value (int 1 and double 1.0 encode alike). Returns 0 when it needs more than room. */
+ * value (int 1, double 1.0 and decimal128 1 encode alike). Returns 0 when it needs more than room. */
 size_t key_encode_mixed(const lar_value *value, uint8_t *out, size_t room);
 /* The link a key_encode_mixed() key holds; false when it holds no link. */
 bool key_decode_mixed_link(const uint8_t *bytes, size_t size, lar_obj *out);
 /* Decodes a key_encode_mixed() key of any kind but a number (whose key does not say
- * whether it was an int, a float or a double); strings and binaries point into bytes.
+ * whether it was an int, a float, a double or a decimal); strings and binaries point into bytes.
  * False for a number or bytes that are no such key. */
 bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out);
 /* Whether a key_encode_mixed() key is a number's. */

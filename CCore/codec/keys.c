@@ -12,17 +12,22 @@
  * of sets of mixed values (key_encode_mixed) start with a rank, so that values of
  * different kinds sort by kind, as Realm's Set<Mixed> does:
  *   0 null | 1 bool [0|1] | 2 number [u64 order of its double][u16 BE rest ^ 0x8000]
- *   | 3 decimal128 [high BE][low BE] | 4 string [bytes][0] | 5 binary [bytes]
- *   | 6 timestamp | 7 ObjectId | 8 UUID (as above) | 9 link [class u32 BE][key u64 BE]
- * Ints, floats and doubles compare by numeric value, as in Realm (int 1 and double
- * 1.0 are one element): a number is its nearest double (one NaN, -0.0 is 0.0), then
- * what an int differs from that double by (|rest| <= 1024; 0 for floats and
- * doubles), so the key is exact for every int64 and double and memcmp orders them
- * as numbers. Decimal128 values are their own kind, ordered by their bits (Realm
- * compares them with numbers by value; not done here). Strings and binaries are
+ *   [decimal tail] | 4 string [bytes][0] | 5 binary [bytes] | 6 timestamp
+ *   | 7 ObjectId | 8 UUID (as above) | 9 link [class u32 BE][key u64 BE]
+ * (3 is unused: format 2 ranked decimals apart.) Ints, floats, doubles and decimals
+ * compare by exact numeric value, as in Realm (int 1, double 1.0 and decimal128 1 are
+ * one element): a number is its nearest double (one NaN, -0.0 is 0.0), then what an
+ * int differs from that double by (|rest| <= 1024; 0 for floats and doubles), so the
+ * key is exact for every int64 and double and memcmp orders them as numbers. A
+ * decimal equal to an int64 or a double is keyed as that number. Any other decimal
+ * (0.1, which no double is exactly, or 2^63 + 0.5) lies strictly between two of
+ * those keys: its rest is floor(decimal - double) where ints share the double (2^53
+ * to 2^63), else -1 below the double and 0 above; a tail (decimal.c's order
+ * encoding of the decimal) follows, ordering decimals that share the rest, and
+ * putting them after the int or double the rest names. Strings and binaries are
  * distinct kinds (Realm 14 compared them as bytes; Realm 20's queries no longer
  * treat them as equal, and neither does Larder). A number's key is not decoded
- * back (it does not say whether it was an int, a float or a double: a set of mixed
+ * back (it does not say whether it was an int, a float, a double or a decimal: a set of mixed
  * keeps a number's own typed encoding beside its key); every other kind's is
  * (key_decode_mixed), links also for the backlinks the set keeps. */
 #include "codec/codec.h"
@@ -231,7 +236,7 @@ bool key_decode_element(const uint8_t *bytes, size_t size, lar_type type, lar_cl
 
 /* ---- elements of sets of mixed values ---- */
 
-enum { RANK_NULL, RANK_BOOL, RANK_NUMBER, RANK_DECIMAL, RANK_STRING, RANK_BINARY, RANK_TIMESTAMP,
+enum { RANK_NULL, RANK_BOOL, RANK_NUMBER, RANK_UNUSED, RANK_STRING, RANK_BINARY, RANK_TIMESTAMP,
        RANK_OBJECT_ID, RANK_UUID, RANK_LINK };
 
 static size_t put_number(uint8_t *out, double nearest, int64_t rest)
@@ -243,25 +248,43 @@ static size_t put_number(uint8_t *out, double nearest, int64_t rest)
     return 10;
 }
 
+static size_t put_int_number(uint8_t *out, int64_t v)
+{
+    double nearest = (double)v; /* within 2^63 of 0: its integer part fits __int128 */
+    __int128 rest = (__int128)v - (__int128)nearest;
+    return put_number(out, nearest, (int64_t)rest);
+}
+
+/* A decimal among the numbers (see the top of the file). */
+static size_t put_decimal_number(uint8_t *out, lar_decimal128 d)
+{
+    decimal_parts x;
+    decimal_split(d, &x);
+    int64_t integer;
+    if (decimal_to_int64(&x, &integer)) return put_int_number(out, integer);
+    double nearest = decimal_nearest_double(&x);
+    if (x.kind != DECIMAL_FINITE) return put_number(out, nearest, 0);
+    int order = decimal_compare_double(&x, nearest);
+    if (!order) return put_number(out, nearest, 0);
+    double magnitude = nearest < 0 ? -nearest : nearest;
+    bool shared_with_ints = magnitude >= 0x1p53 && magnitude <= 0x1p63;
+    size_t size = put_number(out, nearest, shared_with_ints ? decimal_floor_minus(&x, nearest) : order < 0 ? -1 : 0);
+    return size + decimal_order_encode(&x, out + size);
+}
+
 size_t key_encode_mixed(const lar_value *value, uint8_t *out, size_t room)
 {
     uint8_t *p = out + 1;
     switch (value->type) {
     case LAR_TYPE_NULL: out[0] = RANK_NULL; return 1;
     case LAR_TYPE_BOOL: out[0] = RANK_BOOL; p[0] = (uint8_t)(value->as.boolean != 0); return 2;
-    case LAR_TYPE_INT: {
-        out[0] = RANK_NUMBER;
-        double nearest = (double)value->as.integer; /* within 2^63 of 0: its integer part fits __int128 */
-        __int128 rest = (__int128)value->as.integer - (__int128)nearest;
-        return 1 + put_number(p, nearest, (int64_t)rest);
-    }
+    case LAR_TYPE_INT: out[0] = RANK_NUMBER; return 1 + put_int_number(p, value->as.integer);
     case LAR_TYPE_FLOAT: out[0] = RANK_NUMBER; return 1 + put_number(p, (double)value->as.float32, 0);
     case LAR_TYPE_DOUBLE: out[0] = RANK_NUMBER; return 1 + put_number(p, value->as.float64, 0);
     case LAR_TYPE_DECIMAL128:
-        out[0] = RANK_DECIMAL;
-        put_u64_be(p, value->as.decimal128.high);
-        put_u64_be(p + 8, value->as.decimal128.low);
-        return 17;
+        if (room < 1 + 10 + 21) return 0;
+        out[0] = RANK_NUMBER;
+        return 1 + put_decimal_number(p, value->as.decimal128);
     case LAR_TYPE_STRING: case LAR_TYPE_BINARY: {
         bool string = value->type == LAR_TYPE_STRING;
         size_t size = string ? value->as.string.size : value->as.binary.size;
@@ -304,12 +327,6 @@ bool key_decode_mixed(const uint8_t *bytes, size_t size, lar_value *out)
     case RANK_BOOL:
         *out = (lar_value){.type = LAR_TYPE_BOOL, .as.boolean = size == 2 ? p[0] : 0};
         return size == 2 && p[0] <= 1;
-    case RANK_DECIMAL:
-        if (size != 17) return false;
-        out->type = LAR_TYPE_DECIMAL128;
-        out->as.decimal128.high = get_u64_be(p);
-        out->as.decimal128.low = get_u64_be(p + 8);
-        return true;
     case RANK_STRING: /* [bytes][0]: the string points into the key, NUL-terminated */
         if (size < 2 || bytes[size - 1]) return false;
         out->type = LAR_TYPE_STRING;

@@ -26,8 +26,8 @@
  * Sets of mixed values encode their elements with key_encode_mixed instead: ranked by
  * kind, numbers by value, so that int 1, float 1.0 and double 1.0 are one element. That
  * key orders the set, keys its blocks and decides equality; it decodes back to the value
- * for every kind but numbers, whose key does not say whether it was an int, a float or a
- * double. A number's entry therefore carries its typed element encoding (codec/element.c)
+ * for every kind but numbers, whose key does not say whether it was an int, a float, a
+ * double or a decimal. A number's entry therefore carries its typed element encoding (codec/element.c)
  * as first inserted, which reads return:
  *
  *   entry:   [0x80 | 0x40 | length high][length low][key encoding][u8 size][typed number]
@@ -47,7 +47,7 @@
 
 #define SET_KEY_MAX KEY_MAX
 #define ELEMENT_MAX (SET_KEY_MAX - ID_SIZE)   /* the longest encoded element */
-#define TYPED_MAX 16                          /* the longest typed number beside a mixed key */
+#define TYPED_MAX 17                          /* the longest typed number beside a mixed key (a decimal) */
 #define ENTRY_MAX (2 + ELEMENT_MAX + 1 + TYPED_MAX) /* with its length (and a typed number) */
 #define BLOCK_MAX 1024                        /* a block's value, its header included */
 #define BLOCK_HEADER 2
@@ -824,7 +824,8 @@ static int list_member(const uint8_t *element, size_t size, const uint8_t *typed
         if (typed_size) {
             if (!key_mixed_is_number(element, size) || element_size(typed, typed_size) != typed_size) return corrupt();
             element_decode(typed, 0, value);
-            if (value->type != LAR_TYPE_INT && value->type != LAR_TYPE_FLOAT && value->type != LAR_TYPE_DOUBLE)
+            if (value->type != LAR_TYPE_INT && value->type != LAR_TYPE_FLOAT && value->type != LAR_TYPE_DOUBLE &&
+                value->type != LAR_TYPE_DECIMAL128)
                 return corrupt();
         } else if (!key_decode_mixed(element, size, value)) {
             return corrupt();

@@ -43,6 +43,7 @@ extension Float: AddableType {
         case .int(let v): return Float(v)
         case .float(let v): return v
         case .double(let v): return Float(v)
+        case .decimal128(let v): return Float(v.doubleValue) // a mixed sum or average
         default: return nil
         }
     }
@@ -54,6 +55,7 @@ extension Double: AddableType {
         case .int(let v): return Double(v)
         case .float(let v): return Double(v)
         case .double(let v): return v
+        case .decimal128(let v): return v.doubleValue // a mixed sum or average
         default: return nil
         }
     }
@@ -87,6 +89,11 @@ extension NSNumber: AddableType {
         default: return nil
         }
     }
+}
+
+/// As Realm: the min, max, sum and average of mixed values (their numbers).
+extension AnyRealmValue: AddableType {
+    public static func _larderFromAggregate(_ value: _StoredValue) -> AnyRealmValue? { _larderFrom(value) }
 }
 
 extension Optional: MinMaxType where Wrapped: MinMaxType {

@@ -20,9 +20,25 @@ import Foundation
 /// or not, with a default, and in List, MutableSet and Map.
 ///
 /// `PersistedType` is one of the primitive types (Int and the sized integers,
-/// Bool, Float, Double, String, Data, Date, ObjectId, UUID, Decimal128). Realm
-/// also allows an `EmbeddedObject` subclass; Larder does not have embedded
-/// objects yet.
+/// Bool, Float, Double, String, Data, Date, ObjectId, UUID, Decimal128), or an
+/// `EmbeddedObject` subclass for a type that needs several values:
+///
+///     class PointObject: EmbeddedObject {
+///         @Persisted var x = 0.0
+///         @Persisted var y = 0.0
+///     }
+///     struct Point: CustomPersistable {
+///         typealias PersistedType = PointObject
+///         var x, y: Double
+///         init(persistedValue: PointObject) { x = persistedValue.x; y = persistedValue.y }
+///         var persistableValue: PointObject { PointObject(value: [x, y]) }
+///     }
+///
+/// As in Realm, a property of such a type need not be optional (`@Persisted
+/// var point: Point`; the file stores an optional link, and a null one reads as
+/// the value made from a new `PointObject()`), and works in List and Map too.
+/// Writing the value creates a new embedded object in place of the old one
+/// (`.modified` updates the old one instead, as for any embedded object).
 public protocol CustomPersistable: _CustomPersistable {
     /// Makes a value from its stored form.
     init(persistedValue: PersistedType)
@@ -57,7 +73,8 @@ public protocol _CustomPersistable: _Persistable {
     associatedtype PersistedType: _CustomPersistedType
 }
 
-/// The types a custom type may be stored as: the primitive ones. Not part of the API.
+/// The types a custom type may be stored as: the primitive ones and embedded
+/// objects. Not part of the API.
 public protocol _CustomPersistedType: _Persistable {}
 
 extension Int: _CustomPersistedType {}
@@ -74,9 +91,12 @@ extension Date: _CustomPersistedType {}
 extension ObjectId: _CustomPersistedType {}
 extension UUID: _CustomPersistedType {}
 extension Decimal128: _CustomPersistedType {}
+extension EmbeddedObject: _CustomPersistedType {}
 
 extension _CustomPersistable {
     @inlinable public static var _larderType: lar_type { PersistedType._larderType }
+    /// The embedded class a custom type is stored as; nil for a primitive persisted type.
+    @inlinable public static var _larderTargetClass: Object.Type? { PersistedType._larderTargetClass }
 }
 
 extension CustomPersistable {
@@ -87,6 +107,15 @@ extension CustomPersistable {
     }
     @inlinable public static func _larderRead(_ value: lar_value) -> Self {
         Self(persistedValue: PersistedType._larderRead(value))
+    }
+    /// With the Realm instance, which an embedded persisted type's accessor needs;
+    /// its null link (never a primitive's) reads as the default, as in Realm.
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self {
+        if value.type == LAR_TYPE_NULL { return _larderDefault() }
+        return Self(persistedValue: PersistedType._larderRead(value, owner: owner))
+    }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
+        PersistedType._larderReadIfValid(value, owner: owner).map { Self(persistedValue: $0) }
     }
     @inlinable public var _larderStored: _StoredValue { persistableValue._larderStored }
 }
@@ -106,13 +135,25 @@ extension FailableCustomPersistable {
     }
     /// As Realm: a stored value that does not convert stops the program.
     @inlinable public static func _larderRead(_ value: lar_value) -> Self {
-        let persisted = PersistedType._larderRead(value)
-        if let read = Self(persistedValue: persisted) { return read }
-        fatalError("Failed to convert persisted value '\(persisted)' to type '\(Self.self)' in a non-optional context.")
+        _larderConverted(PersistedType._larderRead(value))
     }
     /// Nil for a stored value that does not convert: an optional context reads nil.
     @inlinable public static func _larderReadIfValid(_ value: lar_value) -> Self? {
         PersistedType._larderReadIfValid(value).flatMap { Self(persistedValue: $0) }
+    }
+    /// With the Realm instance, which an embedded persisted type's accessor needs;
+    /// its null link (never a primitive's) reads as the default, as in Realm.
+    @inlinable public static func _larderRead(_ value: lar_value, owner: AnyObject) -> Self {
+        if value.type == LAR_TYPE_NULL { return _larderDefault() }
+        return _larderConverted(PersistedType._larderRead(value, owner: owner))
+    }
+    @inlinable public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
+        PersistedType._larderReadIfValid(value, owner: owner).flatMap { Self(persistedValue: $0) }
+    }
+    /// The value of persisted in a non-optional context: Realm's message when there is none.
+    @inlinable static func _larderConverted(_ persisted: PersistedType) -> Self {
+        if let read = Self(persistedValue: persisted) { return read }
+        fatalError("Failed to convert persisted value '\(persisted)' to type '\(Self.self)' in a non-optional context.")
     }
     @inlinable public var _larderStored: _StoredValue { persistableValue._larderStored }
 }

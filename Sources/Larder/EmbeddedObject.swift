@@ -96,7 +96,7 @@ extension RealmInstance {
 
     /// `.modified` on an embedded object: the values of source that differ are
     /// written into the managed one held, and source becomes its accessor.
-    private func updateEmbedded(_ held: Object, from source: Object) {
+    func updateEmbedded(_ held: Object, from source: Object) {
         let table = held.core.table!
         let values = source.unmanagedValues(table.schema)
         for (slot, value) in values.enumerated() {
@@ -118,11 +118,16 @@ extension RealmInstance {
     /// The link slots an add writes after the row: those holding an object or a nested
     /// collection, and every non-mixed link (a mixed value without either goes in the row).
     func relationLinkSlots(_ schema: ClassSchema, _ values: ContiguousArray<_StoredValue>) -> [Int] {
-        schema.linkSlots.filter { slot in
+        let isRelation = { (slot: Int) -> Bool in
             if case .object = values[slot] { return true }
             if case .collection = values[slot] { return true }
             return !schema.properties[slot].isMixed
         }
+        // Most rows have all or none: the schema's own array or an empty one, no allocation per add.
+        var count = 0
+        for slot in schema.linkSlots where isRelation(slot) { count += 1 }
+        if count == schema.linkSlots.count { return schema.linkSlots }
+        return count == 0 ? [] : schema.linkSlots.filter(isRelation)
     }
 
     /// Writes the links and collections of a new (or upserted) row bound to object;

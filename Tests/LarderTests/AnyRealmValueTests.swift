@@ -537,6 +537,26 @@ final class AnyRealmValueTests: RealmTestCase {
         XCTAssertEqual(holder.valueSet.count, 3, "a string is never a number")
     }
 
+    /// Decimals too, by exact value: int 1 == double 1.0 == decimal128 1, but
+    /// decimal128 0.1 is not double 0.1 (0.1000000000000000055...).
+    func testDecimalsOfEqualValueAreOneElementOfAManagedSet() throws {
+        let realm = try open()
+        let holder = MixedHolder()
+        try realm.write { realm.add(holder) }
+        try realm.write {
+            holder.valueSet.insert(objectsIn: [.int(1), .double(1), .decimal128(Decimal128(1)), .decimal128("1.00"),
+                                               .decimal128("0.5"), .double(0.5), .decimal128("0.1"), .double(0.1),
+                                               .decimal128("-7"), .int(-7), .decimal128("2.25")])
+        }
+        XCTAssertEqual(Array(holder.valueSet), [.decimal128("-7"), .decimal128("0.1"), .double(0.1),
+                                                .decimal128("0.5"), .int(1), .decimal128("2.25")])
+        XCTAssertTrue(holder.valueSet.contains(.decimal128("1")))
+        XCTAssertTrue(holder.valueSet.contains(.int(-7)))
+        XCTAssertFalse(holder.valueSet.contains(.decimal128("2")))
+        try realm.write { holder.valueSet.remove(.decimal128("1.0")) }
+        XCTAssertFalse(holder.valueSet.contains(.int(1)))
+    }
+
     func testMapOfMixedValuesManagedAndUnmanaged() throws {
         let holder = MixedHolder()
         holder.valueMap["none"] = AnyRealmValue.none
@@ -568,13 +588,13 @@ final class AnyRealmValueTests: RealmTestCase {
     // MARK: Sorting
 
     /// Values of different types sort by kind (numbers by value across ints,
-    /// floats and doubles), as the C core orders a set of mixed values.
+    /// floats, doubles and decimals), as the C core orders a set of mixed values.
     func testResultsAndListsSortOnMixedValues() throws {
         let realm = try open()
         let date = Date(timeIntervalSince1970: 1_000)
         let ordered: [AnyRealmValue] = [
-            .none, .bool(false), .bool(true), .int(-3), .float(0.5), .int(1), .double(1.5), .int(2),
-            .decimal128(Decimal128(0)), .string("a"), .string("b"), .data(Data([1])), .date(date),
+            .none, .bool(false), .bool(true), .decimal128(Decimal128(-4)), .int(-3), .float(0.5), .int(1),
+            .decimal128(Decimal128(1.25)), .double(1.5), .int(2), .decimal128(Decimal128(2.5)), .string("a"), .string("b"), .data(Data([1])), .date(date),
             .objectId(ObjectId("5f481c21f634a1f4eeaa7268")), .uuid(UUID(uuidString: "12345678-1234-1234-1234-123456789ABC")!),
         ]
         try realm.write {
@@ -593,6 +613,56 @@ final class AnyRealmValueTests: RealmTestCase {
         }
         XCTAssertEqual(Array(holder.values.sorted()), ordered)
         XCTAssertEqual(Array(holder.values.sorted(ascending: false)), ordered.reversed())
+    }
+
+    // MARK: Aggregates
+
+    /// As Realm: only numbers count, compared by value across ints, floats,
+    /// doubles and decimals; a sum or an average is a decimal.
+    func testAggregatesOverMixedValuesTakeTheirNumbers() throws {
+        let realm = try open()
+        let values: [AnyRealmValue] = [.string("zzz"), .int(2), .none, .decimal128(Decimal128(1.5)), .double(4),
+                                       .bool(true), .date(Date(timeIntervalSince1970: 9)), .float(0.5),
+                                       .object(MixedCat(value: ["name": "Tom"]))]
+        let holder = MixedHolder()
+        holder.values.append(objectsIn: values)
+        for list in [holder.values, { try! realm.write { realm.add(holder) }; return holder.values }()] {
+            XCTAssertEqual(list.min(), .float(0.5))
+            XCTAssertEqual(list.max(), .double(4))
+            XCTAssertEqual(list.sum(), .decimal128(Decimal128(8)))
+            XCTAssertEqual(list.average(), AnyRealmValue.decimal128(Decimal128(2)))
+            XCTAssertEqual(list.average() as Double?, 2)
+        }
+        try realm.write { holder.values.append(.decimal128(Decimal128(-1))) }
+        XCTAssertEqual(holder.values.min(), .decimal128(Decimal128(-1)))
+        try realm.write { holder.values.removeAll(); holder.values.append(.string("only")) }
+        XCTAssertNil(holder.values.min())
+        XCTAssertNil(holder.values.average() as AnyRealmValue?)
+        XCTAssertEqual(holder.values.sum(), .decimal128(Decimal128(0)))
+    }
+
+    func testAggregatesOverAMixedPropertyOfResults() throws {
+        let realm = try open()
+        try realm.write {
+            for value: AnyRealmValue in [.int(3), .string("a"), .decimal128(Decimal128(10)), .double(-2.5), .none] {
+                realm.add(MixedHolder(value: ["value": value]))
+            }
+            // Set and map elements too.
+            let holder = realm.objects(MixedHolder.self).first!
+            holder.valueSet.insert(objectsIn: [.int(7), .string("x"), .decimal128(Decimal128(0.5))])
+            holder.valueMap["a"] = .double(1)
+            holder.valueMap["b"] = .int(5)
+        }
+        let results = realm.objects(MixedHolder.self)
+        XCTAssertEqual(results.min(ofProperty: "value"), AnyRealmValue.double(-2.5))
+        XCTAssertEqual(results.max(ofProperty: "value"), AnyRealmValue.decimal128(Decimal128(10)))
+        XCTAssertEqual(results.sum(ofProperty: "value"), AnyRealmValue.decimal128(Decimal128(10.5)))
+        XCTAssertEqual(results.average(ofProperty: "value") as Double?, 3.5)
+        let holder = try XCTUnwrap(results.first)
+        XCTAssertEqual(holder.valueSet.min(), .decimal128(Decimal128(0.5)))
+        XCTAssertEqual(holder.valueSet.sum(), .decimal128(Decimal128(7.5)))
+        XCTAssertEqual(holder.valueMap.max(), .int(5))
+        XCTAssertEqual(holder.valueMap.sum(), .decimal128(Decimal128(6)))
     }
 
     // MARK: The seed

@@ -209,25 +209,18 @@ final class CustomPersistableTests: RealmTestCase {
         XCTAssertNotNil(ValueReader.convert(4, to: Bookmark.schema.properties[Bookmark.schema.slotByName["even"]!]))
     }
 
-    private func assertTraps(_ scenario: String, message: String, file: StaticString = #filePath, line: UInt = #line) throws {
-        let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
-        XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap", file: file, line: line)
-        XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)",
-                      file: file, line: line)
-    }
-
     func testAFailedConversionTrapsInANonOptionalContext() throws {
-        try assertTraps("custom-persistable-failed-property",
+        try assertChildTraps("custom-persistable-failed-property",
                         message: "Failed to convert persisted value '7' to type 'EvenNumber' in a non-optional context.")
-        try assertTraps("custom-persistable-failed-map-value",
+        try assertChildTraps("custom-persistable-failed-map-value",
                         message: "Failed to convert persisted value '9' to type 'EvenNumber' in a non-optional context.")
     }
 
     func testAFailableTypeWithoutADefaultTrapsWhenItsDefaultIsRead() throws {
-        try assertTraps("custom-persistable-failed-default",
+        try assertChildTraps("custom-persistable-failed-default",
                         message: "Failed to default construct a Unparseable using the default value for persisted type Int.")
         // Not when the object is built: only when the default is read.
-        try assertTraps("custom-persistable-failed-default", message: "BUILT")
+        try assertChildTraps("custom-persistable-failed-default", message: "BUILT")
     }
 }
 

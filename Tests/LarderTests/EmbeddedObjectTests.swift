@@ -335,6 +335,49 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(rows(realm, "EmbAddress"), 1)
     }
 
+    /// core's List::set_if_different: with `.modified` an embedded list element at a
+    /// position both lists have is updated in place; extras are created, the tail deleted.
+    func testModifiedUpdatesEmbeddedListElementsInPlace() throws {
+        let realm = try open()
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "past": [address("a", lat: 1), address("b"), address("c")]])) }
+        let owner = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1))
+        let (first, second, third) = (owner.past[0], owner.past[1], owner.past[2])
+        let geo = try XCTUnwrap(first.geo)
+        let update = EmbOwner(value: ["id": 1, "past": [address("x", lat: 2), address("b")]])
+        try realm.write { realm.add(update, update: .modified) }
+        XCTAssertFalse(first.isInvalidated)
+        XCTAssertFalse(second.isInvalidated)
+        XCTAssertTrue(third.isInvalidated) // the truncated tail
+        XCTAssertEqual(first.street, "x")
+        XCTAssertFalse(geo.isInvalidated) // nested embedded objects are updated in place too
+        XCTAssertEqual(geo.lat, 2)
+        XCTAssertTrue(first.isSameObject(as: update.past[0]))
+        XCTAssertEqual(owner.past.map(\.street), ["x", "b"])
+        XCTAssertEqual(rows(realm, "EmbAddress"), 2)
+        XCTAssertEqual(rows(realm, "EmbGeo"), 1)
+        // An extra element is created after them.
+        try realm.write {
+            realm.create(EmbOwner.self, value: ["id": 1, "past": [["street": "y"], ["street": "b"], ["street": "z"]]],
+                         update: .modified)
+        }
+        XCTAssertFalse(first.isInvalidated)
+        XCTAssertEqual(first.street, "y")
+        XCTAssertEqual(owner.past.map(\.street), ["y", "b", "z"])
+        XCTAssertEqual(rows(realm, "EmbAddress"), 3)
+    }
+
+    func testAllReplacesEmbeddedListElements() throws {
+        let realm = try open()
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "past": [address("a"), address("b")]])) }
+        let owner = try XCTUnwrap(realm.object(ofType: EmbOwner.self, forPrimaryKey: 1))
+        let (first, second) = (owner.past[0], owner.past[1])
+        try realm.write { realm.add(EmbOwner(value: ["id": 1, "past": [address("a"), address("c")]]), update: .all) }
+        XCTAssertTrue(first.isInvalidated)
+        XCTAssertTrue(second.isInvalidated)
+        XCTAssertEqual(owner.past.map(\.street), ["a", "c"])
+        XCTAssertEqual(rows(realm, "EmbAddress"), 2)
+    }
+
     // MARK: Persistence and cancel
 
     func testEmbeddedObjectsPersistAndACancelledWriteForgetsThem() throws {

@@ -78,6 +78,16 @@ class RealmTestCase: XCTestCase {
     func openRealm(_ types: [Object.Type]? = nil) throws -> Realm {
         try Realm(configuration: configuration(types))
     }
+
+    /// Runs scenario (ChildScenarios) on this test's file in a child process, which must
+    /// stop with message in its output.
+    func assertChildTraps(_ scenario: String, message: String, file: StaticString = #filePath,
+                          line: UInt = #line) throws {
+        let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+        XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap", file: file, line: line)
+        XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)",
+                      file: file, line: line)
+    }
 }
 
 /// Runs body on a new thread and waits for it: a thread gets its own Realm instances.

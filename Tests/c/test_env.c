@@ -409,11 +409,10 @@ TEST(env_readonly_open_of_a_file_never_set_up_is_refused)
     CHECK(stat(empty, &st) == 0 && st.st_size == 0);
 }
 
-/* White-box: this test writes a newer format number where the library keeps it (the "format"
- * record of the "larder" table), since no public call can make a newer file. */
-TEST(env_refuses_newer_format_and_leaves_it_untouched)
+/* White-box: writes format into a new file where the library keeps it (the "format" record
+ * of the "larder" table), since no public call makes a file of another format. */
+static void write_format(const char *path, uint32_t format)
 {
-    const char *path = test_db_path(NULL);
     lar_env *env = open_env(path);
     person_setup(env);
     close_env(env);
@@ -426,47 +425,42 @@ TEST(env_refuses_newer_format_and_leaves_it_untouched)
     CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
     CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
     CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
-    uint32_t newer = LARDER_FORMAT_VERSION + 1;
-    MDB_val key = {6, "format"}, data = {sizeof newer, &newer}, old;
-    CHECK(mdb_get(txn, dbi, &key, &old) == 0); /* the layout this test assumes */
-    CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
-    CHECK(mdb_txn_commit(txn) == 0);
-    mdb_env_close(mdb);
-
-    check_refused_untouched(path, LAR_EVERSION);
-}
-
-/* White-box, as above: format 2 kept an embedded object's owner in the backlink table;
- * format 3 keeps it in the object's row (format 1, before them, stored a set's elements
- * one entry each). A file of format 2 is refused, untouched, rather than misread. */
-TEST(env_refuses_an_older_format_and_leaves_it_untouched)
-{
-    const char *path = test_db_path(NULL);
-    lar_env *env = open_env(path);
-    person_setup(env);
-    close_env(env);
-
-    MDB_env *mdb;
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    CHECK(mdb_env_create(&mdb) == 0);
-    CHECK(mdb_env_set_maxdbs(mdb, 64) == 0);
-    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
-    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
-    CHECK(mdb_dbi_open(txn, "larder", 0, &dbi) == 0);
-    uint32_t older = 2, stored;
-    MDB_val key = {6, "format"}, data = {sizeof older, &older}, old;
-    CHECK(mdb_get(txn, dbi, &key, &old) == 0 && old.mv_size == sizeof stored);
+    uint32_t stored;
+    MDB_val key = {6, "format"}, data = {sizeof format, &format}, old;
+    CHECK(mdb_get(txn, dbi, &key, &old) == 0 && old.mv_size == sizeof stored); /* the layout this assumes */
     memcpy(&stored, old.mv_data, sizeof stored);
     CHECK_EQ(stored, LARDER_FORMAT_VERSION);
     CHECK(mdb_put(txn, dbi, &key, &data, 0) == 0);
     CHECK(mdb_txn_commit(txn) == 0);
     mdb_env_close(mdb);
+}
 
+TEST(env_refuses_newer_format_and_leaves_it_untouched)
+{
+    const char *path = test_db_path(NULL);
+    write_format(path, LARDER_FORMAT_VERSION + 1);
     check_refused_untouched(path, LAR_EVERSION);
-    CHECK_RC(lar_env_open(path, NULL, &env), LAR_EVERSION);
-    CHECK_MSG_HAS("format version 2");
-    CHECK_MSG_HAS("older");
+}
+
+/* Format 1 stored a set's elements one entry each; format 2 packs them into blocks; format 3
+ * keys decimals among the numbers of sets of mixed values (format 2 ranked them apart) and
+ * keeps an embedded object's owner in its row (format 2: in the backlink table). A
+ * file of an older format is refused, untouched, rather than misread. */
+TEST(env_refuses_an_older_format_and_leaves_it_untouched)
+{
+    for (uint32_t older = 1; older < LARDER_FORMAT_VERSION; older++) {
+        char suffix[16];
+        snprintf(suffix, sizeof suffix, "format%u", older);
+        const char *path = test_db_path(suffix);
+        write_format(path, older);
+        check_refused_untouched(path, LAR_EVERSION);
+        lar_env *env;
+        CHECK_RC(lar_env_open(path, NULL, &env), LAR_EVERSION);
+        char expected[32];
+        snprintf(expected, sizeof expected, "format version %u", older);
+        CHECK_MSG_HAS(expected);
+        CHECK_MSG_HAS("older");
+    }
 }
 
 TEST(env_open_fails_when_the_file_cannot_be_created)

@@ -395,6 +395,78 @@ TEST(mixed_set_is_unique_by_numeric_value_and_ordered_by_kind)
     close_env(env);
 }
 
+/* A decimal128 of coefficient * 10^exponent. */
+static lar_value dec(bool negative, unsigned __int128 coefficient, int exponent)
+{
+    return val_dec((uint64_t)coefficient, (negative ? 1ull << 63 : 0) | (uint64_t)(exponent + 6176) << 49 |
+                                              (uint64_t)(coefficient >> 64));
+}
+
+TEST(mixed_set_compares_decimals_with_other_numbers_by_exact_value)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    boxes_apply(env);
+    boxes b = boxes_lookup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj box = make(txn, b.box);
+    int64_t big = (int64_t)1 << 53;
+    unsigned __int128 ten33 = 1;
+    for (int i = 0; i < 33; i++) ten33 *= 10;
+    lar_value nan_dec = val_dec(0, 0x7C00000000000000ull), inf_dec = val_dec(0, 0x7800000000000000ull);
+    /* Equal values are one element, whatever their types and forms. */
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(1)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 1, 0)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 100, -2)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(1.0)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 5, -1)), 1);       /* 0.5: a double exactly */
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(0.5)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, dec(true, 0, 3)), 1);         /* -0E3 is 0 */
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(0)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, nan_dec), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(NAN)), 0);
+    CHECK_EQ(set_insert(txn, box, b.set, inf_dec), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(INFINITY)), 0);
+    /* Values no int or double is: apart from them, between their neighbours. */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 1, -1)), 1);       /* 0.1 */
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(0.1)), 1);         /* 0.1000000000000000055... */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, ten33 + 1, -33)), 1); /* 1 + 10^-33 */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(true, 25, -1)), 1);       /* -2.5 */
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(-3)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(big)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(big + 1)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, (unsigned __int128)big * 10 + 5, -1)), 1); /* 2^53 + 0.5 */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, (unsigned __int128)(big + 1), 0)), 0);     /* 2^53 + 1 */
+    CHECK_EQ(set_insert(txn, box, b.set, val_int(INT64_MAX)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(9223372036854775808.0)), 1); /* 2^63 */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, (unsigned __int128)INT64_MAX * 10 + 15, -1)), 1); /* 2^63 + 0.5 */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 1, 400)), 1);      /* beyond a double's range */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(false, 1, -400)), 1);     /* below a double's least */
+    CHECK_EQ(set_insert(txn, box, b.set, dec(true, 1, -400)), 1);
+    CHECK_EQ(set_insert(txn, box, b.set, val_double(4.9406564584124654e-324)), 1);
+    lar_value expected[] = {
+        val_int(-3), dec(true, 25, -1), dec(true, 1, -400), dec(true, 0, 3), dec(false, 1, -400),
+        val_double(4.9406564584124654e-324), dec(false, 1, -1), val_double(0.1), dec(false, 5, -1), val_int(1),
+        dec(false, ten33 + 1, -33), val_int(big), dec(false, (unsigned __int128)big * 10 + 5, -1), val_int(big + 1),
+        val_int(INT64_MAX), val_double(9223372036854775808.0), dec(false, (unsigned __int128)INT64_MAX * 10 + 15, -1),
+        dec(false, 1, 400), inf_dec, nan_dec};
+    lar_value got[32];
+    size_t n = set_read(txn, box, b.set, got, 32);
+    CHECK_EQ(n, COUNT_OF(expected));
+    for (size_t i = 0; i < n; i++) CHECK_VALUE(got[i], expected[i]);
+    /* Lookups and removals by value too. */
+    int found = 0, removed = 0;
+    lar_value half = val_double(0.5), one = dec(false, 10, -1), two_and_a_half = val_double(-2.5);
+    CHECK_OK(lar_set_contains(txn, box, b.set, &half, &found));
+    CHECK_EQ(found, 1);
+    CHECK_OK(lar_set_contains(txn, box, b.set, &two_and_a_half, &found));
+    CHECK_EQ(found, 1);
+    CHECK_OK(lar_set_remove(txn, box, b.set, &one, &removed));
+    CHECK_EQ(removed, 1);
+    CHECK_EQ(set_count(txn, box, b.set), COUNT_OF(expected) - 1);
+    commit_txn(txn);
+    close_env(env);
+}
+
 TEST(mixed_set_algebra_keeps_types_and_backlinks)
 {
     lar_env *env = open_env(test_db_path(NULL));

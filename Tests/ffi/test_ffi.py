@@ -10,11 +10,14 @@ score DOUBLE) holding (1, "Ada", 36, 9.5), (2, "Grace", 45, 8.25) and
 opened, so this test never alters it.
 """
 import ctypes
+import math
 import os
+import random
 import shutil
 import sys
 import tempfile
 import unittest
+from fractions import Fraction
 from ctypes import (POINTER, Structure, Union, byref, c_char_p, c_double, c_float, c_int,
                     c_int32, c_int64, c_size_t, c_uint, c_uint8, c_uint32, c_uint64, c_void_p)
 
@@ -36,7 +39,7 @@ ALL_CODES = range(0, -17, -1)  # LAR_OK ... LAR_EBUSY (-16)
 
 LAR_TYPE_NULL, LAR_TYPE_INT, LAR_TYPE_BOOL, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE = 0, 1, 2, 3, 4
 LAR_TYPE_STRING, LAR_TYPE_BINARY, LAR_TYPE_TIMESTAMP = 5, 6, 7
-LAR_TYPE_LINK, LAR_TYPE_MIXED = 11, 12
+LAR_TYPE_DECIMAL128, LAR_TYPE_LINK, LAR_TYPE_MIXED = 10, 11, 12
 LAR_COLLECTION_NONE, LAR_COLLECTION_LIST, LAR_COLLECTION_SET, LAR_COLLECTION_MAP = 0, 1, 2, 3
 LAR_PROP_OPTIONAL, LAR_PROP_PRIMARY_KEY, LAR_PROP_INDEXED = 0x1, 0x2, 0x4
 LAR_CLASS_EMBEDDED = 0x1
@@ -1133,10 +1136,11 @@ class MixedTests(unittest.TestCase):
         self.path = os.path.join(self.dir, "mixed.larder")
         self.db = Database(self.path)
         dog_props = (LarPropertyDef * 1)(LarPropertyDef(b"name", LAR_TYPE_STRING, LAR_COLLECTION_NONE, 0, None, None))
-        thing_props = (LarPropertyDef * 2)(
+        thing_props = (LarPropertyDef * 3)(
             LarPropertyDef(b"any", LAR_TYPE_MIXED, LAR_COLLECTION_NONE, 0, None, None),
-            LarPropertyDef(b"anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, 0, None, None))
-        classes = (LarClassDef * 2)(LarClassDef(b"Thing", thing_props, 2, 0), LarClassDef(b"Dog", dog_props, 1, 0))
+            LarPropertyDef(b"anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, 0, None, None),
+            LarPropertyDef(b"anyset", LAR_TYPE_MIXED, LAR_COLLECTION_SET, 0, None, None))
+        classes = (LarClassDef * 2)(LarClassDef(b"Thing", thing_props, 3, 0), LarClassDef(b"Dog", dog_props, 1, 0))
         check(lib.lar_schema_apply(self.db.env, classes, 2, 1), "lar_schema_apply")
 
     def tearDown(self):
@@ -1194,6 +1198,72 @@ class MixedTests(unittest.TestCase):
             self.assertEqual(n.value, 1)
         finally:
             end(txn)
+
+
+    @staticmethod
+    def decimal(negative, coefficient, exponent):
+        v = LarValue()
+        v.type = LAR_TYPE_DECIMAL128
+        v.as_.decimal128.low = coefficient & (2**64 - 1)
+        v.as_.decimal128.high = (negative << 63) | ((exponent + 6176) << 49) | (coefficient >> 64)
+        return v
+
+    @staticmethod
+    def exact(v):
+        """The exact value of a number read back, as a Fraction."""
+        if v.type == LAR_TYPE_INT:
+            return Fraction(v.as_.integer)
+        if v.type == LAR_TYPE_DOUBLE:
+            return Fraction(v.as_.float64)
+        assert v.type == LAR_TYPE_DECIMAL128, v.type
+        high, low = v.as_.decimal128.high, v.as_.decimal128.low
+        coefficient = ((high & (2**49 - 1)) << 64) | low
+        value = Fraction(coefficient) * Fraction(10) ** (((high >> 49) & 0x3FFF) - 6176)
+        return -value if high >> 63 else value
+
+    def test_set_of_numbers_is_unique_and_ordered_by_exact_value(self):
+        """Ints, doubles and decimals near each other (ties at 2^53 and 2^63, decimals
+        just off a double, beyond a double's range), checked against exact fractions."""
+        rng = random.Random(12)
+        thing = self.db.class_id("Thing")
+        anyset = self.db.prop(thing, "anyset")
+        values = []
+        for _ in range(400):
+            kind = rng.randrange(3)
+            base = rng.choice([0, 1, 2**53, 2**63 - 1, -2**53, 10**15, 3]) + rng.randrange(-3, 4)
+            if kind == 0 and -2**63 <= base < 2**63:
+                values.append(Values().one(LAR_TYPE_INT, base))
+            elif kind == 1:
+                d = rng.choice([float(base), rng.uniform(-4, 4), 0.1, math.ldexp(1.0, rng.randrange(-1080, 1024))])
+                d = math.nextafter(d, math.inf) if rng.randrange(2) else d
+                values.append(Values().one(LAR_TYPE_DOUBLE, d))
+            else:
+                exponent = rng.choice([0, -1, -2, -17, -20, -33, rng.randrange(-420, 420), rng.randrange(-6176, 6111)])
+                coefficient = rng.choice([abs(base) * 10**(-exponent) if -34 < exponent <= 0 else 0,
+                                          rng.randrange(10**34), 1, 5, 25, 10**33 + rng.randrange(-2, 3)])
+                coefficient = min(abs(coefficient) + rng.randrange(0, 2), 10**34 - 1)
+                values.append(self.decimal(int(base < 0 and rng.randrange(2)), coefficient, exponent))
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            owner = LarObj()
+            check(lib.lar_obj_create(txn, thing, None, 0, byref(owner)), "create thing")
+            for v in values:
+                check(lib.lar_set_insert(txn, owner, anyset, byref(v), None), "lar_set_insert")
+            expected = sorted({self.exact(v) for v in values})
+            got, page, n = [], (LarValue * 8)(), c_size_t()
+            while True:
+                rc = lib.lar_set_list(txn, owner, anyset, byref(page[n.value - 1]) if got else None, page, 8, byref(n))
+                if rc == LAR_ENOTFOUND:
+                    break
+                check(rc, "lar_set_list")
+                got.extend(self.exact(page[i]) for i in range(n.value))
+            self.assertEqual(got, expected)
+            found = c_int()
+            for v in values:  # every value finds its element
+                check(lib.lar_set_contains(txn, owner, anyset, byref(v), byref(found)), "lar_set_contains")
+                self.assertEqual(found.value, 1)
+        finally:
+            end(txn, commit=False)
 
 
 class EmbeddedObjectTests(unittest.TestCase):

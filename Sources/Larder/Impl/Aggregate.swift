@@ -10,6 +10,7 @@ enum AggregateOperation: String {
         switch type {
         case LAR_TYPE_INT, LAR_TYPE_FLOAT, LAR_TYPE_DOUBLE, LAR_TYPE_DECIMAL128: return true
         case LAR_TYPE_TIMESTAMP: return self == .min || self == .max
+        case LAR_TYPE_MIXED: return true // its numbers only (see Aggregator)
         default: return false
         }
     }
@@ -33,6 +34,9 @@ protocol ObjectAggregating {
 /// Folds values of one stored type into a min, max, sum or average, as realm-core
 /// does: nulls are skipped; ints sum in 64 bits, floats and doubles in a double,
 /// decimals in a decimal; an average of ints, floats or doubles is a double.
+/// Mixed values: only numbers count (ints, floats, doubles and decimals, compared
+/// by value: the min of int 2 and decimal 1.5 is decimal 1.5); the others are
+/// skipped; a sum or an average is a decimal, as realm-core's of a Mixed column.
 struct Aggregator {
     let operation: AggregateOperation
     let type: lar_type
@@ -48,6 +52,7 @@ struct Aggregator {
     }
 
     mutating func add(_ value: _StoredValue) {
+        if type == LAR_TYPE_MIXED { return addMixed(value) }
         switch value {
         case .int(let v): intSum = intSum &+ v
         case .float(let v): doubleSum += Double(v)
@@ -56,6 +61,16 @@ struct Aggregator {
         case .date: break
         default: return // null, or a value of no aggregated type
         }
+        record(value)
+    }
+
+    private mutating func addMixed(_ value: _StoredValue) {
+        guard let decimal = value.numberAsDecimal else { return }
+        decimalSum += decimal
+        record(value)
+    }
+
+    private mutating func record(_ value: _StoredValue) {
         count += 1
         switch operation {
         case .min: if best.map({ _StoredValue.ascending(value, $0) }) ?? true { best = value }
@@ -71,14 +86,14 @@ struct Aggregator {
         case .sum:
             switch type {
             case LAR_TYPE_INT: return .int(intSum)
-            case LAR_TYPE_DECIMAL128: return .decimal128(decimalSum)
+            case LAR_TYPE_DECIMAL128, LAR_TYPE_MIXED: return .decimal128(decimalSum)
             default: return .double(doubleSum)
             }
         case .average:
             if count == 0 { return nil }
             switch type {
             case LAR_TYPE_INT: return .double(Double(intSum) / Double(count))
-            case LAR_TYPE_DECIMAL128: return .decimal128(decimalSum / Decimal128(count))
+            case LAR_TYPE_DECIMAL128, LAR_TYPE_MIXED: return .decimal128(decimalSum / Decimal128(count))
             default: return .double(doubleSum / Double(count))
             }
         }

@@ -12,7 +12,12 @@ struct PropertySchema {
     var isCascading = false
 
     var type: lar_type { valueType._larderType }
-    var isOptional: Bool { valueType._larderIsOptional }
+    /// As Realm: a link to one object and a map's object values are always
+    /// optional, also those of a non-optional custom type stored as an embedded object.
+    var isOptional: Bool {
+        valueType._larderIsOptional || (type == LAR_TYPE_LINK && collection != LAR_COLLECTION_LIST &&
+                                        collection != LAR_COLLECTION_SET)
+    }
     /// The class a link points to; nil for other properties.
     var targetClass: Object.Type? { valueType._larderTargetClass }
     var collection: lar_collection { valueType._larderCollection }

@@ -97,13 +97,27 @@ extension ValueReader {
 
 extension _StoredValue {
     /// The order of values of two different types, which only mixed values
-    /// mix: ints, floats and doubles by numeric value, else by kind in the order
-    /// the C core keeps a set of mixed values (null, bool, numbers, decimal128,
+    /// mix: ints, floats, doubles and decimals by numeric value, else by kind in
+    /// the order the C core keeps a set of mixed values (null, bool, numbers,
     /// string, binary, timestamp, ObjectId, UUID, then objects, which have no
     /// order among themselves).
     static func mixedAscending(_ a: _StoredValue, _ b: _StoredValue) -> Bool {
+        if case .decimal128(let x) = a, let y = b.numberAsDecimal { return x < y }
+        if case .decimal128(let y) = b, let x = a.numberAsDecimal { return x < y }
         if let x = a.numericValue, let y = b.numericValue { return x < y }
         return a.mixedRank < b.mixedRank
+    }
+
+    /// A number as a decimal (a double as Realm converts one: to 15 significant
+    /// digits); nil for other values.
+    var numberAsDecimal: Decimal128? {
+        switch self {
+        case .int(let v): return Decimal128(v)
+        case .float(let v): return Decimal128(Double(v))
+        case .double(let v): return Decimal128(v)
+        case .decimal128(let v): return v
+        default: return nil
+        }
     }
 
     private var numericValue: Double? {
@@ -119,8 +133,7 @@ extension _StoredValue {
         switch self {
         case .null: return 0
         case .bool: return 1
-        case .int, .float, .double: return 2
-        case .decimal128: return 3
+        case .int, .float, .double, .decimal128: return 2
         case .string: return 4
         case .data: return 5
         case .date: return 6

@@ -25,17 +25,23 @@ extension RealmInstance {
     }
 
     /// Copies the unmanaged collections of a new row's values in, and the nested
-    /// lists and dictionaries of its mixed values.
-    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: some Collection<_StoredValue>) {
-        let core = ObjectCore()
-        core.bind(to: self, table: table, key: key)
-        let values = Array(values)
+    /// lists and dictionaries of its mixed values. A row with neither (most rows
+    /// of a class with mixed values) costs no allocation.
+    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: ContiguousArray<_StoredValue>) {
+        var owner: ObjectCore?
+        func core() -> ObjectCore {
+            if let owner { return owner }
+            let made = ObjectCore()
+            made.bind(to: self, table: table, key: key)
+            owner = made
+            return made
+        }
         for slot in table.mixedValueSlots {
-            if case .collection(let source) = values[slot] { assignNested(core, slot: slot, source) }
+            if case .collection(let source) = values[slot] { assignNested(core(), slot: slot, source) }
         }
         for slot in table.schema.collectionSlots {
             guard case .collection(let source) = values[slot] else { continue }
-            let ref = CollectionRef(instance: self, owner: core, slot: slot)
+            let ref = CollectionRef(instance: self, owner: core(), slot: slot)
             copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: .error)
         }
     }
@@ -85,15 +91,22 @@ extension RealmInstance {
     }
 
     /// Realm's `.modified` for lists: set only the positions that differ, append
-    /// the extra elements, truncate the tail.
+    /// the extra elements, truncate the tail. An embedded object at a position
+    /// both have is updated in place (core's `List::set_if_different`), so its
+    /// accessors stay valid.
     private func copyModified(_ elements: [_StoredValue], into ref: CollectionRef) {
         let txn = ref.writeTxn("List")
         var count = 0
         ref.check(lar_list_count(txn, ref.owner, ref.prop, &count), "Cannot count a list")
+        let embedded = ref.ownerTable.schema.embeddedLink[ref.slot]
         for (index, element) in elements.enumerated() {
             if index < count {
                 var old = lar_value()
                 ref.check(lar_list_get(txn, ref.owner, ref.prop, index, &old), "Cannot read a list")
+                if embedded, old.type == LAR_TYPE_LINK, case .object(let source) = element, source.core.realm == nil {
+                    updateEmbedded(linkedObject(old, property: ref.property), from: source)
+                    continue
+                }
                 let oldIsNested = old.type == LAR_TYPE_LIST || old.type == LAR_TYPE_DICTIONARY // always set again
                 if !oldIsNested && storedElement(old, property: ref.property) == element { continue }
                 _ = ref.withElement(element, update: .modified, place: .index(index), embed: {

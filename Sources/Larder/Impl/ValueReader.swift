@@ -60,7 +60,14 @@ enum ValueReader {
         if property.isCollection { return collection(item, to: property, creating) }
         if property.type == LAR_TYPE_MIXED { return mixed(item, creating) }
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
-        if let target = property.targetClass { return link(item, to: target, property, creating) }
+        if let target = property.targetClass {
+            // A custom type stored as an embedded object gives that object.
+            if !(item is Object), let custom = item as? any _CustomPersistable,
+               case .object(let object) = custom._larderStored {
+                return link(object, to: target, property, creating)
+            }
+            return link(item, to: target, property, creating)
+        }
         // Swift values first: on Linux an Int in an Any also casts to NSNumber.
         if let persistable = (item as? any _Persistable) ?? unwrap(item) {
             return coerce(persistable._larderStored, to: property)
