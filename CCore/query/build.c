@@ -263,11 +263,26 @@ int lar_query_push_value(lar_query *q, const lar_value *value)
 {
     ENTER(q, "lar_query_push_value");
     if (!value) return FAIL(q, LAR_EINVAL, "lar_query_push_value: NULL value");
+    if (value->type == LAR_TYPE_TIMESTAMP) { /* as the parser refuses it in text */
+        lar_timestamp ts = value->as.timestamp;
+        if (ts.nanoseconds > 999999999 || ts.nanoseconds < -999999999 || (ts.seconds > 0 && ts.nanoseconds < 0) ||
+            (ts.seconds < 0 && ts.nanoseconds > 0))
+            return FAIL(q, LAR_EINVAL, "bad timestamp: nanoseconds must be within +-999999999 and of the seconds' sign");
+    }
     expr *e = new_expr(q, EXPR_CONSTANT);
     if (!e) return OOM(q);
     int rc = query_copy_value(q, value, &e->literal, "value");
     if (rc != LAR_OK) return stick(q, rc);
     e->as.constant = e->literal;
+    if (value->type == LAR_TYPE_INT || value->type == LAR_TYPE_FLOAT || value->type == LAR_TYPE_DOUBLE) {
+        /* Its canonical text, which the resolver reads as a decimal128 where it meets
+         * one, as it reads the number in the text the query describes as. */
+        char text[64];
+        text_out o = {text, sizeof text, 0};
+        out_value(&o, value, q->env);
+        if (o.length >= sizeof text || !(e->text = arena_strndup(&q->arena, text, o.length))) return OOM(q);
+        e->text_size = o.length;
+    }
     return push_expr(q, e, 0);
 }
 

@@ -154,6 +154,8 @@ TEST(query_build_describes_as_text)
     BUILT("i:2 k:age <", "2 < age", "2 < age");
     BUILT("k:age k:weight <", "age < weight", "age < weight");
     BUILT("k:weight d:1.5 >=", "weight >= 1.5", "weight >= 1.5");
+    BUILT("k:price d:0.1 >", "price > 0.1", "price > decimal128(0.1)"); /* fuzz_build: numbers meet decimals as text */
+    BUILT("k:price i:-2 >", "price > -2", "price > decimal128(-2)");
     BUILT("k:name s:x CT:cd", "name CONTAINS[cd] 'x'", "name CONTAINS[cd] \"x\"");
     BUILT("k:name s:x EW:d", "name ENDSWITH[d] 'x'", "name ENDSWITH[d] \"x\"");
     BUILT("k:name s:r?x* LK", "name LIKE 'r?x*'", "name LIKE \"r?x*\"");
