@@ -1479,8 +1479,8 @@ void lar_iter_close(lar_iter *iter);
 
 /** @defgroup query Queries: parsing
  *  Realm's query language (the string Realm Swift's `filter(_:_:)` takes),
- *  parsed and checked against a class's schema. Running a query comes later;
- *  this section parses, binds arguments and describes.
+ *  parsed and checked against a class's schema; this section parses, binds
+ *  arguments and describes, and @ref results runs a query.
  *
  *  Grammar (keywords are case-insensitive):
  *  - comparisons `==` `=` `!=` `<>` `<` `<=` `=<` `>` `>=` `=>`; `BETWEEN {a, b}`;
@@ -1830,6 +1830,133 @@ int lar_query_not(lar_query *query);
 int lar_query_finish(lar_query *query);
 /** @} */
 
+/** @defgroup results Queries: running and results
+ *  lar_query_run() checks every object of the query's class and keeps the keys
+ *  of those that match, in key order (creation order), in a result. A term
+ *  `==`, `IN` or a range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on a primary key or
+ *  #LAR_PROP_INDEXED property, alone or in a top-level `AND`, reads the index
+ *  instead: only the objects it names are checked (ranges use the index for
+ *  int, timestamp, ObjectId and UUID properties, whose keys keep their order;
+ *  string indexes answer `==` and `IN`). Every other predicate is compiled
+ *  once per run into checks that read only the properties they need.
+ *
+ *  Semantics (realm-core's): a comparison through a list, set, map or backlink
+ *  means ANY unless `ALL` or `NONE` says otherwise (both hold for an empty
+ *  collection); a null link in a chain of to-one links yields null, so
+ *  `owner.name == nil` matches objects without an owner; null equals only null
+ *  and no ordering holds for it; numbers compare by value across int, float,
+ *  double, decimal128 and mixed values (a float or double against a
+ *  decimal128 compares with the decimal's nearest double); strings order by
+ *  their bytes (Unicode code point order); a map key that is missing reads as
+ *  null; `[c]` folds case and `[d]` diacritics for the characters below U+0250
+ *  (Latin: realm-core's rule; others match only exactly); `@count` of a string
+ *  or binary is its size in bytes; `@sum` of an empty collection is 0, and
+ *  `@min`, `@max` and `@avg` of one are null.
+ *
+ *  Not supported yet (the run fails with #LAR_EINVAL and a message starting
+ *  "not supported yet: " that names the construct and its column): `SORT`,
+ *  `DISTINCT` and `LIMIT` suffixes; `[key]`, `@keys` and `@values` on a mixed
+ *  value (nested collections); `@sum` and `@avg` of decimal128 values;
+ *  `BETWEEN` with a key path; a list argument inside a list `{...}`.
+ *
+ *  Versions: a result records the version it was computed at. In a read
+ *  transaction that is the snapshot; in a write transaction, that transaction
+ *  and its count of changes so far (any change made since, or the end of the
+ *  transaction, makes the result out of date). lar_results_is_current() tells
+ *  whether a result still describes what a transaction sees; when it does
+ *  not, run the query again: a result never changes by itself.
+ *  @{
+ */
+/** The keys of the objects a query selected, in order. */
+typedef struct lar_results lar_results;
+
+/** @brief Run a query: collect the objects of its class that match it.
+ *
+ * Ownership: the caller owns *out and releases it with lar_results_free(). A
+ * result is plain data (keys): it stays valid after txn ends and after query is
+ * freed, and may be read from any thread one at a time.
+ * @param[in]  txn    An active transaction of the query's environment.
+ * @param[in]  query  A query whose arguments are all bound.
+ * @param[out] out    Receives the result; set to NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, a query of another
+ *         environment, an unbound argument, a construct not supported yet:
+ *         see above); #LAR_EMISUSE (ended or failed transaction);
+ *         #LAR_ECORRUPT; #LAR_EIO; #LAR_ENOMEM.
+ */
+int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out);
+
+/** @brief Count the objects of a result.
+ * @param[in]  results  A result.
+ * @param[out] out      Receives the count.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_results_count(const lar_results *results, size_t *out);
+
+/** @brief Read the object at a position of a result.
+ *
+ * The object may have been deleted since the result was computed (functions
+ * given it then return #LAR_EDELETED).
+ * @param[in]  results  A result.
+ * @param[in]  index    A position below lar_results_count().
+ * @param[out] out      Receives the object.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, index out of range).
+ */
+int lar_results_get(const lar_results *results, size_t index, lar_obj *out);
+
+/** @brief Copy up to capacity object keys of a result, from position start on.
+ *
+ * All objects of a result are of the query's class.
+ * Ownership: out stays the caller's, with room for capacity keys.
+ * @param[in]  results   A result.
+ * @param[in]  start     The first position to copy.
+ * @param[out] out       Receives the keys.
+ * @param[in]  capacity  The most keys to copy; at least 1.
+ * @param[out] count     Receives how many were copied, on every return.
+ * @return #LAR_OK with *count from 1 to capacity; #LAR_ENOTFOUND with *count
+ *         0 when start is the count (the last error is not set); #LAR_EINVAL
+ *         (NULL argument, capacity 0, start past the count).
+ */
+int lar_results_keys(const lar_results *results, size_t start, lar_objkey *out, size_t capacity,
+                     size_t *count);
+
+/** @brief Tell whether a result still describes what a transaction sees.
+ *
+ * True when txn is a read transaction on the snapshot the result was computed
+ * in, or the write transaction it was computed in with no change made since.
+ * Otherwise (a newer snapshot, another transaction, a change, or a read
+ * transaction looking at a result of a write) it is 0: run the query again.
+ * The answer errs only towards 0.
+ * @param[in]  results  A result.
+ * @param[in]  txn      An active transaction of the result's environment.
+ * @param[out] out      Receives 1 or 0.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, another environment),
+ *         #LAR_EMISUSE (ended or failed transaction).
+ */
+int lar_results_is_current(const lar_results *results, lar_txn *txn, int *out);
+
+/** @brief Open an iterator over the objects of a result, in result order.
+ *
+ * The iterator works as one from lar_iter_open() (lar_iter_next(),
+ * lar_iter_next_all(), lar_iter_next_batch() and the lar_iter_bind_*
+ * bindings), over the result's objects instead of the whole class; objects
+ * deleted since the result was computed are skipped. lar_iter_seek() moves
+ * to the first position whose key is at least the key given.
+ * Ownership: the caller owns *out and releases it with lar_iter_close(); the
+ * iterator copies the keys, so results may be freed first.
+ * @param[in]  txn      An active transaction of the result's environment.
+ * @param[in]  results  A result.
+ * @param[out] out      Receives the iterator; set to NULL on failure.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, another environment, a
+ *         class this transaction's schema does not have), #LAR_EMISUSE,
+ *         #LAR_ENOMEM.
+ */
+int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **out);
+
+/** @brief Free a result.
+ * @param[in] results  A result, or NULL.
+ */
+void lar_results_free(lar_results *results);
+/** @} */
 
 #ifdef __cplusplus
 }

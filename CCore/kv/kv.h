@@ -280,6 +280,11 @@ static inline void kv_cursor_close(kv_cursor *cursor)
 {
     mdb_cursor_close(cursor);
 }
+/* The id of txn's snapshot: the last commit it sees (a write: the commit it will make). */
+static inline uint64_t kv_txn_id(lar_txn *txn)
+{
+    return (uint64_t)mdb_txn_id(txn->mdb);
+}
 static inline int kv_count(lar_txn *txn, kv_table table, uint64_t *out)
 {
     MDB_stat stat;

@@ -30,6 +30,11 @@ static void detach(txn_dependent *self, lar_txn *txn)
 
 int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
 {
+    return iter_open_keys(txn, cls, NULL, 0, out);
+}
+
+int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_iter **out)
+{
     if (!out) return lar_fail(LAR_EINVAL, "lar_iter_open: out is NULL");
     int err = txn_check(txn, false);
     if (err) return err;
@@ -37,6 +42,15 @@ int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
     if (!c) return lar_fail(LAR_EINVAL, "unknown class %u", cls);
     lar_iter *iter = calloc(1, sizeof *iter);
     if (!iter) return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
+    if (keys) { /* a result's keys: even none is a key walk, never the whole table */
+        iter->keys = malloc(count ? count * sizeof *keys : 1);
+        if (!iter->keys) {
+            free(iter);
+            return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
+        }
+        if (count) memcpy(iter->keys, keys, count * sizeof *keys);
+        iter->key_count = count;
+    }
     iter->txn = txn;
     iter->cls = c;
     iter->cls_id = cls;
@@ -143,9 +157,12 @@ static int advance_checked(lar_iter *iter, kv_val *key)
  * LMDB writes the row straight into the cache: copying it there afterwards
  * took two more stores per object, and each store a scan adds costs it
  * several nanoseconds (it waits for its row to arrive). */
+static int advance_key(lar_iter *iter, lar_obj *out, size_t shift);
+
 static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
 {
     kv_val key;
+    if (iter->keys) return advance_key(iter, out, shift);
     if (iter->streaming) {
         int rc = kv_cursor_step(iter->cursor, &key, &iter->txn->cache_row, KV_NEXT);
         if (rc) return end_or_fail(iter, rc);
@@ -160,6 +177,27 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     *out = obj;
     txn->cache_obj = obj;
     return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
+}
+
+/* A step of a key walk: the next listed object that still exists. */
+static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
+{
+    lar_txn *txn = iter->txn;
+    if (!txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
+    if (txn->state != TXN_ACTIVE || txn->failed) return txn_check(txn, false);
+    while (iter->key_at < iter->key_count) {
+        lar_obj obj = {iter->cls_id, iter->keys[iter->key_at++]};
+        kv_val key = {sizeof obj.key, &obj.key}, row;
+        int rc = kv_get(txn, iter->cls->dbi, &key, &row);
+        if (rc == KV_NOTFOUND) continue; /* deleted since the result was computed */
+        if (rc) return lar_fail_mdb(rc, "cannot step an iterator");
+        txn->cache_obj = obj; /* lar_iter_next_all() decodes the cached row */
+        txn->cache_row = row;
+        *out = obj;
+        iter->last_key = obj.key;
+        return iter->binding_count ? fill_bindings(iter, &row, shift) : LAR_OK;
+    }
+    return LAR_ENOTFOUND;
 }
 
 int lar_iter_next(lar_iter *iter, lar_obj *out)
@@ -323,6 +361,11 @@ int lar_iter_seek(lar_iter *iter, lar_objkey key)
 {
     if (!iter) return lar_fail(LAR_EINVAL, "lar_iter_seek: iter is NULL");
     if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_seek: the iterator's transaction has ended");
+    if (iter->keys) { /* the first listed object whose key is at least key */
+        iter->key_at = 0;
+        while (iter->key_at < iter->key_count && iter->keys[iter->key_at] < key) iter->key_at++;
+        return LAR_OK;
+    }
     iter->last_key = key ? key - 1 : 0;
     iter->done = false;
     iter->seeking = true;
@@ -339,5 +382,6 @@ void lar_iter_close(lar_iter *iter)
         if (iter->cursor && iter->epoch == iter->txn->epoch) kv_cursor_close(iter->cursor);
     }
     free_bindings(iter);
+    free(iter->keys);
     free(iter);
 }

@@ -54,6 +54,13 @@ struct lar_iter {
     copy_run *runs;           /* the wide bindings, by slot offset */
     uint32_t binding_count, run_count;
     bool decodes;             /* some binding is not wide */
+    /* An iterator over given keys (a query's result) rather than the whole table. */
+    lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
+    size_t key_count, key_at;
 };
+
+/* An iterator over the objects of cls with these keys, in this order (keys are copied);
+ * objects deleted since are skipped. */
+int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_iter **out);
 
 #endif

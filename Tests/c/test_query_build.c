@@ -419,3 +419,51 @@ TEST(query_build_refuses_deep_nesting)
     lar_query_free(q);
     close_env(env);
 }
+
+TEST(query_build_runs_as_the_parsed_query)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def pup_props[] = {PROP("name", LAR_TYPE_STRING, 0), PROP("age", LAR_TYPE_INT, 0)};
+    lar_class_def pup = CLASS_DEF("Pup", pup_props);
+    CHECK_OK(lar_schema_apply(env, &pup, 1, 1));
+    lar_class dog = class_id(env, "Pup");
+    lar_txn *txn;
+    CHECK_OK(lar_txn_begin(env, LAR_TXN_WRITE, &txn));
+    for (int i = 0; i < 10; i++) {
+        lar_value values[2] = {{.type = LAR_TYPE_STRING, .as.string = {i % 2 ? "Rex" : "Wolfie", i % 2 ? 3 : 6}},
+                               {.type = LAR_TYPE_INT, .as.integer = i}};
+        lar_obj obj;
+        CHECK_OK(lar_obj_create(txn, dog, values, 2, &obj));
+    }
+    lar_query *parsed, *built;
+    CHECK_OK(lar_query_parse(env, dog, "age < 5 AND name == 'Rex'", &parsed));
+    CHECK_OK(lar_query_new(env, dog, &built));
+    CHECK_OK(run_script(built, "k:age i:5 <"));
+    lar_results *results = (lar_results *)1;
+    CHECK_RC(lar_query_run(txn, built, &results), LAR_EINVAL); /* not finished */
+    CHECK_MSG_HAS("not finished");
+    CHECK(results == NULL);
+    CHECK_OK(run_script(built, "k:name s:Rex == and:2"));
+    CHECK_OK(lar_query_finish(built));
+    lar_results *a, *b;
+    CHECK_OK(lar_query_run(txn, parsed, &a));
+    CHECK_OK(lar_query_run(txn, built, &b));
+    size_t na, nb;
+    CHECK_OK(lar_results_count(a, &na));
+    CHECK_OK(lar_results_count(b, &nb));
+    CHECK_EQ(na, 2);
+    CHECK_EQ(nb, 2);
+    for (size_t i = 0; i < na; i++) {
+        lar_obj x, y;
+        CHECK_OK(lar_results_get(a, i, &x));
+        CHECK_OK(lar_results_get(b, i, &y));
+        CHECK_EQ(x.key, y.key);
+    }
+    lar_results_free(a);
+    lar_results_free(b);
+    lar_query_free(parsed);
+    lar_query_free(built);
+    CHECK_OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    close_env(env);
+}

@@ -1,0 +1,127 @@
+/* Index probes: the objects a comparison on a primary key or an indexed property can
+ * match, read from the primary-key or index table instead of the class table.
+ *
+ * Keys in both tables are order-preserving and compared by memcmp (codec/keys.c), so
+ * equality is one lookup (a seek plus a walk of the duplicates in an index) and a
+ * range is one walk between two encoded bounds. The probe gives candidates, a superset
+ * of the matches (index strings are cut short to fit a key, and a range walk includes
+ * its bounds): the caller checks the whole predicate on each. */
+#include "query/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct key_list {
+    lar_objkey *items;
+    size_t count, capacity;
+} key_list;
+
+static int add_key(key_list *keys, const kv_val *data)
+{
+    if (data->mv_size != sizeof(lar_objkey)) return lar_fail(LAR_ECORRUPT, "an index entry is not an object key");
+    if (keys->count == keys->capacity) {
+        size_t capacity = keys->capacity ? keys->capacity * 2 : 16;
+        lar_objkey *grown = realloc(keys->items, capacity * sizeof *grown);
+        if (!grown) return lar_fail(LAR_ENOMEM, "out of memory probing an index");
+        keys->items = grown;
+        keys->capacity = capacity;
+    }
+    memcpy(&keys->items[keys->count++], data->mv_data, sizeof(lar_objkey));
+    return LAR_OK;
+}
+
+static size_t encode(lar_class cls, const probe_term *t, const lar_value *v, uint8_t *out)
+{
+    return t->primary ? key_encode_primary(cls, v, out) : key_encode_index(cls, t->prop, v, out);
+}
+
+/* The bytes every key of the term's property starts with, up to its null-or-value tag. */
+static size_t prefix_of(lar_class cls, const probe_term *t, uint8_t *out)
+{
+    lar_value null = {.type = LAR_TYPE_NULL};
+    return encode(cls, t, &null, out) - 1; /* the tag byte is the last of a null's key */
+}
+
+static int byte_order(const kv_val *key, const uint8_t *bound, size_t size)
+{
+    int c = memcmp(key->mv_data, bound, key->mv_size < size ? key->mv_size : size);
+    return c ? c : (key->mv_size > size) - (key->mv_size < size);
+}
+
+/* Walks table from the key `from` while keys are at most `to` (to_size bytes; or, when
+ * to is NULL, while they start with prefix), adding each entry's object key. */
+static int walk(lar_txn *txn, kv_table table, const uint8_t *from, size_t from_size, const uint8_t *to,
+                size_t to_size, const uint8_t *prefix, size_t prefix_size, key_list *keys)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, table, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot probe an index");
+    kv_val key = {from_size, (void *)from}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        if (to ? byte_order(&key, to, to_size) > 0
+               : key.mv_size < prefix_size || memcmp(key.mv_data, prefix, prefix_size) != 0)
+            break;
+        err = add_key(keys, &data);
+    }
+    kv_cursor_close(cursor);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot probe an index");
+    return err;
+}
+
+static int probe_equal(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys)
+{
+    kv_table table = t->primary ? txn->env->pk_dbi : txn->env->index_dbi;
+    for (size_t i = 0; i < t->count; i++) {
+        uint8_t key[KEY_MAX];
+        size_t size = encode(cls, t, &t->values[i], key);
+        if (!size) continue; /* a primary key too long to be stored: no object has it */
+        int err = walk(txn, table, key, size, key, size, NULL, 0, keys);
+        if (err) return err;
+    }
+    return LAR_OK;
+}
+
+/* A range: from the lower bound (or the first non-null value) to the upper bound (or
+ * the last key of the property). */
+static int probe_range(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys)
+{
+    const lar_value *low = NULL, *high = NULL;
+    switch (t->op) {
+    case OP_GT: case OP_GE: low = &t->values[0]; break;
+    case OP_LT: case OP_LE: high = &t->values[0]; break;
+    default: low = &t->values[0], high = &t->values[1]; break;
+    }
+    uint8_t prefix[KEY_MAX], from[KEY_MAX], to[KEY_MAX];
+    size_t prefix_size = prefix_of(cls, t, prefix);
+    memcpy(from, prefix, prefix_size);
+    from[prefix_size] = 1; /* past the nulls */
+    size_t from_size = low ? encode(cls, t, low, from) : prefix_size + 1;
+    size_t to_size = high ? encode(cls, t, high, to) : 0;
+    prefix[prefix_size] = 1;
+    kv_table table = t->primary ? txn->env->pk_dbi : txn->env->index_dbi;
+    return walk(txn, table, from, from_size, high ? to : NULL, to_size, prefix, prefix_size + 1, keys);
+}
+
+static int compare_keys(const void *a, const void *b)
+{
+    lar_objkey x = *(const lar_objkey *)a, y = *(const lar_objkey *)b;
+    return (x > y) - (x < y);
+}
+
+int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *t, lar_objkey **out, size_t *count)
+{
+    key_list keys = {0};
+    int err = t->op == OP_EQ || t->op == OP_IN ? probe_equal(txn, cls, t, &keys) : probe_range(txn, cls, t, &keys);
+    if (err) {
+        free(keys.items);
+        return err;
+    }
+    if (keys.count) qsort(keys.items, keys.count, sizeof *keys.items, compare_keys);
+    size_t unique = 0;
+    for (size_t i = 0; i < keys.count; i++)
+        if (unique == 0 || keys.items[unique - 1] != keys.items[i]) keys.items[unique++] = keys.items[i];
+    *out = keys.items;
+    *count = unique;
+    return LAR_OK;
+}

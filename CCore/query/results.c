@@ -1,0 +1,202 @@
+/* Running a query into a result: the keys of the matching objects, in key order, and
+ * the version they were computed at. A predicate with an equality, IN or range term on
+ * a primary key or indexed property (alone or in a top-level AND) checks only the
+ * objects the index names; any other scans the class table once, checking each row
+ * with the compiled plan. */
+#include "query/results.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int add_result(lar_results *r, lar_objkey key)
+{
+    if (r->count == r->capacity) {
+        size_t capacity = r->capacity ? r->capacity * 2 : 64;
+        lar_objkey *grown = realloc(r->keys, capacity * sizeof *grown);
+        if (!grown) return lar_fail(LAR_ENOMEM, "out of memory collecting a query's results");
+        r->keys = grown;
+        r->capacity = capacity;
+    }
+    r->keys[r->count++] = key;
+    return LAR_OK;
+}
+
+/* Checks one row. A write transaction's rows may move while the check reads other
+ * tables (a read can flush what the write gathered), so there the row is copied first. */
+static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, lar_results *r)
+{
+    if (txn->write) {
+        copy->size = 0;
+        if (buffer_append(copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+        row.mv_data = copy->data;
+    }
+    int match = plan_match(p, key, &row);
+    if (match < 0) return match;
+    return match ? add_result(r, key) : LAR_OK;
+}
+
+static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, cls->dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot run a query");
+    byte_buffer copy = {0};
+    kv_val key, row;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
+        lar_objkey k;
+        if (key.mv_size != sizeof k) {
+            err = lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", cls->name, key.mv_size);
+            break;
+        }
+        memcpy(&k, key.mv_data, sizeof k);
+        err = check_row(txn, p, &copy, k, row, r);
+    }
+    kv_cursor_close(cursor);
+    buffer_free(&copy);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot run a query");
+    return err;
+}
+
+static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *t, lar_results *r)
+{
+    lar_objkey *candidates = NULL;
+    size_t count = 0;
+    int err = probe_candidates(txn, r->cls, t, &candidates, &count);
+    byte_buffer copy = {0};
+    for (size_t i = 0; !err && i < count; i++) {
+        kv_val key = {sizeof candidates[i], &candidates[i]}, row;
+        int rc = kv_get(txn, cls->dbi, &key, &row);
+        if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, &copy, candidates[i], row, r);
+    }
+    free(candidates);
+    buffer_free(&copy);
+    return err;
+}
+
+/* The write transaction a result was computed in has ended. */
+static void writer_ended(txn_dependent *self, lar_txn *txn)
+{
+    (void)txn;
+    lar_results *r = (lar_results *)((char *)self - offsetof(lar_results, link));
+    r->writer = NULL;
+    r->stale = true;
+}
+
+static void record_version(lar_txn *txn, lar_results *r)
+{
+    r->snapshot = kv_txn_id(txn);
+    if (!txn->write) return;
+    r->writer = txn;
+    r->mutations = txn->mutations;
+    r->link.detach = writer_ended;
+    txn_depend(txn, &r->link);
+}
+
+/* Checks that the query can run: every argument bound, every %K resolved. */
+static int check_ready(const lar_query *q)
+{
+    if (!q->root) return lar_fail(LAR_EINVAL, "the query is not finished: call lar_query_finish() first");
+    for (long i = 0; i < q->arg_count; i++)
+        if (!q->args || q->args[i].kind == 0)
+            return lar_fail(LAR_EINVAL, "argument %ld of the query is not bound: call lar_query_bind() first", i);
+    if (!q->resolved) return lar_fail(LAR_EINVAL, "the query is not resolved: bind its arguments first");
+    if (q->order_count) /* SORT, DISTINCT, LIMIT: their own helper wires them in here */
+        return lar_fail(LAR_EINVAL, "not supported yet: SORT, DISTINCT and LIMIT at column %d", q->orders[0].column);
+    return LAR_OK;
+}
+
+void lar_results_free(lar_results *results)
+{
+    if (!results) return;
+    if (results->writer) txn_forget(results->writer, &results->link);
+    free(results->keys);
+    free(results);
+}
+
+int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
+{
+    if (out) *out = NULL;
+    if (!query || !out) return lar_fail(LAR_EINVAL, "lar_query_run: query and out must not be NULL");
+    int err = txn_check(txn, false);
+    if (err) return err;
+    if (query->env != txn->env) return lar_fail(LAR_EINVAL, "lar_query_run: the query belongs to another environment");
+    if ((err = check_ready(query))) return err;
+    const schema_class *cls = schema_class_at(txn->schema, query->cls);
+    if (!cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
+    plan *p;
+    if ((err = plan_compile(txn, query, &p))) return err;
+    lar_results *r = calloc(1, sizeof *r);
+    if (!r) err = lar_fail(LAR_ENOMEM, "out of memory running a query");
+    probe_term term;
+    if (!err) {
+        r->env = txn->env;
+        r->cls = query->cls;
+        err = plan_probe_term(p, &term) ? probe(txn, cls, p, &term, r) : scan(txn, cls, p, r);
+    }
+    plan_free(p);
+    if (err) {
+        lar_results_free(r);
+        return err;
+    }
+    record_version(txn, r);
+    *out = r;
+    return LAR_OK;
+}
+
+int lar_results_count(const lar_results *results, size_t *out)
+{
+    if (!results || !out) return lar_fail(LAR_EINVAL, "lar_results_count: NULL argument");
+    *out = results->count;
+    return LAR_OK;
+}
+
+int lar_results_get(const lar_results *results, size_t index, lar_obj *out)
+{
+    if (!results || !out) return lar_fail(LAR_EINVAL, "lar_results_get: NULL argument");
+    if (index >= results->count)
+        return lar_fail(LAR_EINVAL, "lar_results_get: index %zu is out of range (the result has %zu objects)", index,
+                        results->count);
+    *out = (lar_obj){results->cls, results->keys[index]};
+    return LAR_OK;
+}
+
+int lar_results_keys(const lar_results *results, size_t start, lar_objkey *out, size_t capacity, size_t *count)
+{
+    if (count) *count = 0;
+    if (!results || !out || !count) return lar_fail(LAR_EINVAL, "lar_results_keys: NULL argument");
+    if (capacity == 0) return lar_fail(LAR_EINVAL, "lar_results_keys: capacity is 0");
+    if (start > results->count)
+        return lar_fail(LAR_EINVAL, "lar_results_keys: start %zu is past the end (the result has %zu objects)", start,
+                        results->count);
+    size_t n = results->count - start < capacity ? results->count - start : capacity;
+    if (n == 0) return LAR_ENOTFOUND;
+    memcpy(out, results->keys + start, n * sizeof *out);
+    *count = n;
+    return LAR_OK;
+}
+
+int lar_results_is_current(const lar_results *results, lar_txn *txn, int *out)
+{
+    if (!results || !out) return lar_fail(LAR_EINVAL, "lar_results_is_current: NULL argument");
+    int err = txn_check(txn, false);
+    if (err) return err;
+    if (results->env != txn->env)
+        return lar_fail(LAR_EINVAL, "lar_results_is_current: the result belongs to another environment");
+    if (results->writer) *out = txn == results->writer && txn->mutations == results->mutations;
+    else *out = !results->stale && !txn->write && kv_txn_id(txn) == results->snapshot;
+    return LAR_OK;
+}
+
+int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **out)
+{
+    if (out) *out = NULL;
+    if (!results || !out) return lar_fail(LAR_EINVAL, "lar_iter_open_results: NULL argument");
+    int err = txn_check(txn, false);
+    if (err) return err;
+    if (results->env != txn->env)
+        return lar_fail(LAR_EINVAL, "lar_iter_open_results: the result belongs to another environment");
+    static const lar_objkey none[1];
+    return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results->count, out);
+}

@@ -1,0 +1,69 @@
+/* Layer query: a query's result, the keys of the objects it selected, in order. */
+#ifndef LARDER_RESULTS_H
+#define LARDER_RESULTS_H
+
+#include "query/query.h"
+
+struct lar_results {
+    lar_env *env;
+    lar_class cls;
+    lar_objkey *keys;      /* malloc'd: count used of capacity, in result order */
+    size_t count, capacity;
+    /* The version the keys were computed at (lar_results_is_current): a read snapshot's
+     * id, or the write transaction they were computed in and its mutation count then.
+     * The write is followed as a dependent, so its end (or renewal) marks them stale. */
+    txn_dependent link;
+    uint64_t snapshot;     /* kv_txn_id() of the transaction */
+    lar_txn *writer;       /* the write transaction, while it lives; NULL for a snapshot */
+    uint64_t mutations;    /* writer->mutations when computed */
+    bool stale;            /* computed in a write that has ended */
+};
+
+/* ---- evaluation (eval.c) ---- */
+
+/* A query compiled for one transaction: a tree of checks over rows. */
+typedef struct plan plan;
+/* Compiles q (resolved, every argument bound) against txn's schema. LAR_EINVAL names a
+ * construct the evaluator does not run yet ("not supported yet: ..."). */
+int plan_compile(lar_txn *txn, const lar_query *q, plan **out);
+void plan_free(plan *p);
+/* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
+int plan_match(plan *p, lar_objkey key, const kv_val *row);
+/* The comparison the index can answer for the whole predicate, if any: a top-level
+ * term (or a term of a top-level AND) on a primary key or indexed property. */
+typedef struct probe_term {
+    uint32_t prop;
+    bool primary;
+    cmp_op op;             /* OP_EQ, OP_IN (values: the constants), OP_LT ... OP_GE, OP_BETWEEN */
+    const lar_value *values;
+    size_t count;
+} probe_term;
+bool plan_probe_term(const plan *p, probe_term *out);
+
+/* ---- index probes (probe.c) ---- */
+
+/* The objects of cls that may satisfy t, in key order without repeats (malloc'd into *out). */
+int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *t, lar_objkey **out, size_t *count);
+
+/* ---- comparing values (compare.c) ---- */
+
+#define ORDER_NONE 2  /* value_order(): the values have no order (kinds differ, NaN, null) */
+/* -1, 0 or 1 as a is below, equal to or above b; numbers compare by value across int,
+ * float, double and decimal128; ORDER_NONE when they cannot be ordered. */
+int value_order(const lar_value *a, const lar_value *b);
+/* Realm's ==: null equals only null; numbers by value; strings and binaries by bytes;
+ * links by class and key. */
+bool value_matches(const lar_value *a, const lar_value *b);
+/* Whether v's type is named by name ('int', 'numeric', 'string', ...: see resolve.c). */
+bool type_name_matches(const lar_value *v, const lar_value *name);
+/* Decimal128 (BID) to double, nearest. */
+double decimal_to_double(lar_decimal128 d);
+
+/* ---- strings (fold.c) ---- */
+
+/* Writes s folded for options (OPT_CASE, OPT_DIACRITIC) into out, as UTF-8. */
+int text_fold(const char *s, size_t n, unsigned options, byte_buffer *out);
+/* BEGINSWITH, ENDSWITH, CONTAINS, LIKE, EQ on bytes already folded. */
+bool text_match(cmp_op op, const char *h, size_t hn, const char *needle, size_t nn);
+
+#endif
