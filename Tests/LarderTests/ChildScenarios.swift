@@ -137,6 +137,7 @@ final class ChildScenarios: XCTestCase {
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
             if try ValueResultsScenarios.run(scenario, path: path) { return }
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
+            if try QueryResultsTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }
