@@ -79,12 +79,12 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         valueSource = ValueSource(collection: collection, ownerTable: ref.ownerTable, elements: elements)
     }
 
-    private init(values: ValueSource, steps: [OrderingStep]) {
+    private init(values: ValueSource, steps: [OrderingStep], filters: [QueryHandle]) {
         instance = values.collection.ref!.instance
         objectTable = nil
         self.steps = steps
         source = nil
-        filters = []
+        self.filters = filters
         valueSource = values
     }
 
@@ -195,14 +195,15 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// Results of values only: objects sort by their properties.
     public func sorted(ascending: Bool = true) -> Results<Element> {
         guard let valueSource else { fatalError("Cannot sort on key path 'self': objects sort by their properties.") }
-        return Results(values: valueSource, steps: adding(.sort([SortDescriptor(keyPath: "self", ascending: ascending)])))
+        return Results(values: valueSource, steps: adding(.sort([SortDescriptor(keyPath: "self", ascending: ascending)])),
+                       filters: filters)
     }
 
     /// Each distinct value once, at its first position, as Realm's `distinct()`
     /// (the key path "self"). Results of values only: objects are distinct already.
     public func distinct() -> Results<Element> {
         guard let valueSource else { fatalError("Cannot distinct on key path 'self': objects are distinct by their properties.") }
-        return Results(values: valueSource, steps: steps + [.distinct(["self"])])
+        return Results(values: valueSource, steps: steps + [.distinct(["self"])], filters: filters)
     }
 
     /// The steps with step after them: a sort after a sort decides first, the earlier one breaks its ties.
@@ -218,19 +219,36 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The values in result order at the current version.
     func values() -> [Element] {
-        _ = instance.currentTxn() // so that the version below is the current transaction's
+        let txn = instance.currentTxn() // so that the version below is the current transaction's
         let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
-        if let valueStamp, valueStamp == stamp { return valueSnapshot }
-        let values = orderedValues()
+        if let valueStamp, valueStamp == stamp, filters.isEmpty || filterRun?.isCurrent(in: txn) == true { return valueSnapshot }
+        let values = orderedValues(txn)
         valueSnapshot = values
         valueStamp = stamp
         snapshotBuilds += 1
         return values
     }
 
+    /// The objects among values that every filter matches (nil and other values match none).
+    private func matching(_ values: [Element], _ txn: OpaquePointer) -> [Element] {
+        let runs = filters.map { $0.run(in: txn) }
+        filterRun = runs[0]
+        let matched = runs.map { Set($0.keys) }
+        return values.filter { value in
+            guard case .object(let object) = value._larderStored else { return false }
+            return matched.allSatisfy { $0.contains(object.core.key) }
+        }
+    }
+
+    /// The same results of a map's objects, filtered by query too (`Map.where`).
+    func filteredValues(by query: QueryHandle) -> Results<Element> {
+        Results(values: valueSource!, steps: steps, filters: filters + [query])
+    }
+
     /// The values in result order, read from the collection now.
-    private func orderedValues() -> [Element] {
+    private func orderedValues(_ txn: OpaquePointer) -> [Element] {
         var elements = valueSource!.elements()
+        if !filters.isEmpty { elements = matching(elements, txn) } // the query first, as Realm applies it
         for step in steps {
             switch step {
             case .sort(let descriptors):
@@ -269,8 +287,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         for descriptor in descriptors where schema.slotByName[descriptor.keyPath] == nil {
             fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(schema.name).\(descriptor.keyPath)' does not exist.")
         }
-        if descriptors.isEmpty { return Results(values: valueSource!, steps: steps) }
-        return Results(values: valueSource!, steps: adding(.sort(descriptors)))
+        if descriptors.isEmpty { return Results(values: valueSource!, steps: steps, filters: filters) }
+        return Results(values: valueSource!, steps: adding(.sort(descriptors)), filters: filters)
     }
 
     public var description: String {
@@ -393,7 +411,7 @@ extension Results: RealmCollection {
             for descriptor in added where descriptor.keyPath != "self" {
                 fatalError("Cannot sort on key path '\(descriptor.keyPath)': results of \(Element.self) sort only on 'self'.")
             }
-            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)))
+            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)), filters: filters)
         }
         checkKeyPaths(added.map(\.keyPath))
         if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source, filters: filters) }

@@ -276,3 +276,31 @@ final class QueryResultsTests: RealmTestCase {
         return true
     }
 }
+
+final class QueryMapTests: RealmTestCase {
+    final class Kennel: Object {
+        @Persisted var dogs: Map<String, QDog?>
+    }
+
+    func testMapsFilterTheirObjects() throws {
+        let realm = try openRealm([Kennel.self, QDog.self, QOwner.self, QAddress.self])
+        let kennel = Kennel()
+        try realm.write {
+            realm.add(kennel)
+            for (key, age) in [("a", 1), ("b", 5), ("c", 3), ("d", 5)] {
+                kennel.dogs[key] = QDog(value: ["name": key, "age": age])
+            }
+            kennel.dogs["none"] = .some(nil)
+        }
+        let old = kennel.dogs.where { $0.age > 2 }
+        XCTAssertEqual(old.map { $0!.name }, ["b", "c", "d"])
+        XCTAssertEqual(kennel.dogs.filter("age == %@", 5).map { $0!.name }, ["b", "d"])
+        XCTAssertEqual(old.sorted(byKeyPath: "age").map { $0!.name }, ["c", "b", "d"])
+        try realm.write {
+            kennel.dogs["b"]!!.age = 0
+            XCTAssertEqual(old.map { $0!.name }, ["c", "d"], "live in the write: a property changed")
+        }
+        try realm.write { kennel.dogs["e"] = QDog(value: ["name": "e", "age": 9]) }
+        XCTAssertEqual(old.map { $0!.name }, ["c", "d", "e"])
+    }
+}
