@@ -107,7 +107,8 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         let results = valueResults()
         let table = results.instance.table(for: Value.Wrapped.self)
         return results.filteredValues(by: QueryArgument.parse(predicateFormat, args.map { $0 as Any? },
-                                                              env: results.instance.environment.handle, cls: table.id))
+                                                              env: results.instance.environment.handle, cls: table.id,
+                                                              schema: table.schema))
     }
 
     /// Live results of the values, in key order.

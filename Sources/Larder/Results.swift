@@ -488,7 +488,8 @@ extension Results where Element: Object {
     }
 
     func filter(_ predicateFormat: String, arguments: [Any?]) -> Results<Element> {
-        filtered(by: QueryArgument.parse(predicateFormat, arguments, env: instance.environment.handle, cls: table.id))
+        filtered(by: QueryArgument.parse(predicateFormat, arguments, env: instance.environment.handle, cls: table.id,
+                                         schema: table.schema))
     }
 
     /// The position of the first object, in this order, that matches the query; nil when none does.

@@ -139,6 +139,15 @@ final class QueryDSLTests: RealmTestCase {
         check("weight == %@", nil, expected: "weight == $0")
         check("age BETWEEN %@", [1, 5], expected: "age BETWEEN $0")
         check("oid == $0", ObjectId("507f1f77bcf86cd799439011"), expected: "oid == $0")
+        // LinkingObjects live in Swift's schema, not the core's: the text names their backlinks.
+        check("ANY owners.name == 'owners' AND %K == 1 AND SUBQUERY(owners, $o, $o.name == \"x\").@count > 0",
+              "owners.@count",
+              expected: "ANY @links.QOwner.dogs.name == \"owners\" AND @links.QOwner.dogs.@count == 1 AND " +
+                  "SUBQUERY(@links.QOwner.dogs, $o, $o.name == \"x\").@count > 0")
+        let linking = QDog.schema.linkingObjects
+        XCTAssertEqual(QueryArgument.naming(linking, in: "owner.owners == 'owners' OR $owners.x == 1 OR owners(1)"),
+                       "owner.owners == 'owners' OR $owners.x == 1 OR owners(1)")
+        XCTAssertEqual(QueryArgument.naming(linking, in: "!owners.@count>0"), "!@links.QOwner.dogs.@count>0")
     }
 
     func testFormatKeyPathPositions() {

@@ -138,6 +138,7 @@ final class QueryResultsTests: RealmTestCase {
         check("SUBQUERY(friends, $f, $f.age > 3).@count > 1", expected: { $0.friends.filter { $0.age > 3 }.count > 1 })
         check("price > %@", Decimal128(value: 25), expected: { $0.price > Decimal128(value: 25) })
         check("nickname == $0", "n7", expected: { $0.nickname == "n7" })
+        check("ANY owners.name == %@", "Ann", expected: { $0.owners.contains { $0.name == "Ann" } })
     }
 
     func testFilteredResultsAreLiveAndLazy() throws {

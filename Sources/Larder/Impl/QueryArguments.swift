@@ -72,11 +72,12 @@ enum QueryArgument {
         return positions
     }
 
-    /// The query format describes on objects of cls, with args bound; traps with
-    /// the core's message when the text or an argument is invalid.
-    static func parse(_ format: String, _ args: [Any?], env: OpaquePointer, cls: lar_class) -> QueryHandle {
+    /// The query format describes on objects of schema's class cls, with args bound;
+    /// traps with the core's message when the text or an argument is invalid.
+    static func parse(_ format: String, _ args: [Any?], env: OpaquePointer, cls: lar_class, schema: ClassSchema) -> QueryHandle {
         var query: OpaquePointer?
-        if lar_query_parse(env, cls, format, &query) != LAR_OK { QueryHandle.invalidQuery() }
+        let text = naming(schema.linkingObjects, in: format)
+        if lar_query_parse(env, cls, text, &query) != LAR_OK { QueryHandle.invalidQuery() }
         let handle = QueryHandle(query!)
         var expected = 0
         lar_query_argument_count(query, &expected)
@@ -85,11 +86,52 @@ enum QueryArgument {
         }
         let keyPaths = keyPathPositions(in: format)
         let arguments = args.enumerated().map { index, value in
-            QueryArgument(value, keyPath: index < keyPaths.count && keyPaths[index])
+            QueryArgument(value, keyPath: index < keyPaths.count && keyPaths[index]).naming(schema.linkingObjects)
         }
         let rc = withCArguments(arguments) { lar_query_bind(query, $0, $1) }
         if rc != LAR_OK { QueryHandle.invalidQuery() }
         return handle
+    }
+
+    /// The C core's schema has no LinkingObjects properties (they are Swift's):
+    /// a key path that begins with one names its backlink, `@links.<Origin>.<property>`.
+    /// Quoted text, and names after '.', '$', '@' or '%', are left alone.
+    static func naming(_ linkingObjects: [LinkingObjectsSchema], in text: String) -> String {
+        if linkingObjects.isEmpty { return text }
+        var out = ""
+        var quote: Character?
+        var escaped = false
+        var previous: Character = " "
+        var index = text.startIndex
+        while index < text.endIndex {
+            let character = text[index]
+            if let open = quote {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character.isLetter || character == "_", !(previous.isLetter || previous.isNumber || "_.$@%".contains(previous)) {
+                let end = text[index...].firstIndex { !($0.isLetter || $0.isNumber || $0 == "_") } ?? text.endIndex
+                let word = text[index..<end]
+                if let linking = linkingObjects.first(where: { $0.name == word }), end == text.endIndex || text[end] != "(" {
+                    out += "@links.\(linking.origin.className()).\(linking.originProperty)"
+                } else {
+                    out += word
+                }
+                previous = text[text.index(before: end)]
+                index = end
+                continue
+            }
+            out.append(character)
+            previous = character
+            index = text.index(after: index)
+        }
+        return out
+    }
+
+    /// A `%K` key path that begins with a LinkingObjects property names its backlink.
+    private func naming(_ linkingObjects: [LinkingObjectsSchema]) -> QueryArgument {
+        guard case .keyPath(let path) = self else { return self }
+        return .keyPath(QueryArgument.naming(linkingObjects, in: path))
     }
 
     /// Calls body with the C form of arguments; pointers live only during the call.

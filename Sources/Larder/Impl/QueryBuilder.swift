@@ -309,7 +309,8 @@ extension Realm {
     /// The same for a format and its arguments, bound values described by value.
     func _queryDescription<T: Object>(_ type: T.Type, _ format: String, _ args: [Any?]) -> String {
         let table = instance.table(for: type)
-        return QueryArgument.parse(format, args, env: instance.environment.handle, cls: table.id).description
+        return QueryArgument.parse(format, args, env: instance.environment.handle, cls: table.id, schema: table.schema)
+            .description
     }
 }
 
