@@ -125,6 +125,11 @@ final class QueryDSLTests: RealmTestCase {
         // name and breed are both String, age and legs both Int: the probe tells them apart.
         check({ $0.breed == "a" && $0.name == "b" }, "breed == \"a\" AND name == \"b\"")
         check({ $0.legs == 1 && $0.age == 2 }, "legs == 1 AND age == 2")
+        check({ $0.walker.name == "a" && $0.owner.name == "b" }, "walker.name == \"a\" AND owner.name == \"b\"")
+        check({ $0.rivals.count == 1 && $0.friends.count == 2 }, "rivals.@count == 1 AND friends.@count == 2")
+        let schema = QDog.schema
+        XCTAssertEqual(schema.propertyName(ofAny: \QDog.rivals, root: QDog.self, for: "distinct(by:)"), "rivals")
+        XCTAssertEqual(schema.propertyName(ofAny: \QDog.walker, root: QDog.self, for: "distinct(by:)"), "walker")
     }
 
     func testFilterFormatBindsValues() {

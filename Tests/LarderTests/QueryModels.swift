@@ -37,6 +37,9 @@ final class QDog: Object {
     @Persisted var scores: MutableSet<Int>
     @Persisted var attrs: Map<String, String?>
     @Persisted var friends: List<QDog>
+    // Second properties of a link's and a list's types: the probe tells them apart.
+    @Persisted var walker: QOwner?
+    @Persisted var rivals: List<QDog>
     @Persisted var extra: AnyRealmValue
     @Persisted(originProperty: "dogs") var owners: LinkingObjects<QOwner>
 }

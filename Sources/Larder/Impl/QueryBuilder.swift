@@ -250,44 +250,13 @@ enum QueryKeyPaths {
         let schema = type.schema
         let valueType = ObjectIdentifier(Swift.type(of: keyPath).valueType)
         let backlinks = schema.linkingObjects.filter { ObjectIdentifier($0.valueType) == valueType }
-        let candidates = schema.properties.indices.filter { ObjectIdentifier(schema.properties[$0].valueType) == valueType }
-        if candidates.isEmpty, backlinks.count == 1 {
+        if backlinks.count == 1 {
             return .backlink(className: backlinks[0].origin.className(), property: backlinks[0].originProperty)
         }
-        if candidates.count == 1 { return step(schema.properties[candidates[0]]) }
-        let probe = type.init()
-        for slot in candidates {
-            var values = ContiguousArray<_StoredValue>(repeating: .null, count: schema.properties.count)
-            let marker = self.marker(for: schema.properties[slot])
-            values[slot] = marker
-            probe.setUnmanagedValues(values, schema)
-            if (probe[keyPath: keyPath] as? _Persistable)?._larderStored == marker { return step(schema.properties[slot]) }
+        if let slot = schema.slot(ofAny: keyPath, root: type) {
+            return .property(schema.properties[slot].name, throughCollection: schema.properties[slot].isCollection)
         }
         fatalError("Cannot use key path \(keyPath) in a query: it is not a persisted property of '\(schema.name)'")
-    }
-
-    private static func step(_ property: PropertySchema) -> QueryStep {
-        .property(property.name, throughCollection: property.isCollection)
-    }
-
-    /// A value no property of this type reads as its default: for links and
-    /// collections a new instance, which reads back as itself.
-    private static func marker(for property: PropertySchema) -> _StoredValue {
-        if property.isCollection { return property.valueType._larderDefault()._larderStored }
-        if let target = property.targetClass { return .object(target.init()) }
-        switch property.type {
-        case LAR_TYPE_INT: return .int(1)
-        case LAR_TYPE_BOOL: return .bool(true)
-        case LAR_TYPE_FLOAT: return .float(1)
-        case LAR_TYPE_DOUBLE: return .double(1)
-        case LAR_TYPE_STRING: return .string("probe")
-        case LAR_TYPE_BINARY: return .data(Data([1]))
-        case LAR_TYPE_TIMESTAMP: return .date(Date(timeIntervalSince1970: 1))
-        case LAR_TYPE_OBJECT_ID: return .objectId(ObjectId.generate())
-        case LAR_TYPE_UUID: return .uuid(UUID())
-        case LAR_TYPE_DECIMAL128: return .decimal128(Decimal128(value: 1))
-        default: return .int(1) // a mixed value
-        }
     }
 }
 
