@@ -1729,7 +1729,7 @@ int lar_query_push_path(lar_query *query);
  * @param[in] step        The kind of step.
  * @param[in] name        The property (PROPERTY, BACKLINK), the variable without
  *                        its `$` (VARIABLE: letters, digits and `_`, not first a
- *                        digit) or the key (KEY: any UTF-8 without NUL); NULL for
+ *                        digit) or the key (KEY: any UTF-8, empty too); NULL for
  *                        KEYS, VALUES and TYPE. Copied.
  * @param[in] class_name  BACKLINK: the class that links; else NULL. Copied.
  * @return #LAR_OK, or #LAR_EINVAL (see the group; no key path on top, one that

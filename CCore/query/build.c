@@ -190,12 +190,15 @@ static bool identifier(const char *s)
     return true;
 }
 
-/* Copies a step's name: present, not empty, valid UTF-8 (a variable: an identifier). */
-static int step_name(lar_query *q, const char *name, bool variable, const char **out)
+typedef enum name_rule { NAME_NONEMPTY, NAME_ANY, NAME_IDENTIFIER } name_rule;
+
+/* Copies a step's name: present, valid UTF-8, and as rule asks (a map key may be empty). */
+static int step_name(lar_query *q, const char *name, name_rule rule, const char **out)
 {
     if (!name) return FAIL(q, LAR_EINVAL, "lar_query_path_append: this step needs a name");
     size_t n = strlen(name);
-    if (variable ? !identifier(name) : (n == 0 || !utf8_valid(name, n)))
+    bool variable = rule == NAME_IDENTIFIER;
+    if (variable ? !identifier(name) : ((n == 0 && rule == NAME_NONEMPTY) || !utf8_valid(name, n)))
         return FAIL(q, LAR_EINVAL, "lar_query_path_append: bad %s \"%.60s\"", variable ? "variable" : "name", name);
     *out = arena_strndup(&q->arena, name, n);
     return *out ? LAR_OK : OOM(q);
@@ -225,15 +228,18 @@ int lar_query_path_append(lar_query *q, lar_query_step step, const char *name, c
                     step == LAR_QUERY_STEP_VARIABLE ? "variable" : "backlink");
     const char *copy = NULL, *class_copy = NULL;
     switch (step) {
-    case LAR_QUERY_STEP_PROPERTY: case LAR_QUERY_STEP_KEY:
-        TRY(step_name(q, name, false, &copy));
+    case LAR_QUERY_STEP_PROPERTY:
+        TRY(step_name(q, name, NAME_NONEMPTY, &copy));
+        break;
+    case LAR_QUERY_STEP_KEY:
+        TRY(step_name(q, name, NAME_ANY, &copy));
         break;
     case LAR_QUERY_STEP_VARIABLE:
-        TRY(step_name(q, name, true, &copy));
+        TRY(step_name(q, name, NAME_IDENTIFIER, &copy));
         break;
     case LAR_QUERY_STEP_BACKLINK:
-        TRY(step_name(q, name, false, &copy));
-        TRY(step_name(q, class_name, false, &class_copy));
+        TRY(step_name(q, name, NAME_NONEMPTY, &copy));
+        TRY(step_name(q, class_name, NAME_NONEMPTY, &class_copy));
         break;
     default:
         break;

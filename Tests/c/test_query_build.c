@@ -180,6 +180,7 @@ TEST(query_build_describes_as_text)
     BUILT("P .scores @min i:2 > P .scores @max i:9 < and:2", "scores.@min > 2 AND scores.@max < 9",
           "scores.@min > 2 AND scores.@max < 9");
     BUILT("P .attrs [it's] s:v ==", "attrs['it\\'s'] == 'v'", "attrs[\"it's\"] == \"v\"");
+    BUILT("P .attrs [] s:v ==", "attrs[''] == 'v'", "attrs[\"\"] == \"v\""); /* an empty key is a key */
     BUILT("P .attrs @keys s:k ==", "attrs.@keys == 'k'", "attrs.@keys == \"k\"");
     BUILT("P .attrs @values s:v BW", "attrs.@values BEGINSWITH 'v'", "attrs.@values BEGINSWITH \"v\"");
     BUILT("P .attrs @count i:1 ==", "attrs.@count == 1", "attrs.@count == 1");
