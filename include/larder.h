@@ -1489,7 +1489,8 @@ void lar_iter_close(lar_iter *iter);
  *    options `[c]`, `[d]` or `[cd]`;
  *  - `AND`/`&&`, `OR`/`||`, `NOT`/`!`, parentheses, `TRUEPREDICATE`, `FALSEPREDICATE`;
  *  - key paths through links (`owner.address.city`), backlinks
- *    (`@links.Person.dogs`), maps (`map['key']`, `map.@keys`, `map.@values`),
+ *    (`@links.Person.dogs`; `@links.@count` counts the links from every class
+ *    and property), maps (`map['key']`, `map.@keys`, `map.@values`),
  *    `@type` of a mixed value (compared with type names: 'int', 'string', 'numeric', ...),
  *    `ANY`/`SOME`, `ALL`, `NONE` before a comparison over a collection,
  *    `@count`/`@size` (also a string's or binary's length), `@min`, `@max`,
@@ -1853,11 +1854,16 @@ int lar_query_finish(lar_query *query);
  *  or binary is its size in bytes; `@sum` of an empty collection is 0, and
  *  `@min`, `@max` and `@avg` of one are null.
  *
+ *  `['key']` on a mixed value reads the key of the nested dictionary it holds
+ *  (null when the key is missing or the value is no dictionary).
+ *
+ *  `@sum` and `@avg` of decimal128 values are exact, then rounded to 34
+ *  significant digits (half to even); mixed with floats or doubles, they are
+ *  summed as doubles.
+ *
  *  Not supported yet (the run fails with #LAR_EINVAL and a message starting
- *  "not supported yet: " that names the construct and its column): `SORT`,
- *  `DISTINCT` and `LIMIT` suffixes; `[key]`, `@keys` and `@values` on a mixed
- *  value (nested collections); `@sum` and `@avg` of decimal128 values;
- *  `BETWEEN` with a key path; a list argument inside a list `{...}`.
+ *  "not supported yet: " that names the construct and its column): the `SORT`,
+ *  `DISTINCT` and `LIMIT` suffixes.
  *
  *  Versions: a result records the version it was computed at. In a read
  *  transaction that is the snapshot; in a write transaction, that transaction

@@ -65,11 +65,83 @@ static int decimal_order(lar_decimal128 a, lar_decimal128 b)
     return sx < 0 ? -m : m;
 }
 
-static lar_decimal128 decimal_from_int(int64_t i)
+lar_decimal128 decimal_from_int(int64_t i)
 {
     uint64_t magnitude = i < 0 ? 0 - (uint64_t)i : (uint64_t)i;
     lar_decimal128 d = {magnitude, (i < 0 ? (uint64_t)1 << 63 : 0) | (uint64_t)6176 << 49};
     return d;
+}
+
+/* ---- decimal arithmetic for @sum and @avg: exact, then rounded to 34 digits (half to even) ---- */
+
+#define DEC_NAN ((lar_decimal128){0, 0x7C00000000000000ull})
+
+static const unsigned __int128 TEN_34 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull;
+static const unsigned __int128 TEN_37 = (unsigned __int128)10000000000000000ull * 1000000000000000000ull * 1000;
+
+/* Divides c by 10, rounding half to even; sticky: digits already dropped were not all 0. */
+static unsigned __int128 drop_digit(unsigned __int128 c, bool *sticky)
+{
+    unsigned digit = (unsigned)(c % 10);
+    unsigned __int128 q = c / 10;
+    bool up = digit > 5 || (digit == 5 && (*sticky || (q & 1)));
+    *sticky |= digit != 0;
+    return q + up;
+}
+
+static lar_decimal128 decimal_make(bool negative, unsigned __int128 c, int exponent, bool sticky)
+{
+    while (c >= TEN_34 || exponent < -6176) {
+        if (c == 0) { exponent = -6176; break; }
+        c = drop_digit(c, &sticky);
+        exponent++;
+    }
+    while (exponent > 6111 && c && c * 10 < TEN_34) c *= 10, exponent--;
+    if (exponent > 6111 && c) /* too large: infinity */
+        return (lar_decimal128){0, (negative ? (uint64_t)1 << 63 : 0) | 0x7800000000000000ull};
+    if (exponent > 6111) exponent = 6111;
+    lar_decimal128 d = {(uint64_t)c, (negative ? (uint64_t)1 << 63 : 0) | (uint64_t)(exponent + 6176) << 49 |
+                                         (uint64_t)(c >> 64)};
+    return d;
+}
+
+lar_decimal128 decimal_add(lar_decimal128 a, lar_decimal128 b)
+{
+    decimal_parts x = decimal_split(a), y = decimal_split(b);
+    if (x.nan || y.nan || (x.infinite && y.infinite && x.negative != y.negative)) return DEC_NAN;
+    if (x.infinite) return a;
+    if (y.infinite) return b;
+    if (x.exponent < y.exponent) { decimal_parts t = x; x = y; y = t; } /* x has the larger exponent */
+    bool sticky = false;
+    while (x.exponent > y.exponent && x.coefficient < TEN_37) x.coefficient *= 10, x.exponent--;
+    while (x.exponent > y.exponent) { /* digits of y below x's last one: only their rounding remains */
+        sticky |= y.coefficient % 10 != 0;
+        y.coefficient /= 10;
+        y.exponent++;
+    }
+    unsigned __int128 c;
+    bool negative;
+    if (x.negative == y.negative) {
+        c = x.coefficient + y.coefficient;
+        negative = x.negative;
+    } else if (x.coefficient >= y.coefficient) {
+        c = x.coefficient - y.coefficient;
+        negative = x.negative;
+    } else {
+        c = y.coefficient - x.coefficient;
+        negative = y.negative;
+    }
+    return decimal_make(negative && c != 0, c, x.exponent, sticky);
+}
+
+lar_decimal128 decimal_divide(lar_decimal128 a, uint64_t n)
+{
+    decimal_parts x = decimal_split(a);
+    if (x.nan || n == 0) return DEC_NAN;
+    if (x.infinite) return a;
+    while (x.coefficient && x.coefficient < TEN_37 / 10) x.coefficient *= 10, x.exponent--; /* digits to keep */
+    unsigned __int128 q = x.coefficient / n;
+    return decimal_make(x.negative && q != 0, q, x.exponent, x.coefficient % n != 0);
 }
 
 double decimal_to_double(lar_decimal128 d)
@@ -84,12 +156,12 @@ double decimal_to_double(lar_decimal128 d)
 
 /* ---- numbers ---- */
 
-static bool is_number(lar_type t)
+bool value_is_number(lar_type t)
 {
     return t == LAR_TYPE_INT || t == LAR_TYPE_FLOAT || t == LAR_TYPE_DOUBLE || t == LAR_TYPE_DECIMAL128;
 }
 
-static double as_double(const lar_value *v)
+double value_as_double(const lar_value *v)
 {
     switch (v->type) {
     case LAR_TYPE_INT: return (double)v->as.integer;
@@ -122,12 +194,12 @@ static int number_order(const lar_value *a, const lar_value *b)
         if (b->type == LAR_TYPE_INT) return decimal_order(a->as.decimal128, decimal_from_int(b->as.integer));
         /* A binary float against a decimal: by the decimal's nearest double. */
     }
-    if (a->type == LAR_TYPE_INT) return int_double_order(a->as.integer, as_double(b));
+    if (a->type == LAR_TYPE_INT) return int_double_order(a->as.integer, value_as_double(b));
     if (b->type == LAR_TYPE_INT) {
-        int o = int_double_order(b->as.integer, as_double(a));
+        int o = int_double_order(b->as.integer, value_as_double(a));
         return o == ORDER_NONE ? o : -o;
     }
-    double x = as_double(a), y = as_double(b);
+    double x = value_as_double(a), y = value_as_double(b);
     if (x != x || y != y) return ORDER_NONE;
     return x < y ? -1 : x > y;
 }
@@ -140,32 +212,24 @@ static int bytes_order(const void *a, size_t an, const void *b, size_t bn)
     return c ? sign_of(c) : (an > bn) - (an < bn);
 }
 
-/* Strings and binaries are bytes: a string property compared with a binary value (or
- * the reverse) compares their bytes. */
-static bool bytes_of(const lar_value *v, const void **data, size_t *size)
+/* Strings and binaries order by their bytes; a string and a binary are different kinds
+ * (as in Realm 20's mixed values: the evaluator gives a string compared with a binary
+ * property the binary type first). */
+bool value_bytes(const lar_value *v, const char **data, size_t *size)
 {
-    if (v->type == LAR_TYPE_STRING) {
-        *data = v->as.string.data;
-        *size = v->as.string.size;
-        return true;
-    }
-    if (v->type == LAR_TYPE_BINARY) {
-        *data = v->as.binary.data;
-        *size = v->as.binary.size;
-        return true;
-    }
-    return false;
+    if (v->type == LAR_TYPE_STRING) *data = v->as.string.data, *size = v->as.string.size;
+    else if (v->type == LAR_TYPE_BINARY) *data = v->as.binary.data, *size = v->as.binary.size;
+    else return false;
+    if (!*data) *data = "";
+    return true;
 }
 
 int value_order(const lar_value *a, const lar_value *b)
 {
-    if (is_number(a->type) && is_number(b->type)) return number_order(a, b);
-    const void *x, *y;
+    if (value_is_number(a->type) && value_is_number(b->type)) return number_order(a, b);
+    const char *x, *y;
     size_t xn, yn;
-    if (bytes_of(a, &x, &xn) && bytes_of(b, &y, &yn)) {
-        if (a->type != b->type && (a->type == LAR_TYPE_STRING) == (b->type == LAR_TYPE_STRING)) return ORDER_NONE;
-        return bytes_order(x ? x : "", xn, y ? y : "", yn);
-    }
+    if (a->type == b->type && value_bytes(a, &x, &xn) && value_bytes(b, &y, &yn)) return bytes_order(x, xn, y, yn);
     if (a->type != b->type) return ORDER_NONE;
     switch (a->type) {
     case LAR_TYPE_BOOL: return (a->as.boolean != 0) - (b->as.boolean != 0);

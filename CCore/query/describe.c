@@ -20,7 +20,11 @@ static void out_path(text_out *o, const lar_query *q, const expr *e, unsigned fl
         switch (s->kind) {
         case STEP_PROPERTY: out_str(o, s->name); break;
         case STEP_VARIABLE: out_str(o, "$"); out_str(o, s->name); break;
-        case STEP_BACKLINK: out_str(o, "@links."); out_str(o, s->class_name); out_str(o, "."); out_str(o, s->name); break;
+        case STEP_BACKLINK:
+            out_str(o, "@links");
+            if (!s->class_name) break; /* @links.@count: the aggregate follows */
+            out_str(o, "."); out_str(o, s->class_name); out_str(o, "."); out_str(o, s->name);
+            break;
         case STEP_KEY: {
             lar_value v = {.type = LAR_TYPE_STRING, .as.string = {s->name, strlen(s->name)}};
             out_str(o, "[");

@@ -15,25 +15,43 @@
  * across types; strings order by bytes (code points); a missing map key reads as null. */
 #include "query/results.h"
 
+#include "link/link.h"
+
 #include <stdlib.h>
 #include <string.h>
 
+/* Where a value was read: the object and property whose nested collections (in mixed
+ * values) a later ['key'] step opens. */
+typedef struct holder {
+    lar_obj obj;
+    uint32_t prop;
+} holder;
+
 typedef struct values {
     lar_value *items;
+    holder *holders;
     size_t count, capacity;
 } values;
 
-static int push(values *v, const lar_value *x)
+static int push_held(values *v, const lar_value *x, const holder *from)
 {
     if (v->count == v->capacity) {
         size_t capacity = v->capacity ? v->capacity * 2 : 8;
         lar_value *items = realloc(v->items, capacity * sizeof *items);
-        if (!items) return lar_fail(LAR_ENOMEM, "out of memory running a query");
-        v->items = items;
+        if (items) v->items = items;
+        holder *holders = items ? realloc(v->holders, capacity * sizeof *holders) : NULL;
+        if (!holders) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+        v->holders = holders;
         v->capacity = capacity;
     }
+    v->holders[v->count] = from ? *from : (holder){{0, 0}, 0};
     v->items[v->count++] = *x;
     return LAR_OK;
+}
+
+static int push(values *v, const lar_value *x)
+{
+    return push_held(v, x, NULL);
 }
 
 /* One step of a compiled key path. */
@@ -46,6 +64,7 @@ typedef struct step_plan {
     step_kind map_part;       /* a map property: STEP_KEY, STEP_KEYS or STEP_VALUES */
     lar_string key;           /* STEP_KEY */
     uint32_t variable;        /* STEP_VARIABLE: the subquery depth it names */
+    bool all_links;           /* @links.@count: every link into the object */
 } step_plan;
 
 typedef struct node node;
@@ -59,6 +78,7 @@ typedef struct operand {
     aggregate agg;
     bool length;              /* @count of a string or binary: its length */
     bool type_name;           /* ends in @type: compared with type names */
+    lar_type value_type;      /* the type of the property it reads (none: LAR_TYPE_NULL) */
     values a, b;              /* scratch: the values of the steps walked so far */
     const lar_value *constants;
     size_t constant_count;
@@ -104,6 +124,7 @@ struct plan {
     lar_objkey key;
     const kv_val *row;
     lar_value *variables;     /* subquery elements by depth */
+    holder *variable_holders;
     uint32_t variable_count;
     byte_buffer fold_a, fold_b;
 };
@@ -129,15 +150,6 @@ static bool string_op(cmp_op op)
     return op == OP_BEGINSWITH || op == OP_ENDSWITH || op == OP_CONTAINS || op == OP_LIKE;
 }
 
-static bool bytes_of(const lar_value *v, const char **data, size_t *size)
-{
-    if (v->type == LAR_TYPE_STRING) *data = v->as.string.data, *size = v->as.string.size;
-    else if (v->type == LAR_TYPE_BINARY) *data = v->as.binary.data, *size = v->as.binary.size;
-    else return false;
-    if (!*data) *data = "";
-    return true;
-}
-
 /* v op c, for one pair of values. folded: c already folded for options, or NULL. */
 static int compare_pair(plan *p, cmp_op op, unsigned options, const lar_value *v, const lar_value *c,
                         const lar_value *folded)
@@ -148,7 +160,7 @@ static int compare_pair(plan *p, cmp_op op, unsigned options, const lar_value *v
     bool text = string_op(op) || (options && (op == OP_EQ || op == OP_NE) && v->type == LAR_TYPE_STRING &&
                                   c->type == LAR_TYPE_STRING);
     if (text) {
-        if (!bytes_of(v, &h, &hn) || !bytes_of(c, &needle, &nn)) return op == OP_NE;
+        if (!value_bytes(v, &h, &hn) || !value_bytes(c, &needle, &nn)) return op == OP_NE;
         if (options && v->type == LAR_TYPE_STRING && c->type == LAR_TYPE_STRING) {
             if (text_fold(h, hn, options, &p->fold_a)) return LAR_ENOMEM;
             h = (const char *)p->fold_a.data, hn = p->fold_a.size;
@@ -261,7 +273,8 @@ static int expand_list(plan *p, const step_plan *st, lar_obj obj, values *out)
         int err = lar_list_get_batch(p->txn, obj, st->prop, start, batch, BATCH, &n);
         if (err == LAR_ENOTFOUND) return LAR_OK;
         if (err) return err;
-        for (size_t i = 0; i < n; i++) TRY(push(out, &batch[i]));
+        holder from = {obj, st->prop};
+        for (size_t i = 0; i < n; i++) TRY(push_held(out, &batch[i], &from));
         if (n < BATCH) return LAR_OK;
     }
 }
@@ -276,7 +289,8 @@ static int expand_set(plan *p, const step_plan *st, lar_obj obj, values *out)
         if (err == LAR_ENOTFOUND) return LAR_OK;
         if (err) return err;
         size_t first = out->count;
-        for (size_t i = 0; i < n; i++) TRY(push(out, &batch[i]));
+        holder from = {obj, st->prop};
+        for (size_t i = 0; i < n; i++) TRY(push_held(out, &batch[i], &from));
         if (n < BATCH) return LAR_OK;
         after = &out->items[first + n - 1]; /* out may have moved: point into it after the pushes */
     }
@@ -284,12 +298,13 @@ static int expand_set(plan *p, const step_plan *st, lar_obj obj, values *out)
 
 static int expand_map(plan *p, const step_plan *st, lar_obj obj, values *out)
 {
+    holder from = {obj, st->prop};
     if (st->map_part == STEP_KEY) {
         lar_value v;
         int err = lar_map_get(p->txn, obj, st->prop, &st->key, &v);
         if (err == LAR_ENOTFOUND) v = (lar_value){.type = LAR_TYPE_NULL}; /* a missing key reads as null */
         else if (err) return err;
-        return push(out, &v);
+        return push_held(out, &v, &from);
     }
     lar_string keys[BATCH];
     lar_value batch[BATCH];
@@ -303,7 +318,7 @@ static int expand_map(plan *p, const step_plan *st, lar_obj obj, values *out)
         if (err) return err;
         for (size_t i = 0; i < n; i++) {
             lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
-            TRY(push(out, want_keys ? &key : &batch[i]));
+            TRY(push_held(out, want_keys ? &key : &batch[i], &from));
         }
         if (n < BATCH) return LAR_OK;
         after = keys[n - 1];
@@ -311,8 +326,26 @@ static int expand_map(plan *p, const step_plan *st, lar_obj obj, values *out)
     }
 }
 
+/* Every link into obj, from any class and property, once per link (a list that holds
+ * obj twice links twice): what @links.@count counts. */
+static int expand_all_links(plan *p, lar_obj obj, values *out)
+{
+    if (!p->txn->schema->has_links) return LAR_OK; /* no links anywhere: no backlink table */
+    byte_buffer links = {0};
+    int err = backlinks_collect(p->txn, obj, &links);
+    for (size_t at = 0; !err && at + sizeof(backlink) <= links.size; at += sizeof(backlink)) {
+        backlink link;
+        memcpy(&link, links.data + at, sizeof link);
+        lar_value origin = {.type = LAR_TYPE_LINK, .as.link = link.origin};
+        for (uint32_t i = 0; !err && i < link.count; i++) err = push(out, &origin);
+    }
+    buffer_free(&links);
+    return err;
+}
+
 static int expand_backlinks(plan *p, const step_plan *st, lar_obj obj, values *out)
 {
+    if (st->all_links) return expand_all_links(p, obj, out);
     lar_obj batch[BATCH];
     for (lar_objkey start = 0;;) {
         size_t n = 0;
@@ -328,9 +361,24 @@ static int expand_backlinks(plan *p, const step_plan *st, lar_obj obj, values *o
     }
 }
 
-/* Appends to out what step st reaches from v. */
-static int expand(plan *p, const step_plan *st, const lar_value *v, values *out)
+/* ['key'] on a mixed value: the key's value in the nested dictionary it holds (null
+ * for a missing key or a value that is no dictionary). */
+static int expand_nested_key(plan *p, const step_plan *st, const lar_value *v, const holder *from, values *out)
 {
+    lar_value x = {.type = LAR_TYPE_NULL};
+    if (v->type == LAR_TYPE_DICTIONARY) {
+        lar_coll dictionary = {from->obj, from->prop, LAR_COLLECTION_MAP, v->as.nested};
+        int err = lar_map_get_at(p->txn, &dictionary, &st->key, &x);
+        if (err == LAR_ENOTFOUND) x.type = LAR_TYPE_NULL;
+        else if (err) return err;
+    }
+    return push_held(out, &x, from);
+}
+
+/* Appends to out what step st reaches from v (read from from). */
+static int expand(plan *p, const step_plan *st, const lar_value *v, const holder *from, values *out)
+{
+    if (st->kind == STEP_KEY) return expand_nested_key(p, st, v, from, out);
     bool to_one = st->kind == STEP_PROPERTY && st->collection == LAR_COLLECTION_NONE;
     if (v->type != LAR_TYPE_LINK) { /* a null link: null through to-one links, nothing through collections */
         lar_value null = {.type = LAR_TYPE_NULL};
@@ -350,22 +398,37 @@ static int expand(plan *p, const step_plan *st, const lar_value *v, values *out)
     TRY(read_row(p, st, obj, &row, &gone));
     lar_value x = {.type = LAR_TYPE_NULL};
     if (!gone) TRY(row_decode(p->txn, st->cls, &row, st->prop, &x));
-    return push(out, &x);
+    holder here = {obj, st->prop};
+    return push_held(out, &x, &here);
 }
 
-static bool is_number(lar_type t)
+/* @sum or @avg: ints stay exact in a sum of ints, decimals (with ints) are added as
+ * decimals, anything with a float or double as doubles. */
+static lar_value sum_or_average(aggregate agg, const values *in)
 {
-    return t == LAR_TYPE_INT || t == LAR_TYPE_FLOAT || t == LAR_TYPE_DOUBLE || t == LAR_TYPE_DECIMAL128;
-}
-
-static double as_double(const lar_value *v)
-{
-    switch (v->type) {
-    case LAR_TYPE_INT: return (double)v->as.integer;
-    case LAR_TYPE_FLOAT: return v->as.float32;
-    case LAR_TYPE_DECIMAL128: return decimal_to_double(v->as.decimal128);
-    default: return v->as.float64;
+    int64_t whole = 0;
+    double real = 0;
+    lar_decimal128 decimal = decimal_from_int(0);
+    bool reals = false, decimals = false;
+    size_t n = 0;
+    for (size_t i = 0; i < in->count; i++) {
+        const lar_value *v = &in->items[i];
+        if (!value_is_number(v->type)) continue;
+        n++;
+        if (v->type == LAR_TYPE_INT) whole = (int64_t)((uint64_t)whole + (uint64_t)v->as.integer);
+        else if (v->type == LAR_TYPE_DECIMAL128) decimals = true, decimal = decimal_add(decimal, v->as.decimal128);
+        else reals = true;
+        if (v->type != LAR_TYPE_INT) real += value_as_double(v);
     }
+    if (agg == AGG_AVG && n == 0) return (lar_value){.type = LAR_TYPE_NULL};
+    if (decimals && !reals) {
+        decimal = decimal_add(decimal, decimal_from_int(whole));
+        if (agg == AGG_AVG) decimal = decimal_divide(decimal, n);
+        return (lar_value){.type = LAR_TYPE_DECIMAL128, .as.decimal128 = decimal};
+    }
+    if (!reals && agg == AGG_SUM) return (lar_value){.type = LAR_TYPE_INT, .as.integer = whole};
+    real += (double)whole;
+    return (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = agg == AGG_AVG ? real / (double)n : real};
 }
 
 /* @count, @min, @max, @sum, @avg of in, into out. */
@@ -383,25 +446,12 @@ static int aggregate_values(const operand *o, const values *in, values *out)
     } else if (o->agg == AGG_MIN || o->agg == AGG_MAX) {
         for (size_t i = 0; i < in->count; i++) {
             const lar_value *v = &in->items[i];
-            if (!is_number(v->type) && v->type != LAR_TYPE_TIMESTAMP) continue;
+            if (!value_is_number(v->type) && v->type != LAR_TYPE_TIMESTAMP) continue;
             int ord = r.type == LAR_TYPE_NULL ? 0 : value_order(v, &r);
             if (r.type == LAR_TYPE_NULL || (ord != ORDER_NONE && (o->agg == AGG_MIN ? ord < 0 : ord > 0))) r = *v;
         }
-    } else { /* sum, average: ints stay exact in a sum of ints */
-        int64_t whole = 0;
-        double real = 0;
-        bool reals = false;
-        size_t n = 0;
-        for (size_t i = 0; i < in->count; i++) {
-            const lar_value *v = &in->items[i];
-            if (!is_number(v->type)) continue;
-            n++;
-            if (v->type == LAR_TYPE_INT) whole = (int64_t)((uint64_t)whole + (uint64_t)v->as.integer);
-            else reals = true, real += as_double(v);
-        }
-        if (o->agg == AGG_SUM && !reals) r = (lar_value){.type = LAR_TYPE_INT, .as.integer = whole};
-        else if (o->agg == AGG_SUM) r = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = real + (double)whole};
-        else if (n) r = (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = (real + (double)whole) / (double)n};
+    } else {
+        r = sum_or_average(o->agg, in);
     }
     out->count = 0;
     return push(out, &r);
@@ -418,6 +468,7 @@ static int operand_eval(plan *p, operand *o, values **out)
         int64_t matched = 0;
         for (size_t i = 0; i < elements->count; i++) {
             p->variables[o->depth] = elements->items[i];
+            p->variable_holders[o->depth] = elements->holders[i];
             int r = eval_node(p, o->predicate);
             if (r < 0) return r;
             matched += r;
@@ -428,7 +479,7 @@ static int operand_eval(plan *p, operand *o, values **out)
     }
     size_t i = 0;
     if (o->count && o->steps[0].kind == STEP_VARIABLE) {
-        TRY(push(cur, &p->variables[o->steps[0].variable]));
+        TRY(push_held(cur, &p->variables[o->steps[0].variable], &p->variable_holders[o->steps[0].variable]));
         i = 1;
     } else {
         lar_value self = {.type = LAR_TYPE_LINK, .as.link = {p->cls_id, p->key}};
@@ -437,7 +488,7 @@ static int operand_eval(plan *p, operand *o, values **out)
     for (; i < o->count; i++) {
         if (o->steps[i].kind == STEP_TYPE) continue; /* the values themselves, compared by type name */
         next->count = 0;
-        for (size_t j = 0; j < cur->count; j++) TRY(expand(p, &o->steps[i], &cur->items[j], next));
+        for (size_t j = 0; j < cur->count; j++) TRY(expand(p, &o->steps[i], &cur->items[j], &cur->holders[j], next));
         values *t = cur;
         cur = next;
         next = t;
@@ -578,9 +629,16 @@ static int compile_step(plan *p, const expr *e, size_t i, const scope *sc, step_
     case STEP_TYPE:
         if (i + 1 != e->as.path.count) return unsupported("@type inside a key path", st->column);
         return LAR_OK;
-    case STEP_KEY: case STEP_KEYS: case STEP_VALUES:
-        return unsupported("[key], @keys and @values on a mixed value (nested collections)", st->column);
+    case STEP_KEY: /* on a mixed value (after a map property, it is the map's part) */
+        out->key = (lar_string){st->name, strlen(st->name)};
+        return LAR_OK;
+    case STEP_KEYS: case STEP_VALUES:
+        return unsupported("@keys and @values on a mixed value (nested dictionaries)", st->column);
     case STEP_PROPERTY: case STEP_BACKLINK: break;
+    }
+    if (st->kind == STEP_BACKLINK && !st->class_name) {
+        out->all_links = true;
+        return LAR_OK;
     }
     out->cls = schema_class_at(p->txn->schema, st->cls);
     if (!out->cls || st->prop >= out->cls->property_count)
@@ -618,8 +676,7 @@ static int compile_path(plan *p, const expr *e, const scope *sc, operand *o)
         i += used;
     }
     if (o->agg == AGG_COUNT && !many) o->length = true;
-    if ((o->agg == AGG_SUM || o->agg == AGG_AVG) && last && last->type == LAR_TYPE_DECIMAL128)
-        return unsupported("@sum and @avg of decimal128 values", e->as.path.agg_column);
+    if (o->agg == AGG_NONE && last && o->steps[o->count - 1].kind == STEP_PROPERTY) o->value_type = last->type;
     return track(p, o);
 }
 
@@ -668,6 +725,28 @@ static int compile_constants(plan *p, const expr *e, operand *o)
     }
     o->constants = items;
     o->constant_count = e->as.list.count;
+    return LAR_OK;
+}
+
+/* Constants of another type than the property they are compared with take its type,
+ * as realm-core converts them: a string compared with a binary property is its bytes,
+ * a double compared with a float property is the nearest float. */
+static int convert_constants(plan *p, operand *right, lar_type type)
+{
+    if (type != LAR_TYPE_BINARY && type != LAR_TYPE_FLOAT) return LAR_OK;
+    lar_value *items = alloc(p, (right->constant_count + 1) * sizeof *items);
+    if (!items) return LAR_ENOMEM;
+    for (size_t i = 0; i < right->constant_count; i++) {
+        items[i] = right->constants[i];
+        if (type == LAR_TYPE_BINARY && items[i].type == LAR_TYPE_STRING) {
+            lar_string bytes = items[i].as.string;
+            items[i] = (lar_value){.type = LAR_TYPE_BINARY, .as.binary = {bytes.data, bytes.size}};
+        } else if (type == LAR_TYPE_FLOAT && items[i].type == LAR_TYPE_DOUBLE) {
+            double d = items[i].as.float64;
+            items[i] = (lar_value){.type = LAR_TYPE_FLOAT, .as.float32 = (float)d};
+        }
+    }
+    right->constants = items;
     return LAR_OK;
 }
 
@@ -737,6 +816,7 @@ static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t dep
         if (n->op == OP_BETWEEN) return unsupported("BETWEEN with a key path", x->column);
     } else {
         TRY(compile_constants(p, right, &n->right));
+        if (!string_op(n->op)) TRY(convert_constants(p, &n->right, n->left.value_type));
     }
     TRY(fold_constants(p, n));
     n->test = test_constants;
@@ -782,10 +862,13 @@ void plan_free(plan *p)
     if (!p) return;
     for (size_t i = 0; i < p->operand_count; i++) {
         free(p->operands[i]->a.items);
+        free(p->operands[i]->a.holders);
         free(p->operands[i]->b.items);
+        free(p->operands[i]->b.holders);
     }
     free(p->operands);
     free(p->variables);
+    free(p->variable_holders);
     buffer_free(&p->fold_a);
     buffer_free(&p->fold_b);
     arena_free(&p->arena);
@@ -805,7 +888,8 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
     if (!err) err = compile_pred(p, q->root, NULL, 0, &p->root);
     if (!err && p->variable_count) {
         p->variables = calloc(p->variable_count, sizeof *p->variables);
-        if (!p->variables) err = lar_fail(LAR_ENOMEM, "out of memory compiling a query");
+        p->variable_holders = calloc(p->variable_count, sizeof *p->variable_holders);
+        if (!p->variables || !p->variable_holders) err = lar_fail(LAR_ENOMEM, "out of memory compiling a query");
     }
     if (err) {
         plan_free(p);

@@ -99,6 +99,11 @@ int text_fold(const char *s, size_t n, unsigned options, byte_buffer *out)
     const unsigned char *in = (const unsigned char *)s;
     uint8_t *to = out->data;
     for (size_t at = 0; at < n;) {
+        if (in[at] < 0x80) { /* ASCII, the usual case: no decoding */
+            uint8_t b = in[at++];
+            to[out->size++] = (options & OPT_CASE) && b >= 'A' && b <= 'Z' ? (uint8_t)(b + 32) : b;
+            continue;
+        }
         size_t used;
         uint32_t c = next_char(in + at, n - at, &used);
         bool invalid = used == 1 && in[at] >= 0x80;

@@ -196,7 +196,16 @@ static int parse_keypath(parser *p, expr **out, bool allow_variable)
         int column = TOK->column;
         TRY(advance(p));
         TRY(expect(p, TOK_DOT, "'.' after @links"));
-        if (TOK->kind != TOK_IDENT) return expected(p, "a class name after '@links.'");
+        if (is_at(TOK, "@count") || is_at(TOK, "@size")) { /* every link into the object, counted */
+            if (!add_step(p, &steps, STEP_BACKLINK, column)) return oom();
+            e->as.path.agg = AGG_COUNT;
+            e->as.path.agg_column = TOK->column;
+            TRY(advance(p));
+            TRY(parse_path_rest(p, e, &steps));
+            *out = e;
+            return LAR_OK;
+        }
+        if (TOK->kind != TOK_IDENT) return expected(p, "a class name or @count after '@links.'");
         path_step *s = add_step(p, &steps, STEP_BACKLINK, column);
         if (!s || !(s->class_name = token_text(p, 0))) return oom();
         TRY(advance(p));

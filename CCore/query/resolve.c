@@ -83,6 +83,13 @@ static int resolve_path(resolver *r, expr *e)
         case STEP_BACKLINK: {
             if (i != 0 || !has_class)
                 return lar_fail(LAR_EINVAL, "@links must begin a key path at column %d", st->column);
+            if (!st->class_name) { /* @links.@count: links from any class and property */
+                s = (shape){.type = LAR_TYPE_LINK};
+                has_class = false;
+                many = true;
+                last_name = "@links";
+                continue;
+            }
             lar_class origin;
             if (lar_class_find(q->env, st->class_name, &origin) != LAR_OK)
                 return lar_fail(LAR_EINVAL, "unknown class '%s' in @links at column %d", st->class_name, st->column);

@@ -58,6 +58,14 @@ bool value_matches(const lar_value *a, const lar_value *b);
 bool type_name_matches(const lar_value *v, const lar_value *name);
 /* Decimal128 (BID) to double, nearest. */
 double decimal_to_double(lar_decimal128 d);
+bool value_is_number(lar_type t); /* int, float, double, decimal128 */
+/* Decimal arithmetic for @sum and @avg: exact, then rounded to 34 digits, half to even. */
+lar_decimal128 decimal_from_int(int64_t i);
+lar_decimal128 decimal_add(lar_decimal128 a, lar_decimal128 b);
+lar_decimal128 decimal_divide(lar_decimal128 a, uint64_t n);
+double value_as_double(const lar_value *v); /* a number's nearest double */
+/* A string's or binary's bytes (never NULL); false for other values. */
+bool value_bytes(const lar_value *v, const char **data, size_t *size);
 
 /* ---- strings (fold.c) ---- */
 

@@ -117,6 +117,19 @@ static world setup_world(void)
             lar_value d = {.type = LAR_TYPE_LINK, .as.link = w.dogs[person_dogs[i][j]]};
             CHECK_OK(lar_list_append(txn, w.people[i], dogs, &d));
         }
+    /* Dog 4's extra: a nested dictionary {k: 5, inner: {z: "deep"}}. */
+    uint32_t extra = prop_id(w.env, w.dog, "extra");
+    lar_value dict = {.type = LAR_TYPE_DICTIONARY};
+    CHECK_OK(lar_obj_set(txn, w.dogs[4], extra, &dict));
+    lar_coll top, inner;
+    CHECK_OK(lar_coll_open(txn, w.dogs[4], extra, &top));
+    lar_string k = {"k", 1}, inner_key = {"inner", 5}, z = {"z", 1};
+    lar_value five = val_int(5), deep = val_str("deep"), read;
+    CHECK_OK(lar_map_put_at(txn, &top, &k, &five));
+    CHECK_OK(lar_map_put_at(txn, &top, &inner_key, &dict));
+    CHECK_OK(lar_map_get_at(txn, &top, &inner_key, &read));
+    CHECK_OK(lar_coll_child(&top, &read, &inner));
+    CHECK_OK(lar_map_put_at(txn, &inner, &z, &deep));
     commit_txn(txn);
     return w;
 }
@@ -194,6 +207,9 @@ TEST(query_eval_other_scalar_types)
     EXPECT(DOGS("weight BETWEEN {3, 10.5}"), B(0) | B(2) | B(4));
     EXPECT(DOGS("ratio == 0.5"), B(1));
     EXPECT(DOGS("ratio >= 1.5"), B(3) | B(4) | B(5));
+    EXPECT(DOGS("ratio == 0.1"), 0);
+    EXPECT(DOGS("ratio != 2.5"), 0x3F & ~B(5));
+    EXPECT(DOGS("ratio == 2.5f"), B(5));
     EXPECT(DOGS("alive == true"), B(1) | B(3) | B(5));
     EXPECT(DOGS("alive != true"), B(0) | B(2) | B(4));
     EXPECT(DOGS("born == nil"), B(5));
@@ -210,6 +226,8 @@ TEST(query_eval_other_scalar_types)
     EXPECT(DOGS("price == 2E1"), B(2));
     EXPECT(DOGS("data == B64\"Rmlkbw==\""), B(3));
     EXPECT(DOGS("data BEGINSWITH 'F'"), B(3));
+    EXPECT(DOGS("data == 'Fido'"), B(3)); /* a string compared with a binary property: its bytes */
+    EXPECT(DOGS("data != 'Fido'"), 0x3F & ~B(3));
     close_env(w.env);
 }
 
@@ -327,11 +345,16 @@ TEST(query_eval_maps_mixed_backlinks)
     EXPECT(DOGS("extra == '3'"), B(2));
     EXPECT(DOGS("extra > 2"), B(0) | B(1));
     EXPECT(DOGS("extra == true"), B(3));
-    EXPECT(DOGS("extra == nil"), B(4) | B(5));
+    EXPECT(DOGS("extra == nil"), B(5));
+    EXPECT(DOGS("extra['k'] == 5"), B(4));
+    EXPECT(DOGS("extra['k'] == nil"), 0x3F & ~B(4)); /* a missing key, or no dictionary */
+    EXPECT(DOGS("extra['inner']['z'] BEGINSWITH 'de'"), B(4));
+    EXPECT(DOGS("extra['inner'].@type == 'dictionary'"), B(4));
+    EXPECT(DOGS("extra.@type == 'dictionary'"), B(4));
     EXPECT(DOGS("extra.@type == 'int'"), B(0));
     EXPECT(DOGS("extra.@type == 'numeric'"), B(0) | B(1));
     EXPECT(DOGS("extra.@type IN {'string', 'bool'}"), B(2) | B(3));
-    EXPECT(DOGS("extra.@type != 'null'"), B(0) | B(1) | B(2) | B(3));
+    EXPECT(DOGS("extra.@type != 'null'"), 0x3F & ~B(5));
     EXPECT(DOGS("@links.Person.dogs.name == 'Carol'"), B(0) | B(4));
     EXPECT(DOGS("@links.Person.dogs.@count == 2"), B(0));
     EXPECT(DOGS("@links.Person.dogs.@count == 0"), B(2) | B(5));
@@ -507,9 +530,8 @@ TEST(query_eval_errors)
     lar_query_free(keypath);
 
     /* What the evaluator refuses, by name. */
-    const char *refused[] = {"age > 2 SORT(age ASC)", "age > 2 LIMIT(2)", "extra['k'] == 1", "price.@sum == 1"};
-    (void)refused[3];
-    for (size_t i = 0; i < 3; i++) {
+    const char *refused[] = {"age > 2 SORT(age ASC)", "age > 2 LIMIT(2)", "age > 2 DISTINCT(name)"};
+    for (size_t i = 0; i < COUNT_OF(refused); i++) {
         lar_query *x = parse(w.env, w.dog, refused[i]);
         CHECK_RC(lar_query_run(txn, x, &r), LAR_EINVAL);
         CHECK_MSG_HAS("not supported yet: ");
@@ -736,4 +758,292 @@ TEST(query_eval_index_and_scan_agree_with_brute_force)
 TEST(query_eval_index_and_scan_agree_in_a_write)
 {
     differential(true);
+}
+
+TEST(query_eval_decimal_sums_and_averages)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {COLL("prices", LAR_TYPE_DECIMAL128, LAR_COLLECTION_LIST, 0, NULL)};
+    lar_class_def def = CLASS_DEF("Shop", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class shop = class_id(env, "Shop");
+    /* {1.1, 2.2}, {}, {0.1, 0.1, 0.1}, {1, 0, 0}, {10, -10.00} (1.1 is 11E-1: BID exponent -1) */
+    const uint64_t E0 = 0x3040000000000000ull, E_1 = 0x303E000000000000ull, E_2 = 0x303C000000000000ull;
+    const uint64_t NEG = 1ull << 63;
+    lar_value lists[][3] = {
+        {val_dec(11, E_1), val_dec(22, E_1)}, {{0}}, {val_dec(1, E_1), val_dec(1, E_1), val_dec(1, E_1)},
+        {val_dec(1, E0), val_dec(0, E0), val_dec(0, E0)}, {val_dec(10, E0), val_dec(1000, E_2 | NEG)},
+    };
+    size_t sizes[] = {2, 0, 3, 3, 2};
+    lar_obj shops[5];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 5; i++) {
+        CHECK_OK(lar_obj_create(txn, shop, NULL, 0, &shops[i]));
+        for (size_t j = 0; j < sizes[i]; j++) CHECK_OK(lar_list_append(txn, shops[i], 0, &lists[i][j]));
+    }
+    commit_txn(txn);
+#define SHOPS(text) run_args(env, shop, shops, 5, (text), NULL, 0, __LINE__)
+    EXPECT(SHOPS("prices.@sum == 3.3"), B(0));
+    EXPECT(SHOPS("prices.@sum == 0.3"), B(2));
+    EXPECT(SHOPS("prices.@sum == 0"), B(1) | B(4));
+    EXPECT(SHOPS("prices.@sum > 1"), B(0));
+    EXPECT(SHOPS("prices.@avg == 1.65"), B(0));
+    EXPECT(SHOPS("prices.@avg == 0.1"), B(2));
+    EXPECT(SHOPS("prices.@avg == 0.3333333333333333333333333333333333"), B(3)); /* 34 digits */
+    EXPECT(SHOPS("prices.@avg == nil"), B(1));
+    EXPECT(SHOPS("prices.@max == 10 AND prices.@min == -10"), B(4));
+#undef SHOPS
+    close_env(env);
+}
+
+/* Runs text on the dogs inside txn. */
+static unsigned dogs_in(lar_txn *txn, const world *w, const char *text)
+{
+    lar_query *q = parse(w->env, w->dog, text);
+    lar_results *r;
+    CHECK_OK(lar_query_run(txn, q, &r));
+    size_t count;
+    CHECK_OK(lar_results_count(r, &count));
+    unsigned bits = 0;
+    for (size_t i = 0; i < count; i++) {
+        lar_obj obj;
+        CHECK_OK(lar_results_get(r, i, &obj));
+        for (int j = 0; j < 6; j++)
+            if (w->dogs[j].key == obj.key) bits |= 1u << j;
+    }
+    lar_results_free(r);
+    lar_query_free(q);
+    return bits;
+}
+
+TEST(query_eval_sees_its_own_write)
+{
+    world w = setup_world();
+    lar_txn *txn = begin_write(w.env);
+    uint32_t tags = prop_id(w.env, w.dog, "tags"), name = prop_id(w.env, w.dog, "name");
+    lar_value c = val_str("c"), renamed = val_str("Zed");
+    CHECK_OK(lar_list_append(txn, w.dogs[5], tags, &c));
+    CHECK_OK(lar_obj_set(txn, w.dogs[1], name, &renamed));
+    EXPECT(dogs_in(txn, &w, "tags == 'c'"), B(5));
+    EXPECT(dogs_in(txn, &w, "name == 'Zed' OR owner.name == 'Bob'"), B(1));
+    EXPECT(dogs_in(txn, &w, "friends.name == 'Zed'"), B(0) | B(3));
+    EXPECT(dogs_in(txn, &w, "@links.Person.dogs.name == 'Bob'"), B(1));
+    CHECK_OK(lar_obj_delete(txn, w.people[0]));
+    EXPECT(dogs_in(txn, &w, "owner == nil"), B(0) | B(2) | B(3) | B(5));
+    EXPECT(dogs_in(txn, &w, "@links.Person.dogs.@count == 0"), B(2) | B(3) | B(5));
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    EXPECT(PEOPLE("@links.Dog.owner.@count == 2"), B(0));
+    EXPECT(PEOPLE("@links.Dog.owner.name CONTAINS 'x'"), B(0) | B(1));
+    EXPECT(PEOPLE("ALL @links.Dog.owner.age > 2"), B(1) | B(2)); /* Alice's Fido is 1 */
+    close_env(w.env);
+}
+
+TEST(query_eval_all_backlinks_counted)
+{
+    world w = setup_world();
+    EXPECT(DOGS("@links.@count == 0"), B(2) | B(5));
+    EXPECT(DOGS("@links.@count == 2"), B(0) | B(4));
+    EXPECT(DOGS("@links.@size == 3"), B(1));
+    EXPECT(DOGS("@links.@count > 0 AND @links.Dog.friends.@count == 0"), B(0) | B(3));
+    EXPECT(PEOPLE("@links.@count == 1"), B(1) | B(2));
+    /* It describes and parses back as itself; nothing may follow it. */
+    lar_query *q = parse(w.env, w.dog, "@links.@size>=1");
+    char text[64];
+    CHECK_OK(lar_query_describe(q, text, sizeof text, NULL, 0));
+    CHECK_STR(text, "@links.@count >= 1");
+    lar_query_free(q);
+    CHECK_RC(lar_query_parse(w.env, w.dog, "@links.@count.name == 1", &q), LAR_EINVAL);
+    CHECK_MSG_HAS("nothing may follow an aggregate");
+    CHECK_RC(lar_query_parse(w.env, w.dog, "@links.@min > 1", &q), LAR_EINVAL);
+    CHECK_MSG_HAS("a class name or @count after '@links.'");
+    CHECK_RC(lar_query_parse(w.env, w.dog, "ANY @links.@count > 1", &q), LAR_EINVAL);
+    /* A file without links anywhere has no backlinks to count. */
+    lar_env *plain = open_env(test_db_path("plain"));
+    lar_property_def props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("N", props);
+    CHECK_OK(lar_schema_apply(plain, &def, 1, 1));
+    lar_class n = class_id(plain, "N");
+    lar_txn *txn = begin_write(plain);
+    lar_obj one;
+    lar_value v = val_int(1);
+    CHECK_OK(lar_obj_create(txn, n, &v, 1, &one));
+    commit_txn(txn);
+    EXPECT(run_args(plain, n, &one, 1, "@links.@count == 0", NULL, 0, __LINE__), B(0));
+    close_env(plain);
+    close_env(w.env);
+}
+
+/* ---- links, lists, aggregates and subqueries against a brute-force evaluator ---- */
+
+#define PEOPLE_N 40
+#define DOGS_N 60
+
+typedef struct pet_world {
+    int64_t age[DOGS_N];
+    int owner[DOGS_N];            /* -1: none */
+    bool score_null[PEOPLE_N];
+    int64_t score[PEOPLE_N];
+    int dogs[PEOPLE_N][6];        /* indexes into the dogs, count in dog_count */
+    int dog_count[PEOPLE_N];
+    int best[PEOPLE_N];           /* -1: none */
+} pet_world;
+
+static const char *const cmp_ops[] = {"==", "!=", "<", "<=", ">", ">="};
+
+/* The comparison op (0..5) of a value, which may be missing (null), with c. */
+static bool holds(int op, bool present, int64_t v, int64_t c)
+{
+    if (!present) return op == 1;
+    switch (op) {
+    case 0: return v == c;
+    case 1: return v != c;
+    case 2: return v < c;
+    case 3: return v <= c;
+    case 4: return v > c;
+    default: return v >= c;
+    }
+}
+
+typedef struct pet_term {
+    int kind, op, op2;
+    int64_t c, k;
+} pet_term;
+
+static void pet_text(const pet_term *t, char *out, size_t size)
+{
+    const char *op = cmp_ops[t->op];
+    long long c = (long long)t->c;
+    switch (t->kind) {
+    case 0: snprintf(out, size, "score %s %lld", op, c); break;
+    case 1: snprintf(out, size, "best.age %s %lld", op, c); break;
+    case 2: snprintf(out, size, "ANY dogs.age %s %lld", op, c); break;
+    case 3: snprintf(out, size, "ALL dogs.age %s %lld", op, c); break;
+    case 4: snprintf(out, size, "NONE dogs.age %s %lld", op, c); break;
+    case 5: snprintf(out, size, "dogs.@count %s %lld", op, c % 7); break;
+    case 6: snprintf(out, size, "dogs.age.@sum %s %lld", op, c * 3); break;
+    case 7: snprintf(out, size, "dogs.age.@max %s %lld", op, c); break;
+    case 8:
+        snprintf(out, size, "SUBQUERY(dogs, $d, $d.age %s %lld).@count %s %lld", op, c, cmp_ops[t->op2],
+                 (long long)t->k);
+        break;
+    default: snprintf(out, size, "dogs.owner.score %s %lld", op, c); break;
+    }
+}
+
+static bool pet_holds(const pet_term *t, const pet_world *pw, int i)
+{
+    int n = pw->dog_count[i];
+    int64_t sum = 0, max = 0, matched = 0;
+    bool any = false, all = true;
+    for (int j = 0; j < n; j++) {
+        int64_t age = pw->age[pw->dogs[i][j]];
+        bool h = holds(t->op, true, age, t->c);
+        any |= h;
+        all &= h;
+        matched += h;
+        sum += age;
+        max = j == 0 || age > max ? age : max;
+    }
+    switch (t->kind) {
+    case 0: return holds(t->op, !pw->score_null[i], pw->score[i], t->c);
+    case 1: return holds(t->op, pw->best[i] >= 0, pw->best[i] >= 0 ? pw->age[pw->best[i]] : 0, t->c);
+    case 2: return any;
+    case 3: return all;
+    case 4: return !any;
+    case 5: return holds(t->op, true, n, t->c % 7);
+    case 6: return holds(t->op, true, sum, t->c * 3);
+    case 7: return holds(t->op, n > 0, max, t->c);
+    case 8: return holds(t->op2, true, matched, t->k);
+    default:
+        for (int j = 0; j < n; j++) {
+            int owner = pw->owner[pw->dogs[i][j]];
+            bool present = owner >= 0 && !pw->score_null[owner];
+            if (holds(t->op, present, present ? pw->score[owner] : 0, t->c)) return true;
+        }
+        return false;
+    }
+}
+
+TEST(query_eval_paths_and_aggregates_agree_with_brute_force)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def dog[] = {PROP("age", LAR_TYPE_INT, 0),
+                              COLL("owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Person")};
+    lar_property_def person[] = {PROP("score", LAR_TYPE_INT, LAR_PROP_OPTIONAL),
+                                 COLL("dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
+                                 COLL("best", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Dog")};
+    lar_class_def classes[] = {CLASS_DEF("Dog", dog), CLASS_DEF("Person", person)};
+    CHECK_OK(lar_schema_apply(env, classes, 2, 1));
+    lar_class dog_cls = class_id(env, "Dog"), person_cls = class_id(env, "Person");
+    uint32_t age_p = prop_id(env, dog_cls, "age"), owner_p = prop_id(env, dog_cls, "owner");
+    uint32_t score_p = prop_id(env, person_cls, "score"), dogs_p = prop_id(env, person_cls, "dogs"),
+             best_p = prop_id(env, person_cls, "best");
+    static pet_world pw;
+    lar_obj dogs[DOGS_N], people[PEOPLE_N];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < PEOPLE_N; i++) {
+        pw.score_null[i] = pick(0, 4) == 0;
+        pw.score[i] = pick(-5, 5);
+        CHECK_OK(lar_obj_create(txn, person_cls, NULL, 0, &people[i]));
+        lar_value score = pw.score_null[i] ? val_null() : val_int(pw.score[i]);
+        CHECK_OK(lar_obj_set(txn, people[i], score_p, &score));
+    }
+    for (int i = 0; i < DOGS_N; i++) {
+        pw.age[i] = pick(0, 9);
+        pw.owner[i] = pick(0, 3) == 0 ? -1 : (int)pick(0, PEOPLE_N - 1);
+        CHECK_OK(lar_obj_create(txn, dog_cls, NULL, 0, &dogs[i]));
+        lar_value age = val_int(pw.age[i]);
+        CHECK_OK(lar_obj_set(txn, dogs[i], age_p, &age));
+        if (pw.owner[i] >= 0) {
+            lar_value owner = {.type = LAR_TYPE_LINK, .as.link = people[pw.owner[i]]};
+            CHECK_OK(lar_obj_set(txn, dogs[i], owner_p, &owner));
+        }
+    }
+    for (int i = 0; i < PEOPLE_N; i++) {
+        pw.dog_count[i] = (int)pick(0, 5);
+        for (int j = 0; j < pw.dog_count[i]; j++) {
+            pw.dogs[i][j] = (int)pick(0, DOGS_N - 1); /* repeats allowed, as lists allow */
+            lar_value d = {.type = LAR_TYPE_LINK, .as.link = dogs[pw.dogs[i][j]]};
+            CHECK_OK(lar_list_append(txn, people[i], dogs_p, &d));
+        }
+        pw.best[i] = pick(0, 2) == 0 ? -1 : (int)pick(0, DOGS_N - 1);
+        if (pw.best[i] >= 0) {
+            lar_value b = {.type = LAR_TYPE_LINK, .as.link = dogs[pw.best[i]]};
+            CHECK_OK(lar_obj_set(txn, people[i], best_p, &b));
+        }
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    for (int round = 0; round < 300; round++) {
+        pet_term a = {(int)pick(0, 9), (int)pick(0, 5), (int)pick(0, 5), pick(-6, 10), pick(0, 4)};
+        pet_term b = {(int)pick(0, 9), (int)pick(0, 5), (int)pick(0, 5), pick(-6, 10), pick(0, 4)};
+        char ta[160], tb[160], text[400];
+        pet_text(&a, ta, sizeof ta);
+        pet_text(&b, tb, sizeof tb);
+        int shape = (int)pick(0, 2);
+        snprintf(text, sizeof text, shape == 0 ? "%s" : shape == 1 ? "%s AND NOT %s" : "%s OR %s", ta, tb);
+        lar_query *q = NULL;
+        if (lar_query_parse(env, person_cls, text, &q) != LAR_OK)
+            test_fail(__FILE__, __LINE__, "parse of %s failed: %s", text, lar_error_last()->message);
+        lar_results *r;
+        CHECK_OK(lar_query_run(txn, q, &r));
+        size_t count, at = 0;
+        CHECK_OK(lar_results_count(r, &count));
+        for (int i = 0; i < PEOPLE_N; i++) {
+            bool x = pet_holds(&a, &pw, i), y = pet_holds(&b, &pw, i);
+            bool expected = shape == 0 ? x : shape == 1 ? x && !y : x || y;
+            lar_obj obj = {0, 0};
+            bool got = at < count && lar_results_get(r, at, &obj) == LAR_OK && obj.key == people[i].key;
+            if (got) at++;
+            if (got != expected)
+                test_fail(__FILE__, __LINE__, "%s: person %d %s, expected %s", text, i, got ? "matched" : "did not match",
+                          expected ? "a match" : "none");
+        }
+        CHECK_EQ(at, count);
+        lar_results_free(r);
+        lar_query_free(q);
+    }
+    lar_txn_free(txn);
+    close_env(env);
 }

@@ -86,6 +86,14 @@ class LarValue(Structure):
     _fields_ = [("type", c_int), ("as_", LarValueUnion)]  # "as" in C; a keyword in Python
 
 
+class LarQueryArg(Structure):
+    _fields_ = [("kind", c_int), ("value", LarValue), ("list", POINTER(LarValue)), ("list_count", c_size_t),
+                ("keypath", c_char_p)]
+
+
+LAR_QUERY_ARG_VALUE = 1
+
+
 class LarError(Structure):
     _fields_ = [("code", c_int), ("message", c_char_p)]
 
@@ -117,6 +125,8 @@ class LarClassInfo(Structure):
 Env = c_void_p  # opaque handles
 Txn = c_void_p
 Iter = c_void_p
+Query = c_void_p
+Results = c_void_p
 
 
 def load_library(path):
@@ -193,6 +203,19 @@ def load_library(path):
         "lar_map_list": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarString), POINTER(LarValue),
                                  c_size_t, POINTER(c_size_t)]),
     }
+    sigs.update({
+        "lar_query_parse": (c_int, [Env, c_uint32, c_char_p, POINTER(Query)]),
+        "lar_query_argument_count": (c_int, [Query, POINTER(c_size_t)]),
+        "lar_query_bind": (c_int, [Query, POINTER(LarQueryArg), c_size_t]),
+        "lar_query_free": (None, [Query]),
+        "lar_query_run": (c_int, [Txn, Query, POINTER(Results)]),
+        "lar_results_count": (c_int, [Results, POINTER(c_size_t)]),
+        "lar_results_get": (c_int, [Results, c_size_t, POINTER(LarObj)]),
+        "lar_results_keys": (c_int, [Results, c_size_t, POINTER(c_uint64), c_size_t, POINTER(c_size_t)]),
+        "lar_results_is_current": (c_int, [Results, Txn, POINTER(c_int)]),
+        "lar_iter_open_results": (c_int, [Txn, Results, POINTER(Iter)]),
+        "lar_results_free": (None, [Results]),
+    })
     for name, (restype, argtypes) in sigs.items():
         fn = getattr(so, name)
         fn.restype = restype
@@ -582,6 +605,70 @@ class NewDatabaseTests(unittest.TestCase):
             self.assertEqual(lib.lar_iter_next_batch(it, objs, 0, ctypes.sizeof(Row), byref(got)), LAR_EINVAL)
         finally:
             lib.lar_iter_close(it)
+            end(txn)
+
+    def run_query(self, txn, text, args=()):
+        """The ids of the gadgets a query selects, in result order."""
+        q = Query()
+        check(lib.lar_query_parse(self.db.env, self.cls, text.encode(), byref(q)), "lar_query_parse")
+        try:
+            if args:
+                vals = Values()
+                arr = (LarQueryArg * len(args))()
+                for i, (ltype, py) in enumerate(args):
+                    arr[i].kind = LAR_QUERY_ARG_VALUE
+                    arr[i].value = vals.one(ltype, py)
+                check(lib.lar_query_bind(q, arr, len(args)), "lar_query_bind")
+            results = Results()
+            check(lib.lar_query_run(txn, q, byref(results)), "lar_query_run")
+        finally:
+            lib.lar_query_free(q)
+        try:
+            n = c_size_t()
+            check(lib.lar_results_count(results, byref(n)), "lar_results_count")
+            ids = []
+            for i in range(n.value):
+                obj = LarObj()
+                check(lib.lar_results_get(results, i, byref(obj)), "lar_results_get")
+                ids.append(get(txn, obj, self.props[0]))
+            keys, got = (c_uint64 * 8)(), c_size_t()
+            rc = lib.lar_results_keys(results, 0, keys, 8, byref(got))
+            self.assertEqual(got.value, n.value)
+            self.assertEqual(rc, LAR_OK if n.value else LAR_ENOTFOUND)
+            current = c_int()
+            check(lib.lar_results_is_current(results, txn, byref(current)), "lar_results_is_current")
+            self.assertEqual(current.value, 1)
+            it = Iter()
+            check(lib.lar_iter_open_results(txn, results, byref(it)), "lar_iter_open_results")
+            try:
+                ident = c_int64()
+                check(lib.lar_iter_bind_int(it, self.props[0], byref(ident)), "lar_iter_bind_int")
+                walked = []
+                while lib.lar_iter_next(it, byref(LarObj())) == LAR_OK:
+                    walked.append(ident.value)
+                self.assertEqual(walked, ids)
+            finally:
+                lib.lar_iter_close(it)
+            return ids
+        finally:
+            lib.lar_results_free(results)
+
+    def test_queries(self):
+        txn = self.db.begin()
+        try:
+            self.assertEqual(self.run_query(txn, "weight > 0 AND active == true"), [1, 3])
+            self.assertEqual(self.run_query(txn, "label BEGINSWITH[c] 'B\u00c9'"), [2])
+            self.assertEqual(self.run_query(txn, "id IN {-7, 1, 99}"), [1, -7])  # creation order
+            self.assertEqual(self.run_query(txn, "rating == nil OR label.@count > 100"), [2, -7])
+            self.assertEqual(self.run_query(txn, "rating == $0", [(LAR_TYPE_INT, 10)]), [1])
+            self.assertEqual(self.run_query(txn, "made < %@", [(LAR_TYPE_TIMESTAMP, (0, 0))]), [2])
+            self.assertEqual(self.run_query(txn, "FALSEPREDICATE"), [])
+            q, results = Query(), Results()
+            check(lib.lar_query_parse(self.db.env, self.cls, b"id > $0", byref(q)), "lar_query_parse")
+            self.assertEqual(lib.lar_query_run(txn, q, byref(results)), LAR_EINVAL)  # unbound
+            self.assertIn("not bound", last_error()[1])
+            lib.lar_query_free(q)
+        finally:
             end(txn)
 
     def test_missing_and_wrong_keys(self):

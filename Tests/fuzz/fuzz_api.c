@@ -12,7 +12,8 @@
  * and changed through collection handles, forged ones among them), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
  * fill sets with thousands of elements, combine two sets, create embedded objects
- * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, walk iterators with bindings and
+ * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, run queries
+ * and read, iterate and free their results, walk iterators with bindings and
  * batches of odd capacities and strides, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
@@ -106,6 +107,7 @@ static const char *take_name(program *p)
 #define ITERS 3
 #define OBJS 32
 #define MAX_CAPACITY 8
+#define RESULTS 4
 #define COLLS 6
 #define MAX_STRIDE 256
 /* Room for MAX_CAPACITY rows of bound variables at up to MAX_STRIDE bytes apart, plus a lar_value. */
@@ -124,6 +126,7 @@ typedef struct state {
     lar_obj objs[OBJS];
     size_t obj_count;
     lar_coll colls[COLLS];    /* collection handles: opened, derived from values read, or forged */
+    lar_results *results[RESULTS]; /* query results, kept across transactions */
 } state;
 
 static lar_txn *pick_txn(state *s, program *p) { return s->txns[u8(p) % TXNS]; }
@@ -718,9 +721,92 @@ static void op_lookup(state *s, program *p)
     if (rc) fuzz_consume_error(rc);
 }
 
+/* Queries over the seed schemas' names (or text of the program's bytes), run in any
+ * transaction; their results read, checked for currency, iterated and freed, also
+ * after the transaction that made them ended. */
+static const char *const QUERY_TEXTS[] = {
+    "TRUEPREDICATE", "age > 3", "name == 'ann'", "name BEGINSWITH[c] 'R' OR age < 0", "owner.name == nil",
+    "tag.@count > 0", "ANY tag > 1", "id IN {1, 2, 3}", "score BETWEEN {0, 1}", "x['k'] == 1",
+    "@links.Person.owner.@count == 0", "NOT age == $0", "name CONTAINS[cd] $0", "x.@type == 'int'",
+    "SUBQUERY(tag, $t, $t > 0).@count == 1", "owner == $0", "y.@max > 2 AND name LIKE '*a?'",
+};
+
+static void read_results(state *s, lar_results *r, uint8_t how)
+{
+    size_t count = 0, n = 0;
+    int rc = lar_results_count(how & 0x40 ? NULL : r, &count);
+    lar_objkey keys[8];
+    lar_obj obj;
+    for (size_t i = 0; !rc && i < count; i++) {
+        rc = lar_results_get(r, i, &obj);
+        if (!rc) remember(s, obj);
+    }
+    if (!rc && lar_results_get(r, count, &obj) != LAR_EINVAL) abort(); /* past the end */
+    for (size_t start = 0; !rc;) {
+        rc = lar_results_keys(r, start, keys, (how % 8) + (how & 0x80 ? 0 : 1), &n);
+        if (n > 8) abort();
+        start += n;
+    }
+    fuzz_sink += count + n;
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+}
+
+static void op_query(state *s, program *p)
+{
+    lar_results **r = &s->results[u8(p) % RESULTS];
+    uint8_t how = u8(p);
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t which = u8(p);
+    const uint8_t *bytes;
+    size_t size = take_bytes(p, 80, &bytes);
+    lar_value arg = take_value(s, p);
+    int rc = LAR_OK, current;
+    switch (how % 5) {
+    case 0: {
+        const char *text = which < 200 ? QUERY_TEXTS[which % (sizeof QUERY_TEXTS / sizeof *QUERY_TEXTS)]
+                                       : arena_copy(bytes, size);
+        lar_query *q = NULL;
+        lar_results *fresh = NULL;
+        size_t args = 0;
+        rc = lar_query_parse(s->env, cls, text, &q);
+        if (!rc) rc = lar_query_argument_count(q, &args);
+        lar_query_arg bound = {.kind = LAR_QUERY_ARG_VALUE, .value = arg};
+        if (!rc && args == 1 && !(how & 0x80)) rc = lar_query_bind(q, &bound, 1);
+        if (!rc) rc = lar_query_run(txn, q, &fresh);
+        if (!rc) {
+            lar_results_free(*r);
+            *r = fresh;
+        }
+        lar_query_free(q);
+        break;
+    }
+    case 1: if (*r) read_results(s, *r, how); break;
+    case 2:
+        rc = lar_results_is_current(*r, txn, &current);
+        if (!rc) fuzz_sink += (uint64_t)current;
+        break;
+    case 3: {
+        fuzz_iter *fi = &s->iters[which % ITERS];
+        if (fi->iter) break;
+        rc = lar_iter_open_results(txn, *r, &fi->iter);
+        if (rc) fi->iter = NULL;
+        break;
+    }
+    default:
+        lar_results_free(*r);
+        *r = NULL;
+    }
+    if (rc) fuzz_consume_error(rc);
+}
+
 /* Ends every transaction and iterator, then closes the file. */
 static void close_all(state *s)
 {
+    for (int i = 0; i < RESULTS; i++) {
+        lar_results_free(s->results[i]);
+        s->results[i] = NULL;
+    }
     for (int i = 0; i < ITERS; i++) close_iter(&s->iters[i]);
     for (int i = 0; i < TXNS; i++) {
         lar_txn_free(s->txns[i]);
@@ -909,11 +995,13 @@ static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
+    op_query,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
+    "query",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -7,7 +7,10 @@
  *
  * Beyond "no crash, no leak, no sanitizer report", every accepted query must describe
  * to a canonical text that parses again and describes to the same text, and every
- * failure must record LAR_EINVAL (or LAR_ENOMEM) with a message. */
+ * failure must record LAR_EINVAL (or LAR_ENOMEM) with a message. Every accepted query
+ * also runs against a small populated database (objects with links, lists, sets, maps,
+ * mixed and nested values): in a read and in a write transaction, which must agree,
+ * and an unbound one must be refused. */
 #include "fuzz_support.h"
 
 #include <stdio.h>
@@ -20,6 +23,120 @@ static lar_class classes[3];
 #define COLL(name, type, coll, flags, target) \
     ((lar_property_def){(name), (type), (coll), (flags), (target), NULL})
 #define PROP(name, type, flags) COLL(name, type, LAR_COLLECTION_NONE, flags, NULL)
+
+#define OK(call)                                                                         \
+    do {                                                                                 \
+        if ((call) != LAR_OK) {                                                          \
+            fprintf(stderr, "%s failed: %s\n", #call, lar_error_last()->message);        \
+            abort();                                                                     \
+        }                                                                                \
+    } while (0)
+
+/* A few objects of each class, their collections filled, so that queries find something. */
+static void populate(void)
+{
+    lar_txn *txn;
+    OK(lar_txn_begin(env, LAR_TXN_WRITE, &txn));
+    lar_obj addresses[2], people[3], dogs[6];
+    const char *cities[] = {"London", "Z\xc3\xbcrich"};
+    for (int i = 0; i < 2; i++) {
+        lar_value v[] = {{.type = LAR_TYPE_STRING, .as.string = {cities[i], strlen(cities[i])}}};
+        OK(lar_obj_create(txn, classes[0], v, 1, &addresses[i]));
+    }
+    const char *names[] = {"Ann", "bob", "\xc3\x89mile"};
+    for (int i = 0; i < 3; i++) {
+        lar_value v[] = {{.type = LAR_TYPE_STRING, .as.string = {names[i], strlen(names[i])}}, {.type = LAR_TYPE_NULL},
+                         i < 2 ? (lar_value){.type = LAR_TYPE_LINK, .as.link = addresses[i]} : (lar_value){.type = LAR_TYPE_NULL}};
+        OK(lar_obj_create(txn, classes[1], v, 3, &people[i]));
+    }
+    for (int i = 0; i < 6; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "%s%d", i % 2 ? "Rex" : "r\xc3\xa9x", i);
+        lar_value extra = i % 3 == 0 ? (lar_value){.type = LAR_TYPE_INT, .as.integer = i}
+                        : i % 3 == 1 ? (lar_value){.type = LAR_TYPE_STRING, .as.string = {"x", 1}}
+                                     : (lar_value){.type = LAR_TYPE_LIST};
+        lar_value v[17] = {
+            {.type = LAR_TYPE_STRING, .as.string = {name, strlen(name)}},
+            {.type = LAR_TYPE_INT, .as.integer = i * 3 - 5},
+            i == 2 ? (lar_value){.type = LAR_TYPE_NULL} : (lar_value){.type = LAR_TYPE_DOUBLE, .as.float64 = i / 3.0},
+            {.type = LAR_TYPE_FLOAT, .as.float32 = (float)i},
+            {.type = LAR_TYPE_BOOL, .as.boolean = i & 1},
+            {.type = LAR_TYPE_TIMESTAMP, .as.timestamp = {i * 100 - 200, 0}},
+            {.type = LAR_TYPE_OBJECT_ID, .as.object_id = {{(uint8_t)i}}},
+            {.type = LAR_TYPE_UUID, .as.uuid = {{(uint8_t)(6 - i)}}},
+            {.type = LAR_TYPE_DECIMAL128, .as.decimal128 = {(uint64_t)i, 0x3040000000000000ull}},
+            {.type = LAR_TYPE_BINARY, .as.binary = {name, 2}},
+            extra,
+            i < 4 ? (lar_value){.type = LAR_TYPE_LINK, .as.link = people[i % 3]} : (lar_value){.type = LAR_TYPE_NULL},
+        };
+        OK(lar_obj_create(txn, classes[2], v, 17, &dogs[i]));
+        lar_value tag = {.type = LAR_TYPE_STRING, .as.string = {"abc", 1 + (size_t)i % 3}};
+        for (int j = 0; j < i % 3; j++) OK(lar_list_append(txn, dogs[i], 12, &tag));
+        lar_value score = {.type = LAR_TYPE_INT, .as.integer = i};
+        OK(lar_set_insert(txn, dogs[i], 13, &score, NULL));
+        lar_string key = {"k", 1};
+        if (i % 2) OK(lar_map_put(txn, dogs[i], 14, &key, &tag));
+        lar_value friend = {.type = LAR_TYPE_LINK, .as.link = dogs[i / 2]};
+        OK(lar_list_append(txn, dogs[i], 15, &friend));
+        OK(lar_list_append(txn, dogs[i], 16, i % 2 ? &score : &tag));
+        lar_value dog = {.type = LAR_TYPE_LINK, .as.link = dogs[i]};
+        OK(lar_list_append(txn, people[i % 3], 1, &dog));
+    }
+    OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+}
+
+/* Runs q in txn into a malloc'd list of keys (NULL when the run failed, as it may). */
+static lar_objkey *run(lar_query *q, lar_class cls, bool write, size_t *count)
+{
+    lar_txn *txn;
+    OK(lar_txn_begin(env, write ? LAR_TXN_WRITE : LAR_TXN_READ, &txn));
+    lar_results *r = NULL;
+    int rc = lar_query_run(txn, q, &r);
+    lar_objkey *keys = NULL;
+    *count = 0;
+    if (rc == LAR_OK) {
+        OK(lar_results_count(r, count));
+        keys = malloc(*count * sizeof *keys + 1);
+        if (!keys) abort();
+        for (size_t i = 0; i < *count; i++) {
+            lar_obj obj;
+            OK(lar_results_get(r, i, &obj));
+            if (obj.cls != cls || (i && obj.key <= keys[i - 1])) abort(); /* its class, in key order */
+            keys[i] = obj.key;
+            int exists;
+            OK(lar_obj_exists(txn, obj, &exists));
+            if (!exists) abort();
+        }
+        lar_iter *iter;
+        OK(lar_iter_open_results(txn, r, &iter));
+        lar_obj obj;
+        size_t seen = 0;
+        while (lar_iter_next(iter, &obj) == LAR_OK) seen++;
+        if (seen != *count) abort();
+        lar_iter_close(iter);
+        lar_results_free(r);
+    } else {
+        fuzz_consume_error(rc);
+        if (rc != LAR_EINVAL && rc != LAR_ENOMEM) abort();
+    }
+    lar_txn_free(txn);
+    return keys;
+}
+
+/* A read and a write transaction see the same data: they must select the same objects. */
+static void check_run(lar_query *q, lar_class cls)
+{
+    size_t read_count, write_count;
+    lar_objkey *read = run(q, cls, false, &read_count), *written = run(q, cls, true, &write_count);
+    if (!read != !written || read_count != write_count ||
+        (read_count && memcmp(read, written, read_count * sizeof *read) != 0)) {
+        fprintf(stderr, "a read and a write transaction disagree on %s\n", lar_error_last()->message);
+        abort();
+    }
+    free(read);
+    free(written);
+}
 
 static void setup(void)
 {
@@ -54,6 +171,7 @@ static void setup(void)
     if (lar_schema_apply(env, defs, 3, 1) != LAR_OK) abort();
     for (int i = 0; i < 3; i++)
         if (lar_class_find(env, defs[i].name, &classes[i]) != LAR_OK) abort();
+    populate();
 }
 
 static void check_error(int rc)
@@ -169,6 +287,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     size_t count;
     if (lar_query_argument_count(q, &count) != LAR_OK) abort();
+    if (count == 0 || rest >= end) {
+        if (count) { /* unbound: refused */
+            lar_txn *txn;
+            lar_results *r = NULL;
+            OK(lar_txn_begin(env, LAR_TXN_READ, &txn));
+            if (lar_query_run(txn, q, &r) != LAR_EINVAL || r) abort();
+            lar_txn_free(txn);
+        } else {
+            check_run(q, cls);
+        }
+    }
     if (count && rest < end) {
         lar_query_arg args[8];
         lar_value lists[8][4];
@@ -181,6 +310,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check_round_trip(cls, canonical);
             free(canonical);
             free(describe(q, LAR_QUERY_DESCRIBE_VALUES));
+            check_run(q, cls);
         } else {
             check_error(rc);
             free(describe(q, 0));

@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED = range(23)
+    EMBEDDED, QUERY = range(24)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -462,6 +462,29 @@ SEEDS["embedded"] = (bytes([0]) + EMBEDDED_SCHEMA + begin(0, True)
     + set_value(0, 0, 1, val_link(1)) + list_op(0, 0, 2, 7, 0) + map_op(0, 0, 3, 4, 1)
     + create(0, 1, []) + end(0, COMMIT)
     + begin(1, True) + get(1, 1, 0) + bytes([DELETE, 1, 0, 0]) + bytes([DELETE, 1, 2, 0, 1]) + end(1, COMMIT))
+
+
+# Queries (fuzz_api.c's op_query): run (how 0; which picks QUERY_TEXTS, 200 and up the
+# text given), read (1), is_current (2), iterate into an iterator slot (3), free (4).
+Q_RUN, Q_READ, Q_CURRENT, Q_ITER, Q_FREE = range(5)
+
+
+def query(slot, how, txn, cls, which=0, text=b"", value=val_int(0)):
+    return bytes([QUERY, slot, how, txn, cls, which, len(text)]) + text + value
+
+
+SEEDS["query"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, [val_str(b"Rex"), val_null(), val_null()]) + create(0, 0, [val_str(b"r\xc3\xa9x"), val_null(), val_null()])
+    + create(0, 1, [val_str(b"ann"), val_link(0), val_link(1), val_null(), val_null()])
+    + set_value(0, 0, 1, val_link(2)) + list_op(0, 0, 2, APPEND_OP, 0, 0, val_int(3))
+    + query(0, Q_RUN, 0, 0, 0) + query(0, Q_READ, 0, 0) + query(0, Q_CURRENT, 0, 0)
+    + query(1, Q_RUN, 0, 0, 4) + query(2, Q_RUN, 0, 0, 6) + query(3, Q_RUN, 0, 0, 14)
+    + query(1, Q_RUN, 0, 0, 12, value=val_str(b"E")) + query(2, Q_RUN, 0, 1, 200, b"x.name BEGINSWITH[c] 'r' AND name != nil")
+    + query(2, Q_ITER, 0, 0, 0) + step(0, 2, 4, 1) + query(3, Q_READ, 0, 0)
+    + set_value(0, 1, 0, val_str(b"fido")) + query(0, Q_CURRENT, 0, 0) + end(0, COMMIT)
+    + query(0, Q_CURRENT, 0, 0) + begin(1, False) + query(0, Q_CURRENT, 1, 0) + query(0, Q_RUN, 1, 0, 3)
+    + query(0, Q_ITER, 1, 0, 1) + step(1, 0) + step(1, 2, 8, 2) + end(1, FREE) + query(0, Q_READ, 0, 0)
+    + query(0, Q_FREE, 0, 0) + query(1, Q_FREE, 0, 0))
 
 
 def main():
