@@ -155,6 +155,37 @@ final class QueryDSLTests: RealmTestCase {
         XCTAssertEqual(QueryArgument.naming(linking, in: "!owners.@count>0"), "!@links.QOwner.dogs.@count>0")
     }
 
+    func testFilterArgumentsBindAsTheirValues() throws {
+        func check(_ format: String, _ args: Any?..., expected: String, file: StaticString = #filePath, line: UInt = #line) {
+            XCTAssertEqual(realm._queryDescription(QDog.self, format, args, values: true), expected, file: file, line: line)
+        }
+        check("age == %@", 3, expected: "age == 3")
+        check("age == %@", Int8(-3), expected: "age == -3")
+        check("weight > %@", 1.5, expected: "weight > 1.5")
+        check("weight > %@", Float(0.5), expected: "weight > 0.5f")
+        check("alive == %@", true, expected: "alive == true")
+        check("name == %@", "a\"b", expected: "name == \"a\\\"b\"")
+        check("data == %@", Data([0, 1]), expected: "data == B64\"AAE=\"")
+        check("born == %@", Date(timeIntervalSince1970: 10.5), expected: "born == T10:500000000")
+        check("oid == %@", ObjectId("507f1f77bcf86cd799439011"), expected: "oid == oid(507f1f77bcf86cd799439011)")
+        check("uid == %@", UUID(uuidString: "3B241101-E2BB-4255-8CAF-4136C566A962")!,
+              expected: "uid == uuid(3b241101-e2bb-4255-8caf-4136c566a962)")
+        check("price == %@", Decimal128(value: 2), expected: "price == decimal128(2)")
+        check("mood == %@", QMood.excited, expected: "mood == 1")
+        check("extra == %@", AnyRealmValue.string("x"), expected: "extra == \"x\"")
+        check("nickname == %@", nil, expected: "nickname == NULL")
+        check("nickname == %@", Optional<String>.none as Any, expected: "nickname == NULL")
+        check("nickname == %@", Optional("n") as Any, expected: "nickname == \"n\"")
+        check("age IN %@", [1, 2], expected: "age IN {1, 2}")
+        check("age IN %@", Set([7]), expected: "age IN {7}")
+        check("age BETWEEN %@", [1, 5], expected: "age BETWEEN {1, 5}")
+        check("%K BEGINSWITH %@", "owner.name", "J", expected: "owner.name BEGINSWITH \"J\"")
+        let owner = QOwner()
+        try realm.write { realm.add(owner) }
+        XCTAssertTrue(realm._queryDescription(QDog.self, "owner == %@", [owner], values: true).hasPrefix("owner == obj(\"QOwner\""))
+        XCTAssertTrue(realm._queryDescription(QDog.self, "owner IN %@", [[owner]], values: true).hasPrefix("owner IN {obj("))
+    }
+
     func testFormatKeyPathPositions() {
         XCTAssertEqual(QueryArgument.keyPathPositions(in: "%K == %@ AND name == '%K' AND \"%@\" == x AND %K IN %@"),
                        [true, false, true, false])

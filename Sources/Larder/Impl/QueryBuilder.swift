@@ -126,12 +126,13 @@ final class QueryHandle {
 
     deinit { lar_query_free(pointer) }
 
-    /// The canonical text of the query (`lar_query_describe`).
-    var description: String {
+    /// The canonical text of the query (`lar_query_describe`); values: bound arguments by their values.
+    func description(values: Bool = false) -> String {
+        let flags = values ? UInt32(LAR_QUERY_DESCRIBE_VALUES) : 0
         var length = 0
-        _ = lar_query_describe(pointer, nil, 0, &length, 0)
+        _ = lar_query_describe(pointer, nil, 0, &length, flags)
         var buffer = [CChar](repeating: 0, count: length + 1)
-        let rc = lar_query_describe(pointer, &buffer, buffer.count, nil, 0)
+        let rc = lar_query_describe(pointer, &buffer, buffer.count, nil, flags)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot describe a query") }
         return String(cString: buffer)
     }
@@ -272,14 +273,14 @@ extension Query where T: Object {
 extension Realm {
     /// The canonical text of the query isIncluded builds on T (tests compare it with the core's).
     func _queryDescription<T: Object>(_ type: T.Type, _ isIncluded: (Query<T>) -> Query<Bool>) -> String {
-        Query<T>.build(isIncluded, instance: instance, table: instance.table(for: type)).description
+        Query<T>.build(isIncluded, instance: instance, table: instance.table(for: type)).description()
     }
 
-    /// The same for a format and its arguments, bound values described by value.
-    func _queryDescription<T: Object>(_ type: T.Type, _ format: String, _ args: [Any?]) -> String {
+    /// The same for a format and its arguments (values: bound arguments described by value).
+    func _queryDescription<T: Object>(_ type: T.Type, _ format: String, _ args: [Any?], values: Bool = false) -> String {
         let table = instance.table(for: type)
         return QueryArgument.parse(format, args, env: instance.environment.handle, cls: table.id, schema: table.schema)
-            .description
+            .description(values: values)
     }
 }
 
