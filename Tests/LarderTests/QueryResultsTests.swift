@@ -281,6 +281,20 @@ final class QueryResultsTests: RealmTestCase {
 final class QueryMapTests: RealmTestCase {
     final class Kennel: Object {
         @Persisted var dogs: Map<String, QDog?>
+        @Persisted var set: MutableSet<QDog>
+    }
+
+    func testSetsFilterTheirObjects() throws {
+        let realm = try openRealm([Kennel.self, QDog.self, QOwner.self, QAddress.self])
+        let kennel = Kennel()
+        try realm.write {
+            realm.add(kennel)
+            realm.add(QDog(value: ["name": "outside", "age": 9]))
+            kennel.set.insert(objectsIn: [1, 5, 9].map { QDog(value: ["name": "d\($0)", "age": $0]) })
+        }
+        XCTAssertEqual(kennel.set.where { $0.age > 2 }.sorted(byKeyPath: "age").map(\.name), ["d5", "d9"])
+        XCTAssertEqual(kennel.set.filter("name BEGINSWITH 'd'").count, 3)
+        XCTAssertEqual(realm.objects(QDog.self).filter("age == 9").count, 2)
     }
 
     func testMapsFilterTheirObjects() throws {
