@@ -120,6 +120,10 @@ final class QueryResultsTests: RealmTestCase {
         check({ $0.owners.count == 0 }, { $0.owners.isEmpty })
         check({ $0.extra == .int(3) }, { $0.extra == .int(3) })
         check({ $0.breed == "Pug" && $0.name != "Fido" }, { $0.breed == "Pug" && $0.name != "Fido" })
+        let fido = realm.objects(QDog.self).where { $0.name == "Fido" }.first!
+        check({ $0.friends.contains(fido) }, { $0.friends.contains { $0.isSameObject(as: fido) } })
+        check({ $0.owner == self.owners[1] }, { $0.owner?.name == "Ann" })
+        check({ $0.owner != self.owners[1] }, { $0.owner?.name != "Ann" })
     }
 
     func testFormatQueriesSelectWhatSwiftSelects() {
