@@ -1684,7 +1684,8 @@ typedef enum lar_query_quantifier {
 typedef enum lar_query_step {
     LAR_QUERY_STEP_PROPERTY = 0,  /**< `.name` */
     LAR_QUERY_STEP_VARIABLE = 1,  /**< `$name`, a subquery's element: first step only */
-    LAR_QUERY_STEP_BACKLINK = 2,  /**< `@links.Class.name`: first step only */
+    LAR_QUERY_STEP_BACKLINK = 2,  /**< `@links.Class.name`: first step only; with no names,
+                                       `@links.@count` (links from any class), which ends the path */
     LAR_QUERY_STEP_KEY = 3,       /**< `['name']`: a map's value (or a mixed dictionary's) */
     LAR_QUERY_STEP_KEYS = 4,      /**< `.@keys` of a map */
     LAR_QUERY_STEP_VALUES = 5,    /**< `.@values` of a map */
@@ -1732,7 +1733,9 @@ int lar_query_push_path(lar_query *query);
  *                        its `$` (VARIABLE: letters, digits and `_`, not first a
  *                        digit) or the key (KEY: any UTF-8, empty too); NULL for
  *                        KEYS, VALUES and TYPE. Copied.
- * @param[in] class_name  BACKLINK: the class that links; else NULL. Copied.
+ * @param[in] class_name  BACKLINK: the class that links; else NULL. Copied. A
+ *                        BACKLINK step with name and class_name both NULL is
+ *                        `@links.@count` and ends the key path.
  * @return #LAR_OK, or #LAR_EINVAL (see the group; no key path on top, one that
  *         ends in an aggregate, a VARIABLE or BACKLINK step not first, a missing,
  *         empty or invalid UTF-8 name), #LAR_ENOMEM. Unknown properties are

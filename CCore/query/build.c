@@ -238,6 +238,10 @@ int lar_query_path_append(lar_query *q, lar_query_step step, const char *name, c
         TRY(step_name(q, name, NAME_IDENTIFIER, &copy));
         break;
     case LAR_QUERY_STEP_BACKLINK:
+        if (!name && !class_name) { /* @links.@count: every link into the object */
+            e->as.path.agg = AGG_COUNT;
+            break;
+        }
         TRY(step_name(q, name, NAME_NONEMPTY, &copy));
         TRY(step_name(q, class_name, NAME_NONEMPTY, &class_copy));
         break;

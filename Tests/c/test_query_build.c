@@ -72,8 +72,8 @@ static int run_script(lar_query *q, const char *script)
         else if (strcmp(w, "@type") == 0) rc = lar_query_path_append(q, LAR_QUERY_STEP_TYPE, NULL, NULL);
         else if (w[0] == '^') {
             char *dot = strchr(w, '.');
-            *dot = 0;
-            rc = lar_query_path_append(q, LAR_QUERY_STEP_BACKLINK, dot + 1, w + 1);
+            if (dot) *dot = 0;
+            rc = lar_query_path_append(q, LAR_QUERY_STEP_BACKLINK, dot ? dot + 1 : NULL, dot ? w + 1 : NULL);
         } else if (w[0] == '@') {
             for (int i = 1; i <= 5; i++)
                 if (strcmp(w, aggs[i]) == 0) rc = lar_query_path_aggregate(q, (lar_query_aggregate)i);
@@ -185,6 +185,8 @@ TEST(query_build_describes_as_text)
     BUILT("P .attrs @values s:v BW", "attrs.@values BEGINSWITH 'v'", "attrs.@values BEGINSWITH \"v\"");
     BUILT("P .attrs @count i:1 ==", "attrs.@count == 1", "attrs.@count == 1");
     BUILT("P .extra @type s:int ==", "extra.@type == 'int'", "extra.@type == \"int\"");
+    BUILT("P ^ i:0 >", "@links.@count > 0", "@links.@count > 0");
+    BUILT("k:@links.@count i:0 >", "@links.@count > 0", "@links.@count > 0");
     BUILT("P ^Person.dogs .name s:Jo ==", "@links.Person.dogs.name == 'Jo'", "@links.Person.dogs.name == \"Jo\"");
     BUILT("P .friends P $x .age i:2 > P $x .name s:a BW and:2 sub:x i:1 >",
           "SUBQUERY(friends, $x, $x.age > 2 AND $x.name BEGINSWITH 'a').@count > 1",
@@ -306,6 +308,7 @@ TEST(query_build_misuse_fails_cleanly)
     BUILD_ERR("k:tags.@count @count", "lar_query_path_aggregate: nothing may follow an aggregate in a key path");
     BUILD_ERR("P .age $x", "lar_query_path_append: a variable must begin a key path");
     BUILD_ERR("P .age ^Person.dogs", "lar_query_path_append: a backlink must begin a key path");
+    BUILD_ERR("P ^ .name", "lar_query_path_append: nothing may follow an aggregate in a key path");
     BUILD_ERR("P $1x", "lar_query_path_append: bad variable \"1x\"");
     BUILD_ERR("k:age k:name L:2", "lar_query_push_list: needs 2 values or arguments on top of the stack");
     BUILD_ERR("i:1 L:2", "lar_query_push_list: needs 2 values or arguments on top of the stack");
@@ -349,6 +352,10 @@ TEST(query_build_misuse_fails_cleanly)
     CHECK_OK(lar_query_new(env, dog, &q));
     CHECK_OK(lar_query_push_path(q));
     CHECK_RC(lar_query_path_append(q, LAR_QUERY_STEP_BACKLINK, "dogs", NULL), LAR_EINVAL);
+    lar_query_free(q);
+    CHECK_OK(lar_query_new(env, dog, &q));
+    CHECK_OK(lar_query_push_path(q));
+    CHECK_RC(lar_query_path_append(q, LAR_QUERY_STEP_BACKLINK, NULL, "Person"), LAR_EINVAL);
     lar_query_free(q);
     CHECK_OK(lar_query_new(env, dog, &q));
     CHECK_RC(lar_query_push_value(q, NULL), LAR_EINVAL);

@@ -79,7 +79,9 @@ static int rebuild_path(lar_query *b, const expr *e)
         const path_step *s = &e->as.path.steps[i];
         rc = lar_query_path_append(b, (lar_query_step)s->kind, s->name, s->class_name);
     }
-    if (rc == LAR_OK && e->as.path.agg != AGG_NONE) rc = lar_query_path_aggregate(b, (lar_query_aggregate)e->as.path.agg);
+    bool all_links = e->as.path.count && e->as.path.steps[0].kind == STEP_BACKLINK && !e->as.path.steps[0].class_name;
+    if (rc == LAR_OK && e->as.path.agg != AGG_NONE && !all_links) /* @links.@count is one step */
+        rc = lar_query_path_aggregate(b, (lar_query_aggregate)e->as.path.agg);
     return rc;
 }
 
@@ -170,7 +172,7 @@ typedef struct program {
 static uint8_t u8(program *p) { return p->at < p->end ? *p->at++ : 0; }
 
 static const char *const keypaths[] = {"age", "name", "owner.name", "tags", "friends", "friends.age", "attrs['k']",
-                                       "attrs", "extra", "$x.age", "$x", "@links.Person.dogs", "scores.@count",
+                                       "attrs", "extra", "$x.age", "$x", "@links.Person.dogs", "scores.@count", "@links.@count",
                                        "owner..x", "\xff", "nosuch", "price", "weight"};
 static const char *const names[] = {"age", "name", "owner", "tags", "friends", "attrs", "extra", "x", "k", "Person",
                                     "dogs", "1x", "", "\xc3", "scores", "weight", "price", "born"};
