@@ -1353,7 +1353,8 @@ int lar_map_clear_at(lar_txn *txn, const lar_coll *map);
 /** @defgroup iter Iteration
  *  @{
  */
-/** An iterator over the objects of a class, in creation order. */
+/** An iterator over the objects of a class, in creation order, or over those
+ *  of a query's result (lar_iter_open_results()), in result order. */
 typedef struct lar_iter lar_iter;
 
 /** @brief Open an iterator over a class.
@@ -1838,8 +1839,8 @@ int lar_query_finish(lar_query *query);
  *  lar_query_run() checks every object of the query's class and keeps the keys
  *  of those that match, in key order (creation order), in a result. A term
  *  `==`, `IN` or a range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on a primary key or
- *  #LAR_PROP_INDEXED property, alone or in a top-level `AND`, reads the index
- *  instead: only the objects it names are checked (ranges use the index for
+ *  #LAR_PROP_INDEXED property, alone, in a top-level `AND`, or in every branch
+ *  of a top-level `OR`, reads the index instead: only the objects it names are checked (ranges use the index for
  *  int, timestamp, ObjectId and UUID properties, whose keys keep their order;
  *  string indexes answer `==` and `IN`). Every other predicate is compiled
  *  once per run into checks that read only the properties they need.
@@ -1883,7 +1884,12 @@ typedef struct lar_results lar_results;
  *
  * Ownership: the caller owns *out and releases it with lar_results_free(). A
  * result is plain data (keys): it stays valid after txn ends and after query is
- * freed, and may be read from any thread one at a time.
+ * freed, and may be read from any thread one at a time. It belongs to txn's
+ * environment: functions that take a transaction refuse it with one of another
+ * environment, and once its environment has closed, only the functions that
+ * take no transaction may be given it. A result computed in a write
+ * transaction is tied to it until it ends (it follows its changes): free it on
+ * that transaction's thread, or after the transaction ended.
  * @param[in]  txn    An active transaction of the query's environment.
  * @param[in]  query  A query whose arguments are all bound.
  * @param[out] out    Receives the result; set to NULL on failure.

@@ -109,10 +109,15 @@ static int compare_keys(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *t, lar_objkey **out, size_t *count)
+int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
+                     size_t *count)
 {
     key_list keys = {0};
-    int err = t->op == OP_EQ || t->op == OP_IN ? probe_equal(txn, cls, t, &keys) : probe_range(txn, cls, t, &keys);
+    int err = LAR_OK;
+    for (size_t i = 0; !err && i < term_count; i++) {
+        const probe_term *t = &terms[i];
+        err = t->op == OP_EQ || t->op == OP_IN ? probe_equal(txn, cls, t, &keys) : probe_range(txn, cls, t, &keys);
+    }
     if (err) {
         free(keys.items);
         return err;

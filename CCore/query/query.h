@@ -1,5 +1,5 @@
 /* Layer query: Realm's query language, parsed into an AST and resolved against a
- * class's schema. Above object (the evaluator, to come, reads objects).
+ * class's schema, and run. Above object (the evaluator reads objects).
  *
  *   query.c     the public lar_query_* functions and the arena every node lives in
  *   lex.c       the lexer: tokens with their 1-based columns
@@ -8,6 +8,13 @@
  *   resolve.c   the second pass: key paths -> property indexes, type checks
  *   describe.c  the canonical text of an AST (parse -> describe -> parse is stable)
  *   build.c     the builder: an AST made by calls (the Swift DSL), no text
+ * and, running queries (results.h, plan.h):
+ *   compile.c   a resolved query -> a plan, a tree of checks over rows
+ *   eval.c      a plan run on rows: key paths walked, values compared and aggregated
+ *   compare.c   values compared as queries do; decimal arithmetic for @sum and @avg
+ *   fold.c      string operators, [c] and [d]
+ *   probe.c     index probes: the candidates a primary key or index names
+ *   results.c   lar_query_run and the lar_results handle
  *
  * Every node and string of a query lives in its arena: an error anywhere frees the
  * arena and leaks nothing. */

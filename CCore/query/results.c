@@ -1,8 +1,8 @@
 /* Running a query into a result: the keys of the matching objects, in key order, and
  * the version they were computed at. A predicate with an equality, IN or range term on
- * a primary key or indexed property (alone or in a top-level AND) checks only the
- * objects the index names; any other scans the class table once, checking each row
- * with the compiled plan. */
+ * a primary key or indexed property (alone, in a top-level AND, or in each branch of a
+ * top-level OR) checks only the objects the index names; any other scans the class
+ * table once, checking each row with the compiled plan. */
 #include "query/results.h"
 
 #include <stdlib.h>
@@ -58,11 +58,12 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
     return err;
 }
 
-static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *t, lar_results *r)
+static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
+                 lar_results *r)
 {
     lar_objkey *candidates = NULL;
     size_t count = 0;
-    int err = probe_candidates(txn, r->cls, t, &candidates, &count);
+    int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count);
     byte_buffer copy = {0};
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
@@ -129,11 +130,13 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
     if ((err = plan_compile(txn, query, &p))) return err;
     lar_results *r = calloc(1, sizeof *r);
     if (!r) err = lar_fail(LAR_ENOMEM, "out of memory running a query");
-    probe_term term;
+    probe_term terms[PROBE_TERMS_MAX];
+    size_t term_count = 0;
     if (!err) {
         r->env = txn->env;
         r->cls = query->cls;
-        err = plan_probe_term(p, &term) ? probe(txn, cls, p, &term, r) : scan(txn, cls, p, r);
+        term_count = plan_probe_terms(p, terms);
+        err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
     }
     plan_free(p);
     if (err) {

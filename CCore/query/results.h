@@ -29,8 +29,7 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out);
 void plan_free(plan *p);
 /* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
 int plan_match(plan *p, lar_objkey key, const kv_val *row);
-/* The comparison the index can answer for the whole predicate, if any: a top-level
- * term (or a term of a top-level AND) on a primary key or indexed property. */
+/* A comparison an index can answer: a primary key or indexed property against constants. */
 typedef struct probe_term {
     uint32_t prop;
     bool primary;
@@ -38,12 +37,18 @@ typedef struct probe_term {
     const lar_value *values;
     size_t count;
 } probe_term;
-bool plan_probe_term(const plan *p, probe_term *out);
+#define PROBE_TERMS_MAX 16
+/* The terms whose index entries name every object the predicate can match: one term
+ * of a top-level AND (or the predicate itself), or every term of a top-level OR when
+ * each is one. Fills out (room PROBE_TERMS_MAX); returns how many (0: scan). */
+size_t plan_probe_terms(const plan *p, probe_term *out);
 
 /* ---- index probes (probe.c) ---- */
 
-/* The objects of cls that may satisfy t, in key order without repeats (malloc'd into *out). */
-int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *t, lar_objkey **out, size_t *count);
+/* The objects of cls that may satisfy any of the terms, in key order without repeats
+ * (malloc'd into *out). */
+int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
+                     size_t *count);
 
 /* ---- comparing values (compare.c) ---- */
 

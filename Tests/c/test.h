@@ -133,6 +133,10 @@ void file_write(const char *path, const void *bytes, size_t size);
  * the one named table, reading it with LMDB directly. */
 uint64_t count_file_entries(const char *path, const char *table);
 
+/* Overwrites the row of key in cls's table of a closed file with three bytes, as a
+ * damaged file would hold. */
+void test_damage_row(const char *path, lar_class cls, lar_objkey key);
+
 /* ---- environments and transactions (all fail the test on error) ---- */
 
 lar_env *open_env(const char *path);
@@ -192,6 +196,12 @@ typedef struct all_types_schema {
 all_types_schema all_types_setup(lar_env *env);
 all_types_schema all_types_lookup(lar_env *env);
 extern const char *const scalar_type_names[LAR_TYPE_DECIMAL128 + 1];
+
+/* The query tests' classes: Address {city}, Person {name, dogs: [Dog], address ->
+ * Address?}, Dog {name, age, weight?, ratio, alive, born?, oid, uid, price, data, extra
+ * (mixed), owner -> Person?, tags: [String], scores: Set<Int>, attrs: [String: String?],
+ * friends: [Dog], anys: [Mixed]}. address_flags: 0 or LAR_CLASS_EMBEDDED. Returns Dog. */
+lar_class query_test_schema(lar_env *env, unsigned address_flags);
 
 /* ---- values ---- */
 

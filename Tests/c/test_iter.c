@@ -499,25 +499,6 @@ TEST(iter_next_batch_errors)
     close_env(env);
 }
 
-/* Overwrites the row of key in cls's table with three bytes, as a damaged file would hold. */
-static void damage_row(const char *path, lar_class cls, lar_objkey key)
-{
-    MDB_env *mdb;
-    MDB_txn *txn;
-    MDB_dbi dbi;
-    char table[16];
-    snprintf(table, sizeof table, "c%u", cls);
-    CHECK(mdb_env_create(&mdb) == 0);
-    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
-    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
-    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
-    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
-    MDB_val k = {sizeof key, &key}, row = {3, "bad"};
-    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
-    CHECK(mdb_txn_commit(txn) == 0);
-    mdb_env_close(mdb);
-}
-
 /* "On any other error, the first *count rows were filled before it." */
 TEST(iter_next_batch_stops_at_a_corrupt_row)
 {
@@ -529,7 +510,7 @@ TEST(iter_next_batch_stops_at_a_corrupt_row)
     for (int i = 0; i < 5; i++) made[i] = person_create(txn, &p, i, "someone", i, i);
     commit_txn(txn);
     close_env(env);
-    damage_row(path, p.cls, made[2].key);
+    test_damage_row(path, p.cls, made[2].key);
 
     env = open_env(path);
     txn = begin_read(env);

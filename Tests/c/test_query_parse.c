@@ -8,37 +8,9 @@
 #define COLL(name, type, coll, flags, target) \
     ((lar_property_def){(name), (type), (coll), (flags), (target), NULL})
 
-/* Dog, Person, Address: links, backlinks, collections, maps, mixed, every scalar. */
 static lar_class query_schema(lar_env *env)
 {
-    lar_property_def address[] = {PROP("city", LAR_TYPE_STRING, 0)};
-    lar_property_def person[] = {
-        PROP("name", LAR_TYPE_STRING, 0),
-        COLL("dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
-        COLL("address", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Address"),
-    };
-    lar_property_def dog[] = {
-        PROP("name", LAR_TYPE_STRING, 0),
-        PROP("age", LAR_TYPE_INT, 0),
-        PROP("weight", LAR_TYPE_DOUBLE, LAR_PROP_OPTIONAL),
-        PROP("ratio", LAR_TYPE_FLOAT, 0),
-        PROP("alive", LAR_TYPE_BOOL, 0),
-        PROP("born", LAR_TYPE_TIMESTAMP, LAR_PROP_OPTIONAL),
-        PROP("oid", LAR_TYPE_OBJECT_ID, 0),
-        PROP("uid", LAR_TYPE_UUID, 0),
-        PROP("price", LAR_TYPE_DECIMAL128, 0),
-        PROP("data", LAR_TYPE_BINARY, 0),
-        PROP("extra", LAR_TYPE_MIXED, 0),
-        COLL("owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Person"),
-        COLL("tags", LAR_TYPE_STRING, LAR_COLLECTION_LIST, 0, NULL),
-        COLL("scores", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL),
-        COLL("attrs", LAR_TYPE_STRING, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, NULL),
-        COLL("friends", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
-        COLL("anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, 0, NULL),
-    };
-    lar_class_def classes[] = {CLASS_DEF("Address", address), CLASS_DEF("Person", person), CLASS_DEF("Dog", dog)};
-    CHECK_OK(lar_schema_apply(env, classes, 3, 1));
-    return class_id(env, "Dog");
+    return query_test_schema(env, 0);
 }
 
 static char describe_buf[32768];

@@ -619,3 +619,60 @@ uint64_t count_file_entries(const char *path, const char *table)
     mdb_env_close(mdb);
     return total;
 }
+
+/* Overwrites the row of key in cls's table with three bytes, as a damaged file would hold. */
+void test_damage_row(const char *path, lar_class cls, lar_objkey key)
+{
+    MDB_env *mdb;
+    MDB_txn *txn;
+    MDB_dbi dbi;
+    char table[16];
+    snprintf(table, sizeof table, "c%u", cls);
+    CHECK(mdb_env_create(&mdb) == 0);
+    CHECK(mdb_env_set_maxdbs(mdb, 16) == 0);
+    CHECK(mdb_env_open(mdb, path, MDB_NOSUBDIR, 0644) == 0);
+    CHECK(mdb_txn_begin(mdb, NULL, 0, &txn) == 0);
+    CHECK(mdb_dbi_open(txn, table, MDB_INTEGERKEY, &dbi) == 0);
+    MDB_val k = {sizeof key, &key}, row = {3, "bad"};
+    CHECK(mdb_put(txn, dbi, &k, &row, 0) == 0);
+    CHECK(mdb_txn_commit(txn) == 0);
+    mdb_env_close(mdb);
+}
+
+/* ---- the query tests' schema ---- */
+
+#define QCOLL(name, type, coll, flags, target) \
+    ((lar_property_def){(name), (type), (coll), (flags), (target), NULL})
+
+lar_class query_test_schema(lar_env *env, unsigned address_flags)
+{
+    lar_property_def address[] = {PROP("city", LAR_TYPE_STRING, 0)};
+    lar_property_def person[] = {
+        PROP("name", LAR_TYPE_STRING, 0),
+        QCOLL("dogs", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
+        QCOLL("address", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Address"),
+    };
+    lar_property_def dog[] = {
+        PROP("name", LAR_TYPE_STRING, 0),
+        PROP("age", LAR_TYPE_INT, 0),
+        PROP("weight", LAR_TYPE_DOUBLE, LAR_PROP_OPTIONAL),
+        PROP("ratio", LAR_TYPE_FLOAT, 0),
+        PROP("alive", LAR_TYPE_BOOL, 0),
+        PROP("born", LAR_TYPE_TIMESTAMP, LAR_PROP_OPTIONAL),
+        PROP("oid", LAR_TYPE_OBJECT_ID, 0),
+        PROP("uid", LAR_TYPE_UUID, 0),
+        PROP("price", LAR_TYPE_DECIMAL128, 0),
+        PROP("data", LAR_TYPE_BINARY, 0),
+        PROP("extra", LAR_TYPE_MIXED, 0),
+        QCOLL("owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Person"),
+        QCOLL("tags", LAR_TYPE_STRING, LAR_COLLECTION_LIST, 0, NULL),
+        QCOLL("scores", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL),
+        QCOLL("attrs", LAR_TYPE_STRING, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, NULL),
+        QCOLL("friends", LAR_TYPE_LINK, LAR_COLLECTION_LIST, 0, "Dog"),
+        QCOLL("anys", LAR_TYPE_MIXED, LAR_COLLECTION_LIST, 0, NULL),
+    };
+    lar_class_def classes[] = {CLASS_DEF("Address", address), CLASS_DEF("Person", person), CLASS_DEF("Dog", dog)};
+    classes[0].flags = address_flags;
+    CHECK_OK(lar_schema_apply(env, classes, 3, 1));
+    return class_id(env, "Dog");
+}

@@ -1,0 +1,107 @@
+/* The query evaluator's compiled form, shared by compile.c (which builds it from a
+ * resolved query) and eval.c (which runs it on rows). Private to the query layer. */
+#ifndef LARDER_PLAN_H
+#define LARDER_PLAN_H
+
+#include "query/results.h"
+
+/* Where a value was read: the object and property whose nested collections (in mixed
+ * values) a later ['key'] step opens. */
+typedef struct holder {
+    lar_obj obj;
+    uint32_t prop;
+} holder;
+
+typedef struct values {
+    lar_value *items;
+    holder *holders;
+    size_t count, capacity;
+} values;
+
+/* One step of a compiled key path. */
+typedef struct step_plan {
+    step_kind kind;
+    const schema_class *cls;  /* the property's class (a backlink: the linking class) */
+    lar_class cls_id;
+    uint32_t prop;
+    lar_collection collection;
+    step_kind map_part;       /* a map property: STEP_KEY, STEP_KEYS or STEP_VALUES */
+    lar_string key;           /* STEP_KEY */
+    uint32_t variable;        /* STEP_VARIABLE: the subquery depth it names */
+    bool all_links;           /* @links.@count: every link into the object */
+} step_plan;
+
+typedef struct node node;
+
+typedef enum operand_kind { OPERAND_CONSTANTS, OPERAND_PATH, OPERAND_SUBQUERY } operand_kind;
+
+typedef struct operand {
+    operand_kind kind;
+    step_plan *steps;
+    size_t count;
+    aggregate agg;
+    bool length;              /* @count of a string or binary: its length */
+    bool type_name;           /* ends in @type: compared with type names */
+    lar_type value_type;      /* the type of the property it reads (none: LAR_TYPE_NULL) */
+    values a, b;              /* scratch: the values of the steps walked so far */
+    const lar_value *constants;
+    size_t constant_count;
+    struct operand *collection; /* a subquery's collection, predicate and variable depth */
+    node *predicate;
+    uint32_t depth;
+} operand;
+
+typedef enum node_kind { NODE_TRUE, NODE_FALSE, NODE_AND, NODE_OR, NODE_NOT, NODE_SLOT, NODE_COMPARE } node_kind;
+
+typedef int (*value_test)(plan *p, const node *n, const lar_value *v);
+
+struct node {
+    node_kind kind;
+    node **kids;              /* AND, OR: count of them; NOT: one */
+    size_t count;
+    /* Comparisons. */
+    cmp_op op;
+    unsigned options;
+    quantifier quant;
+    bool many;                /* the left side yields several values */
+    operand left, right;      /* right: constants, or a key path */
+    lar_value *folded;        /* the constants folded for options */
+    value_test test;          /* a left value against the constants */
+    /* Slot nodes: a property of the queried class. */
+    uint32_t prop, offset;
+    lar_type type;
+    bool in_bitmap;           /* optional: its null bit may be set */
+    int64_t integer;          /* the constant, for the number tests */
+    double real;
+};
+
+struct plan {
+    lar_txn *txn;
+    const lar_query *q;
+    const schema_class *cls;
+    lar_class cls_id;
+    node *root;
+    arena arena;              /* nodes, steps, folded constants */
+    operand **operands;       /* every operand, for their scratch vectors */
+    size_t operand_count, operand_capacity;
+    /* The object being checked. */
+    lar_objkey key;
+    const kv_val *row;
+    lar_value *variables;     /* subquery elements by depth */
+    holder *variable_holders;
+    uint32_t variable_count;
+    byte_buffer fold_a, fold_b;
+};
+
+
+#define TRY(expr) do { int rc_ = (expr); if (rc_ < 0) return rc_; } while (0)
+
+static inline bool string_op(cmp_op op)
+{
+    return op == OP_BEGINSWITH || op == OP_ENDSWITH || op == OP_CONTAINS || op == OP_LIKE;
+}
+
+/* The test of a left value against a node's constants, chosen for the type it reads. */
+value_test plan_choose_test(const node *n, lar_type type);
+
+#endif
