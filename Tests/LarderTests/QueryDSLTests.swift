@@ -176,6 +176,9 @@ final class QueryDSLTests: RealmTestCase {
         check("nickname == %@", nil, expected: "nickname == NULL")
         check("nickname == %@", Optional<String>.none as Any, expected: "nickname == NULL")
         check("nickname == %@", Optional("n") as Any, expected: "nickname == \"n\"")
+        check("age == %@", NSNumber(value: 3), expected: "age == 3") // from JSONSerialization
+        check("weight > %@", NSNumber(value: 1.5), expected: "weight > 1.5")
+        check("alive == %@", NSNumber(value: true), expected: "alive == true")
         check("age IN %@", [1, 2], expected: "age IN {1, 2}")
         check("age IN %@", Set([7]), expected: "age IN {7}")
         check("age BETWEEN %@", [1, 5], expected: "age BETWEEN {1, 5}")
