@@ -20,7 +20,7 @@ CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
 CTEST_SRC := $(wildcard Tests/c/*.c)
 
 .PHONY: all lib deps test test-layers test-c test-ffi test-swift test-header test-memory test-fuzz fuzz \
-        fuzz-file fuzz-query crash test-crash demo demo-c demo-swift bench clean install
+        fuzz-file fuzz-query fuzz-build crash test-crash demo demo-c demo-swift bench clean install
 
 all: lib
 
@@ -122,6 +122,7 @@ FUZZ_OPTIONS := -timeout=20 -rss_limit_mb=2048 -print_final_stats=1
 FUZZ_OPTIONS_fuzz_api := -max_len=4096
 FUZZ_OPTIONS_fuzz_file := -max_len=65536
 FUZZ_OPTIONS_fuzz_query := -max_len=2048 -dict=Tests/fuzz/fuzz_query.dict
+FUZZ_OPTIONS_fuzz_build := -max_len=2048 -dict=Tests/fuzz/fuzz_query.dict
 FUZZ_QUERY_TEST_SECONDS := 20
 
 FUZZ_SUPPORT := Tests/fuzz/fuzz_support.c Tests/fuzz/fuzz_support.h
@@ -137,14 +138,20 @@ define run_fuzzer
 	    $(BUILD)/fuzz/$(1)-corpus Tests/fuzz/corpus/$(1)
 endef
 
-# The short run `make test` includes. fuzz_query parses query text (Tests/fuzz/fuzz_query.c).
-test-fuzz: $(BUILD)/fuzz/fuzz_api $(BUILD)/fuzz/fuzz_query
+# The short run `make test` includes. fuzz_query parses query text (Tests/fuzz/fuzz_query.c);
+# fuzz_build builds queries by calls (Tests/fuzz/fuzz_build.c).
+test-fuzz: $(BUILD)/fuzz/fuzz_api $(BUILD)/fuzz/fuzz_query $(BUILD)/fuzz/fuzz_build
 	$(call run_fuzzer,fuzz_api,$(FUZZ_TEST_SECONDS))
 	$(call run_fuzzer,fuzz_query,$(FUZZ_QUERY_TEST_SECONDS))
+	$(call run_fuzzer,fuzz_build,$(FUZZ_QUERY_TEST_SECONDS))
 
-fuzz: $(BUILD)/fuzz/fuzz_api $(BUILD)/fuzz/fuzz_query
+fuzz: $(BUILD)/fuzz/fuzz_api $(BUILD)/fuzz/fuzz_query $(BUILD)/fuzz/fuzz_build
 	$(call run_fuzzer,fuzz_api,$(FUZZ_SECONDS))
 	$(call run_fuzzer,fuzz_query,$(FUZZ_SECONDS))
+	$(call run_fuzzer,fuzz_build,$(FUZZ_SECONDS))
+
+fuzz-build: $(BUILD)/fuzz/fuzz_build
+	$(call run_fuzzer,fuzz_build,$(FUZZ_SECONDS))
 
 fuzz-query: $(BUILD)/fuzz/fuzz_query
 	$(call run_fuzzer,fuzz_query,$(FUZZ_SECONDS))

@@ -1616,6 +1616,227 @@ int lar_query_describe(const lar_query *query, char *buffer, size_t size, size_t
 void lar_query_free(lar_query *query);
 /** @} */
 
+/** @defgroup query_build Queries: building without text
+ *  A query's AST built by calls, as the Swift `where {}` DSL does: nothing is
+ *  quoted, so no value can change the query's meaning. The calls work a stack,
+ *  as an RPN calculator: key paths, values, lists, arguments and subqueries are
+ *  expressions; lar_query_compare() pops two expressions and pushes a
+ *  predicate; lar_query_and(), lar_query_or() and lar_query_not() combine
+ *  predicates; lar_query_finish() takes the one predicate left and resolves it
+ *  against the class with the parser's resolver (the same checks and
+ *  messages, which name no column: a built query has no text).
+ *
+ *  `age < 2 AND name BEGINSWITH[c] "re"`:
+ *  @code
+ *  lar_query *q;
+ *  lar_query_new(env, dog, &q);
+ *  lar_query_push_keypath(q, "age");
+ *  lar_value two = {.type = LAR_TYPE_INT, .as.integer = 2};
+ *  lar_query_push_value(q, &two);
+ *  lar_query_compare(q, LAR_QUERY_LT, 0, LAR_QUERY_PLAIN);
+ *  lar_query_push_path(q);
+ *  lar_query_path_append(q, LAR_QUERY_STEP_PROPERTY, "name", NULL);
+ *  lar_value re = {.type = LAR_TYPE_STRING, .as.string = {"re", 2}};
+ *  lar_query_push_value(q, &re);
+ *  lar_query_compare(q, LAR_QUERY_BEGINSWITH, LAR_QUERY_CASE_INSENSITIVE, LAR_QUERY_PLAIN);
+ *  lar_query_and(q, 2);
+ *  if (lar_query_finish(q) != LAR_OK) ... lar_error_last()->message ...
+ *  lar_query_free(q);
+ *  @endcode
+ *
+ *  Errors stick: once a call fails (#LAR_EINVAL for misuse: a NULL argument,
+ *  an enum value out of range, too few items on the stack or items of the
+ *  wrong kind, nesting deeper than 200 levels; #LAR_ENOMEM), every later call
+ *  on the query, lar_query_finish() included, fails with the same code and
+ *  message, and the query can only be freed. Every call but lar_query_free()
+ *  fails with #LAR_EINVAL on a query that lar_query_parse() made or that is
+ *  finished, and lar_query_describe() and lar_query_bind() fail on one that
+ *  is not finished yet.
+ *  @{
+ */
+
+/** Comparison operators, for lar_query_compare(). */
+typedef enum lar_query_op {
+    LAR_QUERY_EQ = 0,          /**< `==` */
+    LAR_QUERY_NE = 1,          /**< `!=` */
+    LAR_QUERY_LT = 2,          /**< `<` */
+    LAR_QUERY_LE = 3,          /**< `<=` */
+    LAR_QUERY_GT = 4,          /**< `>` */
+    LAR_QUERY_GE = 5,          /**< `>=` */
+    LAR_QUERY_BEGINSWITH = 6,
+    LAR_QUERY_ENDSWITH = 7,
+    LAR_QUERY_CONTAINS = 8,
+    LAR_QUERY_LIKE = 9,
+    LAR_QUERY_IN = 10,         /**< right: a list, a list argument or a collection */
+    LAR_QUERY_BETWEEN = 11     /**< right: a list of two values or a list argument */
+} lar_query_op;
+
+/** Options of a string comparison (`[c]`, `[d]`, `[cd]`), for lar_query_compare(). */
+#define LAR_QUERY_CASE_INSENSITIVE 0x1u
+#define LAR_QUERY_DIACRITIC_INSENSITIVE 0x2u
+
+/** The quantifier written before a comparison over a collection. */
+typedef enum lar_query_quantifier {
+    LAR_QUERY_PLAIN = 0,       /**< none written (a collection compares as ANY) */
+    LAR_QUERY_ANY = 1,
+    LAR_QUERY_ALL = 2,
+    LAR_QUERY_NONE = 3
+} lar_query_quantifier;
+
+/** Steps of a key path, for lar_query_path_append(). */
+typedef enum lar_query_step {
+    LAR_QUERY_STEP_PROPERTY = 0,  /**< `.name` */
+    LAR_QUERY_STEP_VARIABLE = 1,  /**< `$name`, a subquery's element: first step only */
+    LAR_QUERY_STEP_BACKLINK = 2,  /**< `@links.Class.name`: first step only; with no names,
+                                       `@links.@count` (links from any class), which ends the path */
+    LAR_QUERY_STEP_KEY = 3,       /**< `['name']`: a map's value (or a mixed dictionary's) */
+    LAR_QUERY_STEP_KEYS = 4,      /**< `.@keys` of a map */
+    LAR_QUERY_STEP_VALUES = 5,    /**< `.@values` of a map */
+    LAR_QUERY_STEP_TYPE = 6       /**< `.@type` of a mixed value */
+} lar_query_step;
+
+/** Aggregates that end a key path, for lar_query_path_aggregate(). */
+typedef enum lar_query_aggregate {
+    LAR_QUERY_COUNT = 1,       /**< `.@count`: also a string's or binary's length */
+    LAR_QUERY_MIN = 2,
+    LAR_QUERY_MAX = 3,
+    LAR_QUERY_SUM = 4,
+    LAR_QUERY_AVG = 5
+} lar_query_aggregate;
+
+/** @brief Start building a query on a class, with an empty stack.
+ * Ownership: the caller owns *out and releases it with lar_query_free(),
+ * finished or not. The query refers to env, which must stay open while it lives.
+ * @param[in]  env  An open environment.
+ * @param[in]  cls  The class the query selects objects of.
+ * @param[out] out  Receives the query; set to NULL on failure.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown class), #LAR_ENOMEM.
+ */
+int lar_query_new(lar_env *env, lar_class cls, lar_query **out);
+
+/** @brief Push a key path written as text (`owner.address.city`, `tags.@count`,
+ *  `attrs['k']`, `$x.age`, `@links.Person.dogs`), read by the parser's key path rules.
+ * @param[in] query  A query being built.
+ * @param[in] text   The key path, UTF-8, NUL-terminated; copied.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; a syntax error, named as by
+ *         lar_query_parse()), #LAR_ENOMEM.
+ */
+int lar_query_push_keypath(lar_query *query, const char *text);
+
+/** @brief Push an empty key path, which lar_query_path_append() extends.
+ * @param[in] query  A query being built.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group), #LAR_ENOMEM.
+ */
+int lar_query_push_path(lar_query *query);
+
+/** @brief Append a step to the key path on top of the stack.
+ * @param[in] query       A query being built.
+ * @param[in] step        The kind of step.
+ * @param[in] name        The property (PROPERTY, BACKLINK), the variable without
+ *                        its `$` (VARIABLE: letters, digits and `_`, not first a
+ *                        digit) or the key (KEY: any UTF-8, empty too); NULL for
+ *                        KEYS, VALUES and TYPE. Copied.
+ * @param[in] class_name  BACKLINK: the class that links; else NULL. Copied. A
+ *                        BACKLINK step with name and class_name both NULL is
+ *                        `@links.@count` and ends the key path.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; no key path on top, one that
+ *         ends in an aggregate, a VARIABLE or BACKLINK step not first, a missing,
+ *         empty or invalid UTF-8 name), #LAR_ENOMEM. Unknown properties are
+ *         found by lar_query_finish().
+ */
+int lar_query_path_append(lar_query *query, lar_query_step step, const char *name, const char *class_name);
+
+/** @brief End the key path on top of the stack with an aggregate (`.@count`, ...).
+ * @param[in] query      A query being built.
+ * @param[in] aggregate  The aggregate.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; no key path on top, or one
+ *         that has an aggregate already).
+ */
+int lar_query_path_aggregate(lar_query *query, lar_query_aggregate aggregate);
+
+/** @brief Push a value (a literal of the text form; an object: #LAR_TYPE_LINK).
+ * @param[in] query  A query being built.
+ * @param[in] value  The value: NULL, a scalar or a link; strings and binaries are copied.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; a type that is not a value,
+ *         a string that is not UTF-8), #LAR_ENOMEM.
+ */
+int lar_query_push_value(lar_query *query, const lar_value *value);
+
+/** @brief Push argument `$index`, bound later with lar_query_bind(); the query
+ *  takes the highest index pushed plus one arguments.
+ * @param[in] query  A query being built.
+ * @param[in] index  Below 1024.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; an index too high), #LAR_ENOMEM.
+ */
+int lar_query_push_argument(lar_query *query, size_t index);
+
+/** @brief Pop count values and arguments and push them as a list `{a, b, ...}`,
+ *  in the order they were pushed (for IN and BETWEEN).
+ * @param[in] query  A query being built.
+ * @param[in] count  How many; 0 pushes an empty list.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; fewer items, or an item that
+ *         is not a value or an argument), #LAR_ENOMEM.
+ */
+int lar_query_push_list(lar_query *query, size_t count);
+
+/** @brief Pop a predicate and, below it, a key path to a collection, and push
+ *  `SUBQUERY(path, $variable, predicate).@count` (an int expression).
+ * @param[in] query     A query being built.
+ * @param[in] variable  The variable the predicate's key paths begin with, without
+ *                      its `$` (letters, digits and `_`, not first a digit). Copied.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; the items are not a key path
+ *         without aggregate and a predicate, a bad variable), #LAR_ENOMEM.
+ */
+int lar_query_subquery(lar_query *query, const char *variable);
+
+/** @brief Push `TRUEPREDICATE` (truth non-zero) or `FALSEPREDICATE`.
+ * @param[in] query  A query being built.
+ * @param[in] truth  Which.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group), #LAR_ENOMEM.
+ */
+int lar_query_push_truth(lar_query *query, int truth);
+
+/** @brief Pop the right expression, then the left one, and push their comparison.
+ * @param[in] query       A query being built.
+ * @param[in] op          The operator.
+ * @param[in] options     0, or LAR_QUERY_CASE_INSENSITIVE and/or
+ *                        LAR_QUERY_DIACRITIC_INSENSITIVE (with EQ, NE, IN and the
+ *                        string operators only).
+ * @param[in] quantifier  #LAR_QUERY_PLAIN, or ANY, ALL, NONE over a collection.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; fewer than two expressions on
+ *         top, options where they do not apply), #LAR_ENOMEM. Types are checked
+ *         by lar_query_finish().
+ */
+int lar_query_compare(lar_query *query, lar_query_op op, unsigned int options, lar_query_quantifier quantifier);
+
+/** @brief Pop count predicates and push their conjunction (count 1: unchanged).
+ *  Conjunctions inside it are flattened, as the parser flattens `(a AND b) AND c`.
+ * @param[in] query  A query being built.
+ * @param[in] count  At least 1.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; fewer predicates on top), #LAR_ENOMEM.
+ */
+int lar_query_and(lar_query *query, size_t count);
+
+/** @brief The same for a disjunction. */
+int lar_query_or(lar_query *query, size_t count);
+
+/** @brief Pop a predicate and push its negation.
+ * @param[in] query  A query being built.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; no predicate on top), #LAR_ENOMEM.
+ */
+int lar_query_not(lar_query *query);
+
+/** @brief Finish the query: the stack must hold exactly one predicate, which
+ *  is resolved and type-checked against the class as lar_query_parse() checks
+ *  text (its messages, without columns). A finished query is used as a parsed
+ *  one: lar_query_argument_count(), lar_query_bind(), lar_query_describe().
+ * @param[in] query  A query being built.
+ * @return #LAR_OK, or #LAR_EINVAL (see the group; not exactly one predicate on
+ *         the stack, an unknown property, a type mismatch...), #LAR_ENOMEM.
+ */
+int lar_query_finish(lar_query *query);
+/** @} */
+
 /** @defgroup results Queries: running and results
  *  lar_query_run() checks every object of the query's class and keeps the keys
  *  of those that match, in key order (creation order), in a result. A term

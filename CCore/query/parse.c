@@ -595,12 +595,17 @@ int query_parse_text(lar_query *q)
 
 int query_parse_keypath(lar_query *q, const char *text, expr **out)
 {
+    return query_parse_path(q, text, false, out);
+}
+
+int query_parse_path(lar_query *q, const char *text, bool allow_variable, expr **out)
+{
     parser p = {.q = q};
     p.lx.text = p.lx.at = text;
     p.lx.end = text + strlen(text);
     p.lx.arena = &q->arena;
     TRY(lex_next(&p.lx));
-    TRY(parse_keypath(&p, out, false));
+    TRY(parse_keypath(&p, out, allow_variable));
     if (p.lx.tok.kind != TOK_END) return expected(&p, "the end of the key path");
     return LAR_OK;
 }

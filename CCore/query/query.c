@@ -54,6 +54,7 @@ void arena_free(arena *a)
 void lar_query_free(lar_query *query)
 {
     if (!query) return;
+    query_builder_free(query);
     arena_free(&query->arena);
     free(query);
 }
@@ -93,8 +94,7 @@ int lar_query_argument_count(const lar_query *query, size_t *out)
     return LAR_OK;
 }
 
-/* Copies a value's bytes into the arena; checks strings for UTF-8. */
-static int copy_value(lar_query *q, const lar_value *in, lar_value *out, size_t index)
+int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const char *what)
 {
     *out = *in;
     switch (in->type) {
@@ -104,25 +104,26 @@ static int copy_value(lar_query *q, const lar_value *in, lar_value *out, size_t 
         return LAR_OK;
     case LAR_TYPE_STRING:
         if (!in->as.string.data && in->as.string.size)
-            return lar_fail(LAR_EINVAL, "argument %zu: a string with NULL data", index);
+            return lar_fail(LAR_EINVAL, "%s: a string with NULL data", what);
         if (in->as.string.size && !utf8_valid(in->as.string.data, in->as.string.size))
-            return lar_fail(LAR_EINVAL, "argument %zu: a string that is not valid UTF-8", index);
+            return lar_fail(LAR_EINVAL, "%s: a string that is not valid UTF-8", what);
         out->as.string.data = arena_strndup(&q->arena, in->as.string.data, in->as.string.size);
         return out->as.string.data ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     case LAR_TYPE_BINARY:
         if (!in->as.binary.data && in->as.binary.size)
-            return lar_fail(LAR_EINVAL, "argument %zu: a binary with NULL data", index);
+            return lar_fail(LAR_EINVAL, "%s: a binary with NULL data", what);
         out->as.binary.data = arena_strndup(&q->arena, in->as.binary.data, in->as.binary.size);
         return out->as.binary.data ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     default:
-        return lar_fail(LAR_EINVAL, "argument %zu: a value of type %s cannot be a query argument",
-                        index, type_name(in->type));
+        return lar_fail(LAR_EINVAL, "%s: a value of type %s cannot be in a query",
+                        what, type_name(in->type));
     }
 }
 
 int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
 {
     if (!query || (!args && count)) return lar_fail(LAR_EINVAL, "lar_query_bind: NULL argument");
+    if (!query->root) return lar_fail(LAR_EINVAL, "lar_query_bind: the query is not finished (lar_query_finish)");
     if (count != (size_t)query->arg_count)
         return lar_fail(LAR_EINVAL, "the query takes %ld arguments, %zu given", query->arg_count, count);
     int rc = LAR_OK;
@@ -130,9 +131,11 @@ int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
         bound_arg *b = &query->args[i];
         memset(b, 0, sizeof *b);
         const lar_query_arg *a = &args[i];
+        char what[32];
+        snprintf(what, sizeof what, "argument %zu", i);
         switch (a->kind) {
         case LAR_QUERY_ARG_VALUE:
-            rc = copy_value(query, &a->value, &b->value, i);
+            rc = query_copy_value(query, &a->value, &b->value, what);
             break;
         case LAR_QUERY_ARG_LIST:
             if (!a->list && a->list_count) {
@@ -145,7 +148,7 @@ int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
             }
             b->list = a->list_count ? arena_alloc(&query->arena, a->list_count * sizeof *b->list) : NULL;
             if (a->list_count && !b->list) rc = lar_fail(LAR_ENOMEM, "out of memory");
-            for (size_t j = 0; j < a->list_count && rc == LAR_OK; j++) rc = copy_value(query, &a->list[j], &b->list[j], i);
+            for (size_t j = 0; j < a->list_count && rc == LAR_OK; j++) rc = query_copy_value(query, &a->list[j], &b->list[j], what);
             b->list_count = a->list_count;
             break;
         case LAR_QUERY_ARG_KEYPATH:
@@ -192,6 +195,7 @@ int lar_query_describe(const lar_query *query, char *buffer, size_t size, size_t
 {
     if (length) *length = 0;
     if (!query || (!buffer && size)) return lar_fail(LAR_EINVAL, "lar_query_describe: NULL argument");
+    if (!query->root) return lar_fail(LAR_EINVAL, "lar_query_describe: the query is not finished (lar_query_finish)");
     text_out o = {buffer, size, 0};
     query_describe(query, &o, flags);
     if (size) buffer[o.length < size ? o.length : size - 1] = 0;

@@ -7,6 +7,7 @@
  *   parse.c     the recursive-descent parser: text -> AST
  *   resolve.c   the second pass: key paths -> property indexes, type checks
  *   describe.c  the canonical text of an AST (parse -> describe -> parse is stable)
+ *   build.c     the builder: an AST made by calls (the Swift DSL), no text
  * and, running queries (results.h, plan.h):
  *   compile.c   a resolved query -> a plan, a tree of checks over rows
  *   eval.c      a plan run on rows: key paths walked, values compared and aggregated
@@ -227,12 +228,20 @@ struct lar_query {
     bool has_keypath_args;
     bool resolved;         /* every %K is bound and the whole query resolved */
     bound_arg *args;       /* arg_count */
+    struct query_builder *builder; /* while built by calls (build.c); NULL once finished */
 };
 
 /* parse.c: text -> AST in q's arena (q->text set). */
 int query_parse_text(lar_query *q);
 /* Parses text as a lone key path (a %K argument). */
 int query_parse_keypath(lar_query *q, const char *text, expr **out);
+/* The same; allow_variable: it may begin with $name (inside a built subquery). */
+int query_parse_path(lar_query *q, const char *text, bool allow_variable, expr **out);
+/* query.c: copies a value's bytes into q's arena, checking strings for UTF-8; what names
+ * the value in messages ("argument 2"). */
+int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const char *what);
+/* build.c: frees a query's builder state (its stack). */
+void query_builder_free(lar_query *q);
 /* resolve.c: resolves and checks the whole query against q->cls and the bound arguments. */
 int query_resolve(lar_query *q);
 /* Resolves a lone key path (a sort, distinct or aggregate key) against q->cls. */

@@ -99,6 +99,7 @@ static void record_version(lar_txn *txn, lar_results *r)
 /* Checks that the query can run: every argument bound, every %K resolved. */
 static int check_ready(const lar_query *q)
 {
+    if (!q->root) return lar_fail(LAR_EINVAL, "the query is not finished: call lar_query_finish() first");
     for (long i = 0; i < q->arg_count; i++)
         if (!q->args || q->args[i].kind == 0)
             return lar_fail(LAR_EINVAL, "argument %ld of the query is not bound: call lar_query_bind() first", i);

@@ -91,6 +91,26 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         return valueResults().sortedObjects(by: Array(descriptors), of: type)
     }
 
+    /// The objects among the values that match the query isIncluded builds, in key
+    /// order, as Realm's `where` on a map (values, not pairs).
+    public func `where`(_ isIncluded: (Query<Value>) -> Query<Bool>) -> Results<Value>
+        where Value: _QueryOptional, Value.Wrapped: Object {
+        let results = valueResults()
+        let table = results.instance.table(for: Value.Wrapped.self)
+        let node = isIncluded(Query<Value>.root()).node
+        return results.filteredValues(by: QueryHandle.build(node, env: results.instance.environment.handle, cls: table.id))
+    }
+
+    /// The same with a predicate in Realm's query language and its arguments.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value>
+        where Value: _QueryOptional, Value.Wrapped: Object {
+        let results = valueResults()
+        let table = results.instance.table(for: Value.Wrapped.self)
+        return results.filteredValues(by: QueryArgument.parse(predicateFormat, args.map { $0 as Any? },
+                                                              env: results.instance.environment.handle, cls: table.id,
+                                                              schema: table.schema))
+    }
+
     /// Live results of the values, in key order.
     private func valueResults() -> Results<Value> {
         Results(values: self, kind: "RLMDictionary", elements: { [self] in values })

@@ -61,6 +61,27 @@ extension RealmCollection where Element: Object {
         distinct(by: keyPaths.map { Element.schema.propertyName(ofAny: $0, root: Element.self, for: "distinct(by:)") })
     }
 
+    // MARK: Filtering
+
+    /// The objects that match the query isIncluded builds, in this order (see `Results.where`).
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        sorted(by: []).where(isIncluded)
+    }
+
+    /// The objects that match a predicate in Realm's query language (see `Results.filter`).
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        sorted(by: []).filter(predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
+    /// The position of the first object that matches the query; nil when none does.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        sorted(by: []).index(matching: isIncluded)
+    }
+
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        sorted(by: []).index(matching: predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
     // MARK: Aggregates
 
     /// The smallest value of property among the objects, nil values skipped; nil

@@ -28,6 +28,13 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// afresh on each use; nil for all the objects of the class.
     let source: (() -> [lar_objkey])?
 
+    /// The queries (`where`, `filter`) every object must match, applied before
+    /// sorts and distincts as Realm applies its query first; empty for none.
+    let filters: [QueryHandle]
+    /// The last run of the filters and its keys in result order, kept while the C
+    /// core says it is current (no write, same snapshot).
+    private var filterRun: FilterRun?
+
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?
     /// The values in result order as last read, and when: kept until the
@@ -44,14 +51,16 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     convenience init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
-        self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source)
+        self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source, filters: [])
     }
 
-    private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?) {
+    private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
+                 filters: [QueryHandle]) {
         self.instance = instance
         objectTable = table
         self.steps = steps
         self.source = source
+        self.filters = filters
         valueSource = nil
     }
 
@@ -66,14 +75,16 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         objectTable = nil
         steps = []
         source = nil
+        filters = []
         valueSource = ValueSource(collection: collection, ownerTable: ref.ownerTable, elements: elements)
     }
 
-    private init(values: ValueSource, steps: [OrderingStep]) {
+    private init(values: ValueSource, steps: [OrderingStep], filters: [QueryHandle]) {
         instance = values.collection.ref!.instance
         objectTable = nil
         self.steps = steps
         source = nil
+        self.filters = filters
         valueSource = values
     }
 
@@ -94,7 +105,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     var table: ManagedClass { objectTable! }
 
     /// Whether the results stream over the whole table in key order.
-    var isWholeTable: Bool { steps.isEmpty && source == nil && valueSource == nil }
+    var isWholeTable: Bool { steps.isEmpty && source == nil && valueSource == nil && filters.isEmpty }
 
     public var realm: Realm? { Realm(instance: instance) }
 
@@ -184,14 +195,15 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// Results of values only: objects sort by their properties.
     public func sorted(ascending: Bool = true) -> Results<Element> {
         guard let valueSource else { fatalError("Cannot sort on key path 'self': objects sort by their properties.") }
-        return Results(values: valueSource, steps: adding(.sort([SortDescriptor(keyPath: "self", ascending: ascending)])))
+        return Results(values: valueSource, steps: adding(.sort([SortDescriptor(keyPath: "self", ascending: ascending)])),
+                       filters: filters)
     }
 
     /// Each distinct value once, at its first position, as Realm's `distinct()`
     /// (the key path "self"). Results of values only: objects are distinct already.
     public func distinct() -> Results<Element> {
         guard let valueSource else { fatalError("Cannot distinct on key path 'self': objects are distinct by their properties.") }
-        return Results(values: valueSource, steps: steps + [.distinct(["self"])])
+        return Results(values: valueSource, steps: steps + [.distinct(["self"])], filters: filters)
     }
 
     /// The steps with step after them: a sort after a sort decides first, the earlier one breaks its ties.
@@ -207,19 +219,36 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The values in result order at the current version.
     func values() -> [Element] {
-        _ = instance.currentTxn() // so that the version below is the current transaction's
+        let txn = instance.currentTxn() // so that the version below is the current transaction's
         let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
-        if let valueStamp, valueStamp == stamp { return valueSnapshot }
-        let values = orderedValues()
+        if let valueStamp, valueStamp == stamp, filters.isEmpty || filterRun?.isCurrent(in: txn) == true { return valueSnapshot }
+        let values = orderedValues(txn)
         valueSnapshot = values
         valueStamp = stamp
         snapshotBuilds += 1
         return values
     }
 
+    /// The objects among values that every filter matches (nil and other values match none).
+    private func matching(_ values: [Element], _ txn: OpaquePointer) -> [Element] {
+        let runs = filters.map { $0.run(in: txn) }
+        filterRun = runs[0]
+        let matched = runs.map { Set($0.keys) }
+        return values.filter { value in
+            guard case .object(let object) = value._larderStored else { return false }
+            return matched.allSatisfy { $0.contains(object.core.key) }
+        }
+    }
+
+    /// The same results of a map's objects, filtered by query too (`Map.where`).
+    func filteredValues(by query: QueryHandle) -> Results<Element> {
+        Results(values: valueSource!, steps: steps, filters: filters + [query])
+    }
+
     /// The values in result order, read from the collection now.
-    private func orderedValues() -> [Element] {
+    private func orderedValues(_ txn: OpaquePointer) -> [Element] {
         var elements = valueSource!.elements()
+        if !filters.isEmpty { elements = matching(elements, txn) } // the query first, as Realm applies it
         for step in steps {
             switch step {
             case .sort(let descriptors):
@@ -258,8 +287,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         for descriptor in descriptors where schema.slotByName[descriptor.keyPath] == nil {
             fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(schema.name).\(descriptor.keyPath)' does not exist.")
         }
-        if descriptors.isEmpty { return Results(values: valueSource!, steps: steps) }
-        return Results(values: valueSource!, steps: adding(.sort(descriptors)))
+        if descriptors.isEmpty { return Results(values: valueSource!, steps: steps, filters: filters) }
+        return Results(values: valueSource!, steps: adding(.sort(descriptors)), filters: filters)
     }
 
     public var description: String {
@@ -281,7 +310,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
-        _ = instance.currentTxn() // so that the stamp below is the current transaction's
+        let txn = instance.currentTxn() // so that the stamp below is the current transaction's
+        if !filters.isEmpty { return filteredKeys(txn) }
         if let source { return order(source()) }
         let stamp = currentStamp()
         if snapshotStamp == stamp { return snapshot }
@@ -291,6 +321,21 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         keys = order(keys)
         snapshot = keys
         snapshotStamp = stamp
+        snapshotBuilds += 1
+        return keys
+    }
+
+    /// The keys of the objects (of the class, or of source) every filter matches, in result order.
+    private func filteredKeys(_ txn: OpaquePointer) -> [lar_objkey] {
+        if let filterRun, filterRun.isCurrent(in: txn) { return filterRun.keys }
+        let runs = filters.map { $0.run(in: txn) }
+        var keys = source.map { $0() } ?? runs[0].keys
+        for run in runs.dropFirst(source == nil ? 1 : 0) {
+            let matched = Set(run.keys)
+            keys = keys.filter(matched.contains)
+        }
+        keys = order(keys)
+        filterRun = FilterRun(results: runs[0], keys: keys)
         snapshotBuilds += 1
         return keys
     }
@@ -366,11 +411,11 @@ extension Results: RealmCollection {
             for descriptor in added where descriptor.keyPath != "self" {
                 fatalError("Cannot sort on key path '\(descriptor.keyPath)': results of \(Element.self) sort only on 'self'.")
             }
-            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)))
+            return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)), filters: filters)
         }
         checkKeyPaths(added.map(\.keyPath))
-        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
-        return Results(instance: instance, table: table, steps: adding(.sort(added)), source: source)
+        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source, filters: filters) }
+        return Results(instance: instance, table: table, steps: adding(.sort(added)), source: source, filters: filters)
     }
 
     /// Traps, with realm-core's message, when a key path names no property of the class.
@@ -421,8 +466,53 @@ extension Results where Element: Object {
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
         let keyPaths = Array(keyPaths)
         checkKeyPaths(keyPaths)
-        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source) }
-        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source)
+        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source, filters: filters) }
+        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source, filters: filters)
+    }
+
+    // MARK: Filtering
+
+    /// The objects that match the query isIncluded builds, as Realm's `where`:
+    /// `realm.objects(Dog.self).where { $0.name == "Wolfie" }`. Lazy and live as
+    /// every Results; the query runs in the C core when first read, and again
+    /// only after a write or a refresh. An invalid query traps with the core's message.
+    public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
+        filtered(by: Query<Element>.build(isIncluded, instance: instance, table: table))
+    }
+
+    /// The objects that match a predicate in Realm's query language, its `%@`,
+    /// `%K` and `$n` arguments bound to args (values, arrays for `IN`, strings
+    /// for `%K`): `filter("age < %@ AND name BEGINSWITH[c] %@", 2, "r")`.
+    public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
+        filter(predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
+    func filter(_ predicateFormat: String, arguments: [Any?]) -> Results<Element> {
+        filtered(by: QueryArgument.parse(predicateFormat, arguments, env: instance.environment.handle, cls: table.id,
+                                         schema: table.schema))
+    }
+
+    /// The position of the first object, in this order, that matches the query; nil when none does.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        firstIndex(in: self.where(isIncluded))
+    }
+
+    /// The same with a predicate in Realm's query language.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        index(matching: predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
+    func index(matching predicateFormat: String, arguments: [Any?]) -> Int? {
+        firstIndex(in: filter(predicateFormat, arguments: arguments))
+    }
+
+    private func firstIndex(in matching: Results<Element>) -> Int? {
+        let matched = Set(matching.keys())
+        return keys().firstIndex(where: matched.contains)
+    }
+
+    private func filtered(by query: QueryHandle) -> Results<Element> {
+        Results(instance: instance, table: table, steps: steps, source: source, filters: filters + [query])
     }
 }
 

@@ -667,15 +667,16 @@ final class AnyRealmValueTests: RealmTestCase {
 
     // MARK: The seed
 
-    /// The seed page's sample for `Dog.companion`, as written (its `where` query
-    /// replaced by a Swift filter: queries come later).
+    /// The seed page's sample for `Dog.companion`, as written.
     func testSeedCompanionSample() throws {
         typealias Dog = SeedModels.Dog
         let realm = try Realm(configuration: Realm.Configuration(
             fileURL: fileURL, objectTypes: [Dog.self, SeedModels.Person.self, SeedModels.DogToy.self]))
         try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
         // Get a dog to update
-        let rex = realm.objects(Dog.self).first { $0.name == "Rex" }!
+        let rex = realm.objects(Dog.self).where {
+            $0.name == "Rex"
+        }.first!
         XCTAssertEqual(rex.companion, .none)
         try! realm.write {
             // As with creating an object with an AnyRealmValue, you must specify the
@@ -684,7 +685,7 @@ final class AnyRealmValueTests: RealmTestCase {
         }
         XCTAssertEqual(realm.objects(Dog.self).count, 2)
         XCTAssertEqual(rex.companion.object(Dog.self)?.name, "Regina")
-        let regina = realm.objects(Dog.self).first { $0.name == "Regina" }!
+        let regina = realm.objects(Dog.self).where { $0.name == "Regina" }.first!
         XCTAssertTrue(rex.companion.object(Dog.self)!.isSameObject(as: regina))
     }
 }

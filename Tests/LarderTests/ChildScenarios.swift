@@ -138,6 +138,7 @@ final class ChildScenarios: XCTestCase {
             if try ValueResultsScenarios.run(scenario, path: path) { return }
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
+            if try QueryResultsTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

@@ -30,7 +30,7 @@ enum SeedModels {
     }
 }
 
-/// The seed's samples for links, lists, sets and maps, as written (queries by `where` replaced by a Swift filter).
+/// The seed's samples for links, lists, sets and maps, as written.
 final class SeedCollectionsTests: RealmTestCase {
     typealias Dog = SeedModels.Dog
     typealias Person = SeedModels.Person
@@ -46,7 +46,9 @@ final class SeedCollectionsTests: RealmTestCase {
             realm.add(Dog(value: ["name": "Wolfie", "favoriteParksByCity": ["New York": "Domino Park"]]))
         }
         // Find the dog we want to update
-        let wolfie = realm.objects(Dog.self).first { $0.name == "Wolfie" }!
+        let wolfie = realm.objects(Dog.self).where {
+            $0.name == "Wolfie"
+        }.first!
         print("Wolfie's favorite park in New York is: \(String(describing: wolfie.favoriteParksByCity["New York"]))")
         XCTAssertTrue(wolfie.favoriteParksByCity["New York"] == "Domino Park")
         // Update values for keys, or add values if the keys do not currently exist

@@ -13,20 +13,7 @@ extension ClassSchema {
 
     /// The same for a key path whose value type is known only at run time (a `PartialKeyPath`).
     func propertyName(ofAny keyPath: AnyKeyPath, root: Object.Type, for method: String) -> String {
-        let valueType = ObjectIdentifier(Swift.type(of: keyPath).valueType)
-        let candidates = properties.indices.filter { ObjectIdentifier(properties[$0].valueType) == valueType }
-        if candidates.count == 1 { return properties[candidates[0]].name }
-        let probe = root.init()
-        func read() -> _StoredValue? { (probe[keyPath: keyPath] as? _Persistable)?._larderStored }
-        var values = ContiguousArray<_StoredValue>(repeating: .null, count: properties.count)
-        probe.setUnmanagedValues(values, self)
-        let blank = read()
-        for slot in candidates {
-            values[slot] = Self.probeValue(for: properties[slot].type)
-            probe.setUnmanagedValues(values, self)
-            values[slot] = .null
-            if read() != blank { return properties[slot].name }
-        }
+        if let slot = slot(ofAny: keyPath, root: root) { return properties[slot].name }
         let named = method.hasPrefix("sorted") ? "sorted(byKeyPath:)"
             : method.hasPrefix("distinct") ? "distinct(by:) with names"
             : method.replacingOccurrences(of: "(of:)", with: "(ofProperty:)")
@@ -34,9 +21,30 @@ extension ClassSchema {
                    "use \(named) with the property's name")
     }
 
-    /// A value of type that no property reads as its default.
-    private static func probeValue(for type: lar_type) -> _StoredValue {
-        switch type {
+    /// The slot of the persisted property keyPath reads, or nil: the property of
+    /// its value type, or among several, the one whose distinct value a probe
+    /// object reads back through the key path.
+    func slot(ofAny keyPath: AnyKeyPath, root: Object.Type) -> Int? {
+        let valueType = ObjectIdentifier(Swift.type(of: keyPath).valueType)
+        let candidates = properties.indices.filter { ObjectIdentifier(properties[$0].valueType) == valueType }
+        if candidates.count <= 1 { return candidates.first }
+        let probe = root.init()
+        for slot in candidates {
+            var values = ContiguousArray<_StoredValue>(repeating: .null, count: properties.count)
+            let marker = Self.probeValue(for: properties[slot])
+            values[slot] = marker
+            probe.setUnmanagedValues(values, self)
+            if (probe[keyPath: keyPath] as? _Persistable)?._larderStored == marker { return slot }
+        }
+        return nil
+    }
+
+    /// A value no property of this type reads as its default: for links and
+    /// collections a new instance, which reads back as itself.
+    private static func probeValue(for property: PropertySchema) -> _StoredValue {
+        if property.isCollection { return property.valueType._larderDefault()._larderStored }
+        if let target = property.targetClass { return .object(target.init()) }
+        switch property.type {
         case LAR_TYPE_INT: return .int(1)
         case LAR_TYPE_BOOL: return .bool(true)
         case LAR_TYPE_FLOAT: return .float(1)
@@ -47,7 +55,7 @@ extension ClassSchema {
         case LAR_TYPE_OBJECT_ID: return .objectId(ObjectId.generate())
         case LAR_TYPE_UUID: return .uuid(UUID())
         case LAR_TYPE_DECIMAL128: return .decimal128(Decimal128(value: 1))
-        default: return .null
+        default: return .int(1) // a mixed value
         }
     }
 }

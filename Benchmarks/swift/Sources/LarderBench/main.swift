@@ -1,7 +1,8 @@
 // LarderBench <dir>: Larder's Swift API against GRDB, three workloads (see
 // Workload.swift), then the collection workloads (CollectionBench.swift), the mixed-value
-// ones (MixedBench.swift) and the embedded-object ones (EmbeddedBench.swift), compared
-// with the raw-LMDB and C-API numbers that bench_c wrote to <dir>/c-results.txt.
+// ones (MixedBench.swift), the embedded-object ones (EmbeddedBench.swift) and the query
+// ones (QueryBench.swift), compared with the raw-LMDB and C-API numbers that bench_c
+// wrote to <dir>/c-results.txt. Section names after <dir> run only those sections.
 //
 // Each measurement is the best of `repeats` runs, timed with a monotonic clock;
 // implementations take turns within each repetition, and every insert run starts
@@ -160,19 +161,18 @@ func run(directory: String) throws {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 || (arguments.count == 3 && arguments[2] == "embedded") else {
-    FileHandle.standardError.write(Data("usage: LarderBench <dir> [embedded]   (<dir>/c-results.txt from bench_c)\n".utf8))
+let sections: [(name: String, run: (String) throws -> Void)] = [
+    ("objects", run), ("collections", runCollections), ("mixed", runMixed), ("embedded", runEmbedded),
+    ("queries", runQueries),
+]
+guard arguments.count >= 2, arguments.dropFirst(2).allSatisfy({ name in sections.contains { $0.name == name } }) else {
+    FileHandle.standardError.write(Data(("usage: LarderBench <dir> [section...]   (<dir>/c-results.txt from bench_c; " +
+        "sections: \(sections.map(\.name).joined(separator: " ")), all by default)\n").utf8))
     exit(2)
 }
 do {
-    if arguments.count == 3 { // the embedded workloads alone, for iterating on them
-        try runEmbedded(directory: arguments[1])
-        exit(checksFailed ? 1 : 0)
-    }
-    try run(directory: arguments[1])
-    try runCollections(directory: arguments[1])
-    try runMixed(directory: arguments[1])
-    try runEmbedded(directory: arguments[1])
+    let chosen = Set(arguments.dropFirst(2))
+    for section in sections where chosen.isEmpty || chosen.contains(section.name) { try section.run(arguments[1]) }
 } catch {
     FileHandle.standardError.write(Data("LarderBench: \(error)\n".utf8))
     exit(1)

@@ -130,6 +130,11 @@ print("Dogs, oldest first:")
 for dog in realm.objects(Dog.self).sorted(byKeyPath: "age", ascending: false) {
     print("  \(dog.name), \(dog.age), \(dog.color), lives in \(dog.currentCity)")
 }
+// Queries run in the C core: the where {} DSL (never quoted text) and Realm's query language.
+let youngInToronto = realm.objects(Dog.self).where { $0.age < 4 && $0.currentCity == "Toronto" }
+print("Young dogs in Toronto: \(youngInToronto.map(\.name).joined(separator: ", "))")
+let bNames = realm.objects(Dog.self).filter("name BEGINSWITH[c] %@ OR ANY owners.name == %@", "b", "Bowie")
+print("Dogs named B... or owned by Bowie: \(bNames.map(\.name).joined(separator: ", "))")
 print("People:")
 for person in realm.objects(Person.self) {
     print("  #\(person.id) \(person.name) from \(person.country ?? "somewhere")")

@@ -1,0 +1,332 @@
+import CLarder
+import Foundation
+
+/// One step of a query's key path, named as the C core names it.
+enum QueryStep {
+    case property(String, throughCollection: Bool)
+    /// A LinkingObjects property: `@links.<class>.<property>`.
+    case backlink(className: String, property: String)
+    /// A subquery's element: `$name`.
+    case variable(String)
+    case key(String)
+    case keys
+    case values
+
+    /// Whether the key path goes through a collection here (where a subquery's collection ends).
+    var isCollection: Bool {
+        switch self {
+        case .property(_, let collection): return collection
+        case .backlink: return true
+        default: return false
+        }
+    }
+}
+
+struct QueryPath {
+    var steps: [QueryStep] = []
+    var aggregate: lar_query_aggregate?
+}
+
+/// The AST a `Query<T>` builds in Swift, handed to the C builder when a collection is filtered.
+indirect enum QueryNode {
+    case path(QueryPath)
+    case value(_StoredValue)
+    case list([_StoredValue])
+    case compare(QueryNode, lar_query_op, UInt32, lar_query_quantifier, QueryNode)
+    case and(QueryNode, QueryNode)
+    case or(QueryNode, QueryNode)
+    case not(QueryNode)
+    case subquery(QueryPath, variable: String, QueryNode)
+
+    private var queryPath: QueryPath {
+        guard case .path(let path) = self else { fatalError("Only a key path has properties") }
+        return path
+    }
+
+    func appending(step: QueryStep) -> QueryNode {
+        var path = queryPath
+        if path.aggregate != nil { fatalError("Nothing may follow an aggregate in a query's key path") }
+        path.steps.append(step)
+        return .path(path)
+    }
+
+    func appending(property keyPath: AnyKeyPath, of type: Object.Type) -> QueryNode {
+        appending(step: QueryKeyPaths.step(for: keyPath, of: type))
+    }
+
+    func aggregated(_ aggregate: lar_query_aggregate) -> QueryNode {
+        var path = queryPath
+        path.aggregate = aggregate
+        return .path(path)
+    }
+
+    /// As a predicate: a bool property alone means `property == true`.
+    var predicate: QueryNode {
+        if case .path = self { return .compare(self, LAR_QUERY_EQ, 0, LAR_QUERY_PLAIN, .value(.bool(true))) }
+        return self
+    }
+
+    /// `SUBQUERY(collection, $colN, predicate).@count`: the collection is the first
+    /// one a key path of the predicate goes through; key paths through it start at $colN.
+    func subquery() -> QueryNode {
+        guard let collection = firstCollection() else {
+            fatalError("Subqueries must contain a keypath starting with a collection.")
+        }
+        let variable = "col\(subqueryDepth + 1)"
+        let prefix = collection.steps.count
+        let body = predicate.mapPaths { path in
+            guard path.steps.count >= prefix, QueryKeyPaths.same(Array(path.steps.prefix(prefix)), collection.steps) else {
+                return path
+            }
+            return QueryPath(steps: [.variable(variable)] + path.steps.dropFirst(prefix), aggregate: path.aggregate)
+        }
+        return .subquery(collection, variable: variable, body)
+    }
+
+    private func firstCollection() -> QueryPath? {
+        switch self {
+        case .path(let path):
+            guard let end = path.steps.firstIndex(where: \.isCollection) else { return nil }
+            return QueryPath(steps: Array(path.steps[...end]))
+        case .compare(let left, _, _, _, let right): return left.firstCollection() ?? right.firstCollection()
+        case .and(let a, let b), .or(let a, let b): return a.firstCollection() ?? b.firstCollection()
+        case .not(let a): return a.firstCollection()
+        default: return nil
+        }
+    }
+
+    private var subqueryDepth: Int {
+        switch self {
+        case .subquery(_, _, let body): return body.subqueryDepth + 1
+        case .compare(let left, _, _, _, let right): return Swift.max(left.subqueryDepth, right.subqueryDepth)
+        case .and(let a, let b), .or(let a, let b): return Swift.max(a.subqueryDepth, b.subqueryDepth)
+        case .not(let a): return a.subqueryDepth
+        default: return 0
+        }
+    }
+
+    private func mapPaths(_ transform: (QueryPath) -> QueryPath) -> QueryNode {
+        switch self {
+        case .path(let path): return .path(transform(path))
+        case .compare(let left, let op, let options, let quantifier, let right):
+            return .compare(left.mapPaths(transform), op, options, quantifier, right.mapPaths(transform))
+        case .and(let a, let b): return .and(a.mapPaths(transform), b.mapPaths(transform))
+        case .or(let a, let b): return .or(a.mapPaths(transform), b.mapPaths(transform))
+        case .not(let a): return .not(a.mapPaths(transform))
+        default: return self
+        }
+    }
+}
+
+/// A C query (`lar_query`), freed with its owner.
+final class QueryHandle {
+    let pointer: OpaquePointer
+
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+
+    deinit { lar_query_free(pointer) }
+
+    /// The canonical text of the query (`lar_query_describe`); values: bound arguments by their values.
+    func description(values: Bool = false) -> String {
+        let flags = values ? UInt32(LAR_QUERY_DESCRIBE_VALUES) : 0
+        var length = 0
+        _ = lar_query_describe(pointer, nil, 0, &length, flags)
+        var buffer = [CChar](repeating: 0, count: length + 1)
+        let rc = lar_query_describe(pointer, &buffer, buffer.count, nil, flags)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot describe a query") }
+        return String(cString: buffer)
+    }
+
+    /// The query the DSL built, resolved against cls; traps with the core's message when it is invalid.
+    static func build(_ node: QueryNode, env: OpaquePointer, cls: lar_class) -> QueryHandle {
+        var query: OpaquePointer?
+        let rc = lar_query_new(env, cls, &query)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot build a query") }
+        let handle = QueryHandle(query!)
+        push(node.predicate, into: query!)
+        if lar_query_finish(query) != LAR_OK { invalidQuery() }
+        return handle
+    }
+
+    /// Realm traps on an invalid predicate; the message is the core's.
+    static func invalidQuery() -> Never {
+        fatalError("Invalid query: \(String(cString: lar_error_last().pointee.message))")
+    }
+
+    /// Builder calls for node; errors stick in the query, so only the finish is checked.
+    private static func push(_ node: QueryNode, into query: OpaquePointer) {
+        switch node {
+        case .path(let path): push(path, into: query)
+        case .value(let value): pushValue(value, into: query)
+        case .list(let values):
+            for value in values { pushValue(value, into: query) }
+            lar_query_push_list(query, values.count)
+        case .compare(let left, let op, let options, let quantifier, let right):
+            push(left, into: query)
+            push(right, into: query)
+            lar_query_compare(query, op, options, quantifier)
+        case .and(let a, let b):
+            push(a, into: query)
+            push(b, into: query)
+            lar_query_and(query, 2)
+        case .or(let a, let b):
+            push(a, into: query)
+            push(b, into: query)
+            lar_query_or(query, 2)
+        case .not(let a):
+            push(a, into: query)
+            lar_query_not(query)
+        case .subquery(let collection, let variable, let body):
+            push(collection, into: query)
+            push(body, into: query)
+            lar_query_subquery(query, variable)
+        }
+    }
+
+    private static func push(_ path: QueryPath, into query: OpaquePointer) {
+        lar_query_push_path(query)
+        for step in path.steps {
+            switch step {
+            case .property(let name, _): lar_query_path_append(query, LAR_QUERY_STEP_PROPERTY, name, nil)
+            case .backlink(let className, let property): lar_query_path_append(query, LAR_QUERY_STEP_BACKLINK, property, className)
+            case .variable(let name): lar_query_path_append(query, LAR_QUERY_STEP_VARIABLE, name, nil)
+            case .key(let key): lar_query_path_append(query, LAR_QUERY_STEP_KEY, key, nil)
+            case .keys: lar_query_path_append(query, LAR_QUERY_STEP_KEYS, nil, nil)
+            case .values: lar_query_path_append(query, LAR_QUERY_STEP_VALUES, nil, nil)
+            }
+        }
+        if let aggregate = path.aggregate { lar_query_path_aggregate(query, aggregate) }
+    }
+
+    private static func pushValue(_ value: _StoredValue, into query: OpaquePointer) {
+        QueryValues.checkQueryable(value)
+        value.withCValue { _ = lar_query_push_value(query, $0) }
+    }
+}
+
+enum QueryValues {
+    /// Objects in a query must be managed, as in Realm; nested collections have no value to compare.
+    static func checkQueryable(_ value: _StoredValue) {
+        switch value {
+        case .object(let object) where object.core.realm == nil:
+            fatalError("Only managed objects may be used in a query: add the object to a Realm first.")
+        case .collection:
+            fatalError("A collection cannot be a value in a query.")
+        default: break
+        }
+    }
+}
+
+/// The names of model key paths, as the query's steps. Swift on Linux cannot name
+/// a key path, so a property is found by its value type, and among properties of
+/// the same type by reading the key path back from a probe object that holds a
+/// distinct value in each. Names are cached per key path.
+enum QueryKeyPaths {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var cache: [AnyKeyPath: QueryStep] = [:]
+
+    static func step(for keyPath: AnyKeyPath, of type: Object.Type) -> QueryStep {
+        if let step = lock.withLock({ cache[keyPath] }) { return step }
+        let step = findStep(for: keyPath, of: type)
+        lock.withLock { cache[keyPath] = step }
+        return step
+    }
+
+    static func same(_ a: [QueryStep], _ b: [QueryStep]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { name($0) == name($1) }
+    }
+
+    private static func name(_ step: QueryStep) -> String {
+        switch step {
+        case .property(let name, _): return name
+        case .backlink(let className, let property): return "@links.\(className).\(property)"
+        case .variable(let name): return "$" + name
+        case .key(let key): return "[\(key)]"
+        case .keys: return "@keys"
+        case .values: return "@values"
+        }
+    }
+
+    private static func findStep(for keyPath: AnyKeyPath, of type: Object.Type) -> QueryStep {
+        let schema = type.schema
+        let valueType = ObjectIdentifier(Swift.type(of: keyPath).valueType)
+        let backlinks = schema.linkingObjects.filter { ObjectIdentifier($0.valueType) == valueType }
+        if backlinks.count == 1 {
+            return .backlink(className: backlinks[0].origin.className(), property: backlinks[0].originProperty)
+        }
+        if let slot = schema.slot(ofAny: keyPath, root: type) {
+            return .property(schema.properties[slot].name, throughCollection: schema.properties[slot].isCollection)
+        }
+        fatalError("Cannot use key path \(keyPath) in a query: it is not a persisted property of '\(schema.name)'")
+    }
+}
+
+// MARK: Entry points
+
+extension Query where T: Object {
+    /// The C query isIncluded builds over objects of T in instance's file.
+    static func build(_ isIncluded: (Query<T>) -> Query<Bool>, instance: RealmInstance, table: ManagedClass) -> QueryHandle {
+        QueryHandle.build(isIncluded(root()).node, env: instance.environment.handle, cls: table.id)
+    }
+}
+
+extension Realm {
+    /// The canonical text of the query isIncluded builds on T (tests compare it with the core's).
+    func _queryDescription<T: Object>(_ type: T.Type, _ isIncluded: (Query<T>) -> Query<Bool>) -> String {
+        Query<T>.build(isIncluded, instance: instance, table: instance.table(for: type)).description()
+    }
+
+    /// The same for a format and its arguments (values: bound arguments described by value).
+    func _queryDescription<T: Object>(_ type: T.Type, _ format: String, _ args: [Any?], values: Bool = false) -> String {
+        let table = instance.table(for: type)
+        return QueryArgument.parse(format, args, env: instance.environment.handle, cls: table.id, schema: table.schema)
+            .description(values: values)
+    }
+}
+
+// MARK: Running
+
+extension QueryHandle {
+    /// Runs the query in txn; traps with the core's message when it cannot run (a construct not supported yet).
+    func run(in txn: OpaquePointer) -> FilterRun {
+        var results: OpaquePointer?
+        let rc = lar_query_run(txn, pointer, &results)
+        if rc != LAR_OK { QueryHandle.invalidQuery() }
+        return FilterRun(results: results!)
+    }
+}
+
+/// One run of a query (a C `lar_results`): its keys, and whether they still hold.
+final class FilterRun {
+    private let results: OpaquePointer
+    /// The keys in the order the results give them (this run's, or a caller's reordering).
+    let keys: [lar_objkey]
+
+    init(results: OpaquePointer) {
+        self.results = results
+        var count = 0
+        lar_results_count(results, &count)
+        keys = [lar_objkey](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { lar_results_keys(results, 0, buffer.baseAddress, count, &initialized) }
+        }
+        owner = nil
+    }
+
+    /// The run other's results made, with keys in another order; it keeps other alive.
+    init(results other: FilterRun, keys: [lar_objkey]) {
+        results = other.results
+        self.keys = keys
+        owner = other
+    }
+
+    /// The run whose C results this one shares, if any.
+    private let owner: FilterRun?
+
+    deinit { if owner == nil { lar_results_free(results) } }
+
+    /// Whether the run still describes what txn sees (no write since, same snapshot).
+    func isCurrent(in txn: OpaquePointer) -> Bool {
+        var current: Int32 = 0
+        return lar_results_is_current(results, txn, &current) == LAR_OK && current != 0
+    }
+}
