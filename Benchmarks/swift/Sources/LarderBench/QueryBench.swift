@@ -1,31 +1,24 @@
-// The query workloads of issue #13 through the Swift API: `where {}` on 200,000
-// objects (an indexed string `name`, ints `a` and `b`, a string `c`, a link to one of
-// 100 owners), against GRDB running the same query in SQL with the same index.
+// The query workloads (issue #13), compared with the raw-LMDB and C-API lines bench_c
+// wrote for them: Benchmarks/c/bench_query.c describes the data (200,000 items, each
+// with an indexed name, ints age, a and b, an 8-letter word and a link to one of 1,000
+// owners), the workloads, and what each checks. Every implementation computes the same
+// counts, sums and sorted sequences, checked against the plan below.
 //
-//   query-indexed-eq  `name == "item 123456"`: count and first (the index answers)
-//   query-range       `a >= 100 && a < 200` on an unindexed int: count
-//   query-compound    `a > 500 && (b == 7 || c.starts(with: "z", options: .caseInsensitive))`: count
-//   query-contains    `c.contains("et", options: .caseInsensitive)`: count
-//   query-link        `owner.name == "owner 7"`: count (GRDB: a join)
+// impl=swift: `realm.objects(QueryItem.self)` with `where { ... }` (the seed pages'
+// style) for the indexed equality and `filter("...")` (the C text) for the others,
+// iterating the matches and reading `a`; `sorted(byKeyPath:)` for the sorts;
+// `sum(ofProperty:)` and `average(ofProperty:)`.
 //
-// ns_per_op is per query: building it (the DSL's C AST; GRDB: a prepared statement
-// found in its cache), running it and reading the count. Lines: swift, and
-// grdb-record with swift_speedup (GRDB's ns / swift's). Counts are checked equal.
+// impl=grdb-sql: GRDB running the same query in SQL with the same index (item.name),
+// reading rows through a cursor of cached statements: `WHERE name = ?` (COUNT(*) and
+// the first id), `WHERE age >= 30 AND age < 40`, `WHERE a > 500 AND (b = 3 OR word
+// LIKE 'z%')` (SQLite's LIKE folds ASCII case, as BEGINSWITH[c] does here),
+// `WHERE word LIKE '%ab%'`, a JOIN on the owner for the link, `ORDER BY a` / `ORDER BY
+// word`, and `SELECT SUM(a), AVG(a)`. Same configuration as the other GRDB workloads
+// (DatabaseQueue, rollback journal, synchronous=FULL).
 import Foundation
 import GRDB
 import Larder
-
-final class QueryBenchOwner: Object {
-    @Persisted var name = ""
-}
-
-final class QueryBenchItem: Object {
-    @Persisted(indexed: true) var name = ""
-    @Persisted var a = 0
-    @Persisted var b = 0
-    @Persisted var c = ""
-    @Persisted var owner: QueryBenchOwner?
-}
 
 enum QueryWorkload: String, CaseIterable {
     case indexedEq = "query-indexed-eq"
@@ -33,118 +26,336 @@ enum QueryWorkload: String, CaseIterable {
     case compound = "query-compound"
     case contains = "query-contains"
     case link = "query-link"
+    case sortInt = "query-sort-int"
+    case sortString = "query-sort-string"
+    case sum = "query-sum"
 
-    /// Queries per timed run: the index answers in microseconds, scans take milliseconds.
-    var runs: Int { self == .indexedEq ? 2000 : 10 }
+    /// The filter's text in Larder's query language (the filters only).
+    var filterText: String? {
+        switch self {
+        case .range: return "age >= 30 AND age < 40"
+        case .compound: return "a > 500 AND (b == 3 OR word BEGINSWITH[c] \"z\")"
+        case .contains: return "word CONTAINS[c] \"ab\""
+        case .link: return "owner.age > 50"
+        default: return nil
+        }
+    }
+
+    var sqlWhere: String? {
+        switch self {
+        case .range: return "SELECT a FROM item WHERE age >= 30 AND age < 40"
+        case .compound: return "SELECT a FROM item WHERE a > 500 AND (b = 3 OR word LIKE 'z%')"
+        case .contains: return "SELECT a FROM item WHERE word LIKE '%ab%'"
+        case .link: return "SELECT item.a FROM item JOIN owner ON owner.id = item.ownerId WHERE owner.age > 50"
+        default: return nil
+        }
+    }
+
+    /// What ns_per_op divides by: probes for the indexed equality, items otherwise.
+    var operations: Int { self == .indexedEq ? QueryData.probes : QueryData.count }
+}
+
+final class QueryOwner: Object {
+    @Persisted var age = 0
+}
+
+final class QueryItem: Object {
+    @Persisted var n = 0
+    @Persisted(indexed: true) var name = ""
+    @Persisted var age = 0
+    @Persisted var a = 0
+    @Persisted var b = 0
+    @Persisted var word = ""
+    @Persisted var owner: QueryOwner?
+}
+
+/// bench_query.c's data, bit for bit, and what each workload must find.
+enum QueryData {
+    static let count = 200_000
+    static let names = 20_000
+    static let owners = 1_000
+    static let probes = 2_000
+    static let readRepeats = 5
+
+    struct Item {
+        var age, a, b, owner: Int
+        var name, word: String
+    }
+
+    static func ownerAge(_ j: Int) -> Int { (j &* 37) % 100 }
+
+    static func item(_ i: Int) -> Item {
+        let u = UInt64(i)
+        var h = u &* 0x9E37_79B9_7F4A_7C15
+        var letters = [UInt8]()
+        for _ in 0..<8 {
+            h ^= h >> 29
+            h = h &* 0xBF58_476D_1CE4_E5B9
+            letters.append(UInt8(ascii: "a") + UInt8((h >> 40) % 26))
+        }
+        return Item(age: Int((u &* 7919) % 100), a: Int((u &* 104_729) % 1000), b: Int((u &* 31) % 10),
+                    owner: i % owners + 1, name: name(i % names),
+                    word: String(decoding: letters, as: UTF8.self))
+    }
+
+    static func name(_ k: Int) -> String {
+        let digits = String(k)
+        return "item-" + String(repeating: "0", count: max(0, 5 - digits.count)) + digits
+    }
+
+    static func probeName(_ p: Int) -> String { name((p &* 7) % names) }
+
+    static let all: [Item] = (1...count).map(item)
+    static let probeNames: [String] = (0..<probes).map(probeName)
+
+    static func matches(_ workload: QueryWorkload, _ it: Item) -> Bool {
+        switch workload {
+        case .range: return it.age >= 30 && it.age < 40
+        case .compound: return it.a > 500 && (it.b == 3 || it.word.hasPrefix("z"))
+        case .contains: return it.word.contains("ab")
+        case .link: return ownerAge(it.owner) > 50
+        default: return false
+        }
+    }
+
+    /// The tally each workload must produce.
+    static let expected: [QueryWorkload: Tally] = {
+        var result: [QueryWorkload: Tally] = [:]
+        for workload in QueryWorkload.allCases where workload.filterText != nil {
+            var tally = Tally()
+            for it in all where matches(workload, it) {
+                tally.objects += 1
+                tally.sum += it.a
+            }
+            result[workload] = tally
+        }
+        var eq = Tally()
+        for p in 0..<probes {
+            let k = (p &* 7) % names
+            eq.objects += count / names
+            eq.sum += k == 0 ? names : k
+        }
+        result[.indexedEq] = eq
+        result[.sortInt] = Tally(objects: count, sum: checksum(all.map { UInt64($0.a) }.sorted()))
+        result[.sortString] = Tally(objects: count, sum: checksum(all.map { wordBits($0.word) }.sorted()))
+        result[.sum] = Tally(objects: count, sum: all.reduce(0) { $0 + $1.a })
+        return result
+    }()
+
+    /// bench_query.c's order-dependent checksum, as an Int (bit pattern).
+    static func checksum<S: Sequence>(_ values: S) -> Int where S.Element == UInt64 {
+        var sum: UInt64 = 0
+        for value in values { sum = (sum ^ value) &* 0x1_0000_01B3 &+ 1 }
+        return Int(bitPattern: UInt(sum))
+    }
+
+    static func wordBits(_ word: String) -> UInt64 {
+        var v: UInt64 = 0
+        var bytes = word.utf8.makeIterator()
+        for _ in 0..<8 { v = v << 8 | UInt64(bytes.next() ?? 0) }
+        return v
+    }
 }
 
 enum QueryBench {
-    static let count = 200_000
-    static let owners = 100
-
-    static func c(_ i: Int) -> String { ["zeta", "alpha", "Zorro", "beta", "gamma"][i % 5] + String(i % 97) }
-
-    /// The Swift query of a workload: its count (and for indexed-eq, the first object's a added).
-    static func swiftQuery(_ realm: Realm, _ workload: QueryWorkload) -> Int {
-        let items = realm.objects(QueryBenchItem.self)
-        switch workload {
-        case .indexedEq:
-            let found = items.where { $0.name == "item 123456" }
-            return found.count + (found.first?.a ?? 0)
-        case .range: return items.where { $0.a >= 100 && $0.a < 200 }.count
-        case .compound:
-            return items.where { $0.a > 500 && ($0.b == 7 || $0.c.starts(with: "z", options: .caseInsensitive)) }.count
-        case .contains: return items.where { $0.c.contains("et", options: .caseInsensitive) }.count
-        case .link: return items.where { $0.owner.name == "owner 7" }.count
-        }
+    private static func verify(_ impl: String, _ workload: QueryWorkload, _ got: Tally) {
+        let want = QueryData.expected[workload]!
+        if got == want { return }
+        checksFailed = true
+        FileHandle.standardError.write(Data(
+            ("LarderBench: CHECK FAILED: impl=\(impl) workload=\(workload.rawValue): got \(got.objects), " +
+             "\(got.sum); expected \(want.objects), \(want.sum)\n").utf8))
     }
 
-    static func grdbQuery(_ db: Database, _ workload: QueryWorkload) throws -> Int {
-        func count(_ sql: String, _ arguments: StatementArguments = []) throws -> Int {
-            try Int.fetchOne(db.cachedStatement(sql: sql), arguments: arguments)!
-        }
-        switch workload {
-        case .indexedEq:
-            let first = try Int.fetchOne(db.cachedStatement(sql: "SELECT a FROM item WHERE name = ? ORDER BY id LIMIT 1"),
-                                         arguments: ["item 123456"]) ?? 0
-            return try count("SELECT COUNT(*) FROM item WHERE name = ?", ["item 123456"]) + first
-        case .range: return try count("SELECT COUNT(*) FROM item WHERE a >= ? AND a < ?", [100, 200])
-        case .compound: return try count("SELECT COUNT(*) FROM item WHERE a > ? AND (b = ? OR c LIKE ?)", [500, 7, "z%"])
-        case .contains: return try count("SELECT COUNT(*) FROM item WHERE c LIKE ?", ["%et%"])
-        case .link:
-            return try count("SELECT COUNT(*) FROM item JOIN owner ON owner.id = item.ownerId WHERE owner.name = ?",
-                             ["owner 7"])
-        }
-    }
+    // MARK: Larder
 
-    static func swift(directory: String) throws -> [QueryWorkload: (ns: Double, result: Int)] {
+    private static func larderRealm(_ directory: String) throws -> Realm {
         let path = "\(directory)/swift-query.larder"
         try removeFileIfPresent(path)
         try removeFileIfPresent(path + "-lock")
-        let realm = try Realm(configuration: Realm.Configuration(
-            fileURL: URL(fileURLWithPath: path), objectTypes: [QueryBenchItem.self, QueryBenchOwner.self]))
+        let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path),
+                                                                 objectTypes: [QueryItem.self, QueryOwner.self]))
         try realm.write {
-            let owners = (0..<owners).map { realm.create(QueryBenchOwner.self, value: ["name": "owner \($0)"]) }
-            for i in 0..<count {
-                let item = QueryBenchItem()
-                item.name = "item \(i)"
-                item.a = i % 1000
-                item.b = i % 13
-                item.c = c(i)
-                item.owner = owners[i % owners.count]
+            let owners = (1...QueryData.owners).map { j -> QueryOwner in
+                let owner = QueryOwner()
+                owner.age = QueryData.ownerAge(j)
+                realm.add(owner)
+                return owner
+            }
+            for (index, it) in QueryData.all.enumerated() {
+                let item = QueryItem()
+                item.n = index + 1
+                item.name = it.name
+                item.age = it.age
+                item.a = it.a
+                item.b = it.b
+                item.word = it.word
+                item.owner = owners[it.owner - 1]
                 realm.add(item)
             }
         }
-        return try measure { workload in swiftQuery(realm, workload) }
+        return realm
     }
 
-    static func grdb(directory: String) throws -> [QueryWorkload: (ns: Double, result: Int)] {
+    private static func larderRun(_ realm: Realm, _ workload: QueryWorkload) -> Tally {
+        let items = realm.objects(QueryItem.self)
+        var tally = Tally()
+        switch workload {
+        case .indexedEq:
+            for name in QueryData.probeNames {
+                let matches = items.where { $0.name == name }
+                tally.objects += matches.count
+                tally.sum += matches.first?.n ?? 0
+            }
+        case .range, .compound, .contains, .link:
+            for item in items.filter(workload.filterText!) {
+                tally.objects += 1
+                tally.sum += item.a
+            }
+        case .sortInt:
+            var sum: UInt64 = 0
+            for item in items.sorted(byKeyPath: "a") {
+                tally.objects += 1
+                sum = (sum ^ UInt64(item.a)) &* 0x1_0000_01B3 &+ 1
+            }
+            tally.sum = Int(bitPattern: UInt(sum))
+        case .sortString:
+            var sum: UInt64 = 0
+            for item in items.sorted(byKeyPath: "word") {
+                tally.objects += 1
+                sum = (sum ^ QueryData.wordBits(item.word)) &* 0x1_0000_01B3 &+ 1
+            }
+            tally.sum = Int(bitPattern: UInt(sum))
+        case .sum:
+            let sum: Int = items.sum(ofProperty: "a")
+            let average: Double? = items.average(ofProperty: "a")
+            tally = Tally(objects: Int((Double(sum) / (average ?? 1)).rounded()), sum: sum)
+        }
+        return tally
+    }
+
+    // MARK: GRDB
+
+    private static func grdbQueue(_ directory: String) throws -> DatabaseQueue {
         let path = "\(directory)/grdb-query.sqlite"
         for suffix in ["", "-journal", "-wal", "-shm"] { try removeFileIfPresent(path + suffix) }
         let queue = try DatabaseQueue(path: path)
         try queue.write { db in
             try db.execute(sql: """
-                CREATE TABLE owner (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-                CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, a INTEGER NOT NULL,
-                    b INTEGER NOT NULL, c TEXT NOT NULL, ownerId INTEGER REFERENCES owner(id));
+                CREATE TABLE owner (id INTEGER PRIMARY KEY, age INTEGER NOT NULL);
+                CREATE TABLE item (id INTEGER PRIMARY KEY, name TEXT NOT NULL, age INTEGER NOT NULL,
+                    a INTEGER NOT NULL, b INTEGER NOT NULL, word TEXT NOT NULL,
+                    ownerId INTEGER NOT NULL REFERENCES owner(id));
                 CREATE INDEX item_name ON item(name);
                 """)
-            for k in 0..<owners { try db.execute(sql: "INSERT INTO owner (id, name) VALUES (?, ?)", arguments: [k + 1, "owner \(k)"]) }
-            let insert = try db.makeStatement(sql: "INSERT INTO item (name, a, b, c, ownerId) VALUES (?, ?, ?, ?, ?)")
-            for i in 0..<count { try insert.execute(arguments: ["item \(i)", i % 1000, i % 13, c(i), i % owners + 1]) }
+            for j in 1...QueryData.owners {
+                try db.execute(sql: "INSERT INTO owner (id, age) VALUES (?, ?)", arguments: [j, QueryData.ownerAge(j)])
+            }
+            let insert = try db.cachedStatement(sql: """
+                INSERT INTO item (id, name, age, a, b, word, ownerId) VALUES (?, ?, ?, ?, ?, ?, ?)
+                """)
+            for (index, it) in QueryData.all.enumerated() {
+                try insert.execute(arguments: [index + 1, it.name, it.age, it.a, it.b, it.word, it.owner])
+            }
         }
-        defer { try? queue.close() }
-        return try measure { workload in try queue.read { db in try grdbQuery(db, workload) } }
+        return queue
     }
 
-    /// Best of `repeats` timed runs of each workload's query, per query.
-    private static func measure(_ query: (QueryWorkload) throws -> Int) throws -> [QueryWorkload: (ns: Double, result: Int)] {
-        var out: [QueryWorkload: (ns: Double, result: Int)] = [:]
-        for workload in QueryWorkload.allCases {
-            var best = Double.infinity, result = 0
-            for _ in 0..<repeats {
-                best = min(best, try nanoseconds { for _ in 0..<workload.runs { result = try query(workload) } })
+    private static func grdbRun(_ db: Database, _ workload: QueryWorkload) throws -> Tally {
+        var tally = Tally()
+        switch workload {
+        case .indexedEq:
+            let count = try db.cachedStatement(sql: "SELECT COUNT(*) FROM item WHERE name = ?")
+            let first = try db.cachedStatement(sql: "SELECT id FROM item WHERE name = ? ORDER BY id LIMIT 1")
+            for name in QueryData.probeNames {
+                tally.objects += try Int.fetchOne(count, arguments: [name]) ?? 0
+                tally.sum += try Int.fetchOne(first, arguments: [name]) ?? 0
             }
-            out[workload] = (best / Double(workload.runs), result)
+        case .range, .compound, .contains, .link:
+            let rows = try Row.fetchCursor(db.cachedStatement(sql: workload.sqlWhere!))
+            while let row = try rows.next() {
+                tally.objects += 1
+                tally.sum += row[0] as Int
+            }
+        case .sortInt, .sortString:
+            let byWord = workload == .sortString
+            let rows = try Row.fetchCursor(db.cachedStatement(
+                sql: byWord ? "SELECT word FROM item ORDER BY word" : "SELECT a FROM item ORDER BY a"))
+            var sum: UInt64 = 0
+            while let row = try rows.next() {
+                tally.objects += 1
+                let value = byWord ? QueryData.wordBits(row[0] as String) : UInt64(row[0] as Int)
+                sum = (sum ^ value) &* 0x1_0000_01B3 &+ 1
+            }
+            tally.sum = Int(bitPattern: UInt(sum))
+        case .sum:
+            let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT SUM(a), AVG(a) FROM item"))!
+            let sum: Int = row[0], average: Double = row[1]
+            tally = Tally(objects: Int((Double(sum) / average).rounded()), sum: sum)
         }
-        return out
+        return tally
+    }
+
+    // MARK: The run
+
+    /// Best ns per operation of each workload, for Larder (swift) and GRDB.
+    static func measure(directory: String) throws -> (swift: [QueryWorkload: Double], grdb: [QueryWorkload: Double]) {
+        let realm = try larderRealm(directory)
+        let queue = try grdbQueue(directory)
+        var swift: [QueryWorkload: Double] = [:], grdb: [QueryWorkload: Double] = [:]
+        for workload in QueryWorkload.allCases {
+            for _ in 0..<QueryData.readRepeats {
+                var tally = Tally()
+                let larderNs = nanoseconds { tally = larderRun(realm, workload) }
+                verify("swift", workload, tally)
+                let grdbNs = try nanoseconds { tally = try queue.read { try grdbRun($0, workload) } }
+                verify("grdb-sql", workload, tally)
+                let ops = Double(workload.operations)
+                swift[workload] = min(swift[workload] ?? .infinity, larderNs / ops)
+                grdb[workload] = min(grdb[workload] ?? .infinity, grdbNs / ops)
+            }
+        }
+        try queue.close()
+        return (swift, grdb)
     }
 }
 
 func runQueries(directory: String) throws {
-    FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(repeats)\n".utf8))
-    let swift = try QueryBench.swift(directory: directory)
-    let grdb = try QueryBench.grdb(directory: directory)
+    let reference = try loadCResultTable("\(directory)/c-results.txt", workloads: QueryWorkload.allCases.map(\.rawValue))
+    _ = QueryData.expected // computed before any clock starts
+    FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(QueryData.readRepeats)\n".utf8))
+    let (swift, grdb) = try QueryBench.measure(directory: directory)
     for workload in QueryWorkload.allCases {
-        let s = swift[workload]!, g = grdb[workload]!
-        if s.result != g.result {
-            checksFailed = true
-            FileHandle.standardError.write(Data(
-                "LarderBench: CHECK FAILED: workload=\(workload.rawValue): swift \(s.result), grdb \(g.result)\n".utf8))
-        }
-        print("BENCH workload=\(workload.rawValue) impl=swift n=\(QueryBench.count) ns_per_op=\(fixed(s.ns, 1))")
-        print("BENCH workload=\(workload.rawValue) impl=grdb-record n=\(QueryBench.count) ns_per_op=\(fixed(g.ns, 1))" +
-              " swift_speedup=\(fixed(g.ns / s.ns, 2))")
+        let ref = reference[workload.rawValue]!, n = workload.operations
+        let swiftNs = swift[workload]!, grdbNs = grdb[workload]!
+        let raw = ref["raw-lmdb"]!, cAPI = ref["c-api"]!
+        print("BENCH workload=\(workload.rawValue) impl=swift n=\(n) ns_per_op=\(fixed(swiftNs, 1))" +
+              " vs_raw=\(fixed(swiftNs / raw, 2)) vs_c_api=\(fixed(swiftNs / cAPI, 2))")
+        print("BENCH workload=\(workload.rawValue) impl=grdb-sql n=\(n) ns_per_op=\(fixed(grdbNs, 1))" +
+              " vs_raw=\(fixed(grdbNs / raw, 2)) vs_c_api=\(fixed(grdbNs / cAPI, 2)) swift_speedup=\(fixed(grdbNs / swiftNs, 2))")
         fflush(stdout)
     }
+}
+
+/// Every BENCH line of c-results.txt for the given workloads: ns_per_op by workload and
+/// impl. Throws when a workload lacks its raw-lmdb or c-api line.
+func loadCResultTable(_ path: String, workloads: [String]) throws -> [String: [String: Double]] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw BenchError("cannot read \(path): run bench_c first")
+    }
+    var table: [String: [String: Double]] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
+        var fields: [Substring: Substring] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            fields[pair[..<equals]] = pair[pair.index(after: equals)...]
+        }
+        guard let workload = fields["workload"].map(String.init), workloads.contains(workload),
+              let impl = fields["impl"], let ns = fields["ns_per_op"].flatMap({ Double($0) }), ns > 0 else { continue }
+        table[workload, default: [:]][String(impl)] = ns
+    }
+    for workload in workloads where table[workload]?["raw-lmdb"] == nil || table[workload]?["c-api"] == nil {
+        throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload)")
+    }
+    return table
 }
