@@ -33,6 +33,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <lmdb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -490,19 +491,9 @@ static void write_results(const char *dir)
     if (ferror(f) | fclose(f)) die(path, "cannot write the results");
 }
 
-int main(int argc, char **argv)
+/* The objects workloads: insert, scan and lookup of N objects with ten ints. */
+static void bench_objects(const char *dir)
 {
-    if (argc != 2 && !(argc == 3 && !strcmp(argv[2], "embedded"))) {
-        fprintf(stderr, "usage: %s <dir> [embedded]\n", argv[0]);
-        return 2;
-    }
-    const char *dir = argv[1];
-    make_dirs(dir);
-    if (argc == 3) { /* the embedded workloads alone, for iterating on them */
-        bench_embedded(dir);
-        write_results(dir);
-        return 0;
-    }
     char raw_path[4200], lar_path[4200];
     snprintf(raw_path, sizeof raw_path, "%s/raw.lmdb", dir);
     snprintf(lar_path, sizeof lar_path, "%s/c-api.larder", dir);
@@ -560,10 +551,42 @@ int main(int argc, char **argv)
 
     raw_close(&raw);
     lar_db_close(&db);
-    bench_collections(dir);
-    bench_mixed(dir);
-    bench_embedded(dir);
-    bench_query(dir);
+}
+
+/* The sections, by the names LarderBench uses too. */
+static const struct section {
+    const char *name;
+    void (*run)(const char *dir);
+} SECTIONS[] = {
+    {"objects", bench_objects}, {"collections", bench_collections}, {"mixed", bench_mixed},
+    {"embedded", bench_embedded}, {"queries", bench_query},
+};
+#define SECTION_COUNT (sizeof SECTIONS / sizeof SECTIONS[0])
+
+static bool section_named(const char *name)
+{
+    for (size_t i = 0; i < SECTION_COUNT; i++)
+        if (!strcmp(SECTIONS[i].name, name)) return true;
+    return false;
+}
+
+/* bench_c <dir> [section...]: every section, or only those named. */
+int main(int argc, char **argv)
+{
+    bool usable = argc >= 2;
+    for (int i = 2; usable && i < argc; i++) usable = section_named(argv[i]);
+    if (!usable) {
+        fprintf(stderr, "usage: %s <dir> [section...]   (sections: objects collections mixed embedded queries)\n",
+                argv[0]);
+        return 2;
+    }
+    const char *dir = argv[1];
+    make_dirs(dir);
+    for (size_t s = 0; s < SECTION_COUNT; s++) {
+        bool chosen = argc == 2;
+        for (int i = 2; i < argc; i++) chosen |= !strcmp(argv[i], SECTIONS[s].name);
+        if (chosen) SECTIONS[s].run(dir);
+    }
     write_results(dir);
     return 0;
 }
