@@ -151,6 +151,28 @@ int main(int argc, char **argv)
     check(lar_list_get_batch(txn, obj, tricks_prop, 0, tricks, 8, &n), "read the tricks");
     printf("  knows %zu tricks:", n);
     for (size_t i = 0; i < n; i++) printf(" %s%s", tricks[i].as.string.data, i + 1 < n ? "," : "\n");
+
+    /* A query: parsed once, its argument bound, run in the C core into a result of
+     * object keys, sorted there too; its average computed without a loop of ours. */
+    lar_query *query;
+    check(lar_query_parse(env, dog, "age >= $0 AND owner != nil SORT(name ASC)", &query), "parse a query");
+    lar_query_arg min_age = {.kind = LAR_QUERY_ARG_VALUE, .value = integer(2)};
+    check(lar_query_bind(query, &min_age, 1), "bind its argument");
+    lar_results *results;
+    check(lar_query_run(txn, query, &results), "run the query");
+    size_t matches;
+    check(lar_results_count(results, &matches), "count the matches");
+    printf("%zu dogs of 2 or more have an owner:\n", matches);
+    for (size_t i = 0; i < matches; i++) {
+        check(lar_results_get(results, i, &obj), "read a match");
+        print_dog(txn, obj);
+    }
+    lar_value average;
+    check(lar_results_aggregate(txn, results, "age", LAR_AGGREGATE_AVERAGE, &average), "average their ages");
+    printf("  their average age: %.1f\n", average.as.float64);
+    lar_results_free(results);
+    lar_query_free(query);
+
     check(lar_txn_commit(txn), "end the read");
     lar_txn_free(txn);
 
