@@ -9,6 +9,12 @@
 // iterating the matches and reading `a`; `sorted(byKeyPath:)` for the sorts;
 // `sum(ofProperty:)` and `average(ofProperty:)`.
 //
+// impl=grdb-record: GRDB's natural equivalent, its query interface over Codable records
+// (`QueryItemRecord.filter(Column("age") >= 30 && Column("age") < 40).fetchCursor(db)`, a
+// `joining(required:)` of the owner association for the link, `.order(Column("a"))` for the
+// sorts, `select(sum(Column("a")), average(Column("a")))`), with the same index; the
+// swift_speedup of the targets.
+//
 // impl=grdb-sql: GRDB running the same query in SQL with the same index (item.name),
 // reading rows through a cursor of cached statements: `WHERE name = ?` (COUNT(*) and
 // the first id), `WHERE age >= 30 AND age < 40`, `WHERE a > 500 AND (b = 3 OR word
@@ -296,27 +302,69 @@ enum QueryBench {
         return tally
     }
 
+    private static func grdbRecordRun(_ db: Database, _ workload: QueryWorkload) throws -> Tally {
+        var tally = Tally()
+        let items = QueryItemRecord.all()
+        switch workload {
+        case .indexedEq:
+            for name in QueryData.probeNames {
+                let matches = items.filter(Column("name") == name)
+                tally.objects += try matches.fetchCount(db)
+                tally.sum += try matches.order(Column("id")).fetchOne(db)?.id ?? 0
+            }
+        case .range, .compound, .contains, .link:
+            let request: QueryInterfaceRequest<QueryItemRecord>
+            switch workload {
+            case .range: request = items.filter(Column("age") >= 30 && Column("age") < 40)
+            case .compound: request = items.filter(Column("a") > 500 && (Column("b") == 3 || Column("word").like("z%")))
+            case .contains: request = items.filter(Column("word").like("%ab%"))
+            default: request = items.joining(required: QueryItemRecord.owner.filter(Column("age") > 50))
+            }
+            let records = try request.fetchCursor(db)
+            while let item = try records.next() {
+                tally.objects += 1
+                tally.sum += item.a
+            }
+        case .sortInt, .sortString:
+            let byWord = workload == .sortString
+            let records = try items.order(Column(byWord ? "word" : "a")).fetchCursor(db)
+            var sum: UInt64 = 0
+            while let item = try records.next() {
+                tally.objects += 1
+                sum = (sum ^ (byWord ? QueryData.wordBits(item.word) : UInt64(item.a))) &* 0x1_0000_01B3 &+ 1
+            }
+            tally.sum = Int(bitPattern: UInt(sum))
+        case .sum:
+            let row = try items.select(sum(Column("a")), average(Column("a"))).asRequest(of: Row.self).fetchOne(db)!
+            let total: Int = row[0], mean: Double = row[1]
+            tally = Tally(objects: Int((Double(total) / mean).rounded()), sum: total)
+        }
+        return tally
+    }
+
     // MARK: The run
 
     /// Best ns per operation of each workload, for Larder (swift) and GRDB.
-    static func measure(directory: String) throws -> (swift: [QueryWorkload: Double], grdb: [QueryWorkload: Double]) {
+    /// Best ns per operation of each workload, by implementation (swift, grdb-record, grdb-sql).
+    static func measure(directory: String) throws -> [String: [QueryWorkload: Double]] {
         let realm = try larderRealm(directory)
         let queue = try grdbQueue(directory)
-        var swift: [QueryWorkload: Double] = [:], grdb: [QueryWorkload: Double] = [:]
+        var best: [String: [QueryWorkload: Double]] = [:]
+        func time(_ impl: String, _ workload: QueryWorkload, _ body: () throws -> Tally) rethrows {
+            var tally = Tally()
+            let ns = try nanoseconds { tally = try body() }
+            verify(impl, workload, tally)
+            best[impl, default: [:]][workload] = min(best[impl]?[workload] ?? .infinity, ns / Double(workload.operations))
+        }
         for workload in QueryWorkload.allCases {
             for _ in 0..<QueryData.readRepeats {
-                var tally = Tally()
-                let larderNs = nanoseconds { tally = larderRun(realm, workload) }
-                verify("swift", workload, tally)
-                let grdbNs = try nanoseconds { tally = try queue.read { try grdbRun($0, workload) } }
-                verify("grdb-sql", workload, tally)
-                let ops = Double(workload.operations)
-                swift[workload] = min(swift[workload] ?? .infinity, larderNs / ops)
-                grdb[workload] = min(grdb[workload] ?? .infinity, grdbNs / ops)
+                time("swift", workload) { larderRun(realm, workload) }
+                try time("grdb-record", workload) { try queue.read { try grdbRecordRun($0, workload) } }
+                try time("grdb-sql", workload) { try queue.read { try grdbRun($0, workload) } }
             }
         }
         try queue.close()
-        return (swift, grdb)
+        return best
     }
 }
 
@@ -324,15 +372,17 @@ func runQueries(directory: String) throws {
     let reference = try loadCResultTable("\(directory)/c-results.txt", workloads: QueryWorkload.allCases.map(\.rawValue))
     _ = QueryData.expected // computed before any clock starts
     FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(QueryData.readRepeats)\n".utf8))
-    let (swift, grdb) = try QueryBench.measure(directory: directory)
+    let best = try QueryBench.measure(directory: directory)
     for workload in QueryWorkload.allCases {
         let ref = reference[workload.rawValue]!, n = workload.operations
-        let swiftNs = swift[workload]!, grdbNs = grdb[workload]!
-        let raw = ref["raw-lmdb"]!, cAPI = ref["c-api"]!
-        print("BENCH workload=\(workload.rawValue) impl=swift n=\(n) ns_per_op=\(fixed(swiftNs, 1))" +
-              " vs_raw=\(fixed(swiftNs / raw, 2)) vs_c_api=\(fixed(swiftNs / cAPI, 2))")
-        print("BENCH workload=\(workload.rawValue) impl=grdb-sql n=\(n) ns_per_op=\(fixed(grdbNs, 1))" +
-              " vs_raw=\(fixed(grdbNs / raw, 2)) vs_c_api=\(fixed(grdbNs / cAPI, 2)) swift_speedup=\(fixed(grdbNs / swiftNs, 2))")
+        let raw = ref["raw-lmdb"]!, cAPI = ref["c-api"]!, swiftNs = best["swift"]![workload]!
+        for impl in ["swift", "grdb-record", "grdb-sql"] {
+            let ns = best[impl]![workload]!
+            var line = "BENCH workload=\(workload.rawValue) impl=\(impl) n=\(n) ns_per_op=\(fixed(ns, 1))" +
+                " vs_raw=\(fixed(ns / raw, 2)) vs_c_api=\(fixed(ns / cAPI, 2))"
+            if impl != "swift" { line += " swift_speedup=\(fixed(ns / swiftNs, 2))" }
+            print(line)
+        }
         fflush(stdout)
     }
 }
@@ -358,4 +408,22 @@ func loadCResultTable(_ path: String, workloads: [String]) throws -> [String: [S
         throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload)")
     }
     return table
+}
+
+struct QueryOwnerRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "owner"
+    var id: Int
+    var age: Int
+}
+
+struct QueryItemRecord: Codable, FetchableRecord, TableRecord {
+    static let databaseTableName = "item"
+    static let owner = belongsTo(QueryOwnerRecord.self, using: ForeignKey(["ownerId"]))
+    var id: Int
+    var name: String
+    var age: Int
+    var a: Int
+    var b: Int
+    var word: String
+    var ownerId: Int
 }
