@@ -36,6 +36,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The last run of the filters and its keys in result order, kept while the C
     /// core says it is current (no write, same snapshot).
     private var filterRun: FilterRun?
+    /// Every object of the class as a C result, for aggregates, kept while current.
+    private var allRun: CoreResults?
 
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?
@@ -340,6 +342,15 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return keys
     }
 
+    /// Every object of the class as a C result, reused while the core says it is current.
+    func allObjects() -> CoreResults {
+        let txn = instance.currentTxn()
+        if let allRun, allRun.isCurrent(in: txn) { return allRun }
+        let all = CoreResults.all(table, in: instance, txn: txn)
+        allRun = all
+        return all
+    }
+
     /// What the snapshot depends on: the transaction, the class's membership and the values the sorts read.
     private struct SnapshotStamp: Equatable {
         let membershipEpoch: UInt64
@@ -482,7 +493,7 @@ extension Results where Element: Object {
 
 extension Results: ObjectAggregating where Element: Object {
     /// The objects, for the C core to fold: the whole class without reading its keys into Swift.
-    var aggregateSource: AggregateSource { isWholeTable ? .table(instance, table) : .keys(instance, table, keys()) }
+    var aggregateSource: AggregateSource { isWholeTable ? .results(instance, table, allObjects()) : .keys(instance, table, keys()) }
 }
 
 // MARK: Aggregates of values
@@ -585,8 +596,39 @@ final class ResultsWalker {
 
     func nextKey() -> lar_objkey? {
         guard let keys else { return nextStreamed() }
-        defer { position += 1 }
-        return position < keys.count ? keys[position] : nil
+        return nextListed(keys)
+    }
+
+    /// Steps a C iterator over the listed keys (lar_iter_open_results), decoding each
+    /// row straight into the class's read cache as the streamed walk does.
+    private func nextListed(_ keys: [lar_objkey]) -> lar_objkey? {
+        guard position < keys.count else { return nil }
+        let expected = keys[position]
+        if handle == nil || version != instance.version { openListed(keys) }
+        position += 1
+        var obj = lar_obj()
+        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
+        if rc == LAR_OK && obj.key == expected {
+            table.didDecode(key: obj.key, version: instance.cacheStamp)
+            return expected
+        }
+        if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
+        // The iterator skipped expected, deleted since: hand it out as before, undecoded,
+        // and restart after it.
+        table.cachedVersion = .max
+        lar_iter_close(handle)
+        handle = nil
+        return expected
+    }
+
+    /// Opens the C iterator over the keys from position on, in this version.
+    private func openListed(_ keys: [lar_objkey]) {
+        if let handle { lar_iter_close(handle) }
+        let txn = instance.currentTxn()
+        let rest = CoreResults.of(Array(keys[position...]), table, txn: txn)
+        let rc = lar_iter_open_results(txn, rest.pointer, &handle)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        version = instance.version
     }
 
     /// Steps the C iterator, decoding the row straight into the class's read cache.

@@ -132,6 +132,37 @@ final class CoreOrderingTests: RealmTestCase {
         }
     }
 
+    func testIteratingSortedResultsReadsEachRowOnce() throws {
+        let sorted = realm.objects(OrdPet.self).sorted(byKeyPath: "rank")
+        XCTAssertEqual(sorted.map(\.rank), allPets.map(\.rank).sorted())
+        XCTAssertEqual(sorted.map(\.weight), stableSorted(allPets) { $0.rank == $1.rank ? nil : $0.rank < $1.rank }.map(\.weight))
+        // Writes in the loop end transactions: the walk goes on over its snapshot, reading the new version.
+        let before = allPets.reduce(0) { $0 + $1.weight }
+        var walked = 0
+        for pet in realm.objects(OrdPet.self).sorted(byKeyPath: "name") {
+            let weight = pet.weight
+            try realm.write { pet.weight = weight + 1 }
+            XCTAssertEqual(pet.weight, weight + 1)
+            walked += 1
+        }
+        XCTAssertEqual(walked, 24)
+        XCTAssertEqual(allPets.reduce(0) { $0 + $1.weight }, before + 24)
+        // An object deleted ahead of the walk still comes, invalidated; the others read their rows.
+        try realm.write {
+            let snapshot = realm.objects(OrdPet.self).sorted(byKeyPath: "rank")
+            let doomed = snapshot[3].core.key
+            var ranks: [Int] = []
+            var invalidated = 0
+            for (index, pet) in snapshot.enumerated() {
+                if index == 1 { realm.delete(realm.objects(OrdPet.self).first { $0.core.key == doomed }!) }
+                if pet.isInvalidated { invalidated += 1 } else { ranks.append(pet.rank) }
+            }
+            XCTAssertEqual(invalidated, 1)
+            XCTAssertEqual(ranks.count, 23)
+            XCTAssertEqual(ranks, ranks.sorted())
+        }
+    }
+
     func testSortingAListKeepsListOrderForTies() {
         let pets = people[0].pets
         let sorted = pets.sorted(byKeyPath: "rank")

@@ -18,8 +18,8 @@ enum AggregateOperation: String {
 
 /// Where the objects of an aggregate over a property come from.
 enum AggregateSource {
-    /// Every object of a class: folded by the C core.
-    case table(RealmInstance, ManagedClass)
+    /// The objects of a C result of a class (a query's): folded by the C core.
+    case results(RealmInstance, ManagedClass, CoreResults)
     /// The objects of a class with these keys: folded by the C core, no accessor.
     case keys(RealmInstance, ManagedClass, [lar_objkey])
     /// Objects in memory (an unmanaged collection's), managed or not.
@@ -140,9 +140,8 @@ enum ObjectAggregate {
         let results: CoreResults
         let instance: RealmInstance, table: ManagedClass
         switch source {
-        case .table(let tableInstance, let sourceTable):
-            (instance, table) = (tableInstance, sourceTable)
-            results = CoreResults.all(table, in: instance, txn: instance.currentTxn())
+        case .results(let resultsInstance, let sourceTable, let sourceResults):
+            (instance, table, results) = (resultsInstance, sourceTable, sourceResults)
         case .keys(let keysInstance, let sourceTable, let keys):
             (instance, table) = (keysInstance, sourceTable)
             results = CoreResults.of(keys, table, txn: instance.currentTxn())
