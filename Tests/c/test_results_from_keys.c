@@ -20,6 +20,22 @@ static lar_env *three_dogs(lar_class *dog, lar_obj dogs[3])
     return env;
 }
 
+/* The three dogs and a read transaction on them. */
+typedef struct fixture {
+    lar_env *env;
+    lar_class dog;
+    lar_obj dogs[3];
+    lar_txn *txn;
+} fixture;
+
+static fixture reading_three_dogs(void)
+{
+    fixture f;
+    f.env = three_dogs(&f.dog, f.dogs);
+    f.txn = begin_read(f.env);
+    return f;
+}
+
 TEST(results_from_keys_keeps_their_order_and_sorts)
 {
     lar_class dog;
@@ -69,11 +85,10 @@ TEST(results_from_keys_keeps_their_order_and_sorts)
 
 TEST(results_from_keys_of_a_deleted_object)
 {
-    lar_class dog;
-    lar_obj dogs[3];
-    lar_env *env = three_dogs(&dog, dogs);
-    lar_txn *txn = begin_read(env);
-    lar_objkey given[] = {dogs[0].key, 999999};
+    fixture f = reading_three_dogs();
+    lar_txn *txn = f.txn;
+    lar_class dog = f.dog;
+    lar_objkey given[] = {f.dogs[0].key, 999999};
     lar_results *r;
     CHECK_OK(lar_results_from_keys(txn, dog, given, 2, &r));
     lar_sort_descriptor by_age = {"age", 1};
@@ -82,23 +97,22 @@ TEST(results_from_keys_of_a_deleted_object)
     CHECK_OK(lar_iter_open_results(txn, r, &it));
     lar_obj obj;
     CHECK_OK(lar_iter_next(it, &obj));
-    CHECK_EQ(obj.key, dogs[0].key);
+    CHECK_EQ(obj.key, f.dogs[0].key);
     CHECK_END(lar_iter_next(it, &obj));
     lar_iter_close(it);
     CHECK_OK(lar_txn_abort(txn));
     lar_txn_free(txn);
     lar_results_free(r);
-    close_env(env);
+    close_env(f.env);
 }
 
 TEST(results_from_keys_errors)
 {
-    lar_class dog;
-    lar_obj dogs[3];
-    lar_env *env = three_dogs(&dog, dogs);
-    lar_txn *txn = begin_read(env);
+    fixture f = reading_three_dogs();
+    lar_txn *txn = f.txn;
+    lar_class dog = f.dog;
     lar_results *r = (lar_results *)1;
-    lar_objkey key = dogs[0].key;
+    lar_objkey key = f.dogs[0].key;
     CHECK_RC(lar_results_from_keys(txn, dog, &key, 1, NULL), LAR_EINVAL);
     CHECK_RC(lar_results_from_keys(txn, dog, NULL, 1, &r), LAR_EINVAL);
     CHECK(r == NULL);
@@ -112,5 +126,5 @@ TEST(results_from_keys_errors)
     CHECK_RC(lar_results_from_keys(txn, dog, &key, 1, &r), LAR_EMISUSE);
     CHECK(r == NULL);
     lar_txn_free(txn);
-    close_env(env);
+    close_env(f.env);
 }
