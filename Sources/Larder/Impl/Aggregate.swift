@@ -155,14 +155,16 @@ enum ObjectAggregate {
             }
             return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
         }
-        if !name.contains("."), property(name, in: schema, for: operation).type == LAR_TYPE_MIXED {
+        if !name.contains("."), property(name, in: schema, for: operation).type == LAR_TYPE_MIXED,
+           operation == .min || operation == .max {
             return mixed(operation, name, of: results.keys, instance, table, as: T.self)
         }
-        return convert(results.aggregate(operation, name, txn: instance.currentTxn()), as: T.self, operation, describing: "'\(schema.name).\(name)'")
+        return convert(results.aggregate(operation, name, txn: instance.currentTxn()), as: T.self, operation,
+                       describing: "'\(schema.name).\(name)'")
     }
 
-    /// A mixed property's aggregate counts its numbers only (the rule AnyRealmValueTests
-    /// pin); the core's min and max take values of every kind, so Swift folds these.
+    /// A mixed property's min and max count its numbers only (realm-core's rule, which
+    /// AnyRealmValueTests pin); lar_results_aggregate's take values of every kind, so Swift folds these.
     private static func mixed<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of keys: [lar_objkey],
                                              _ instance: RealmInstance, _ table: ManagedClass, as: T.Type) -> T? {
         let txn = instance.currentTxn()

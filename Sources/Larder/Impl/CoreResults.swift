@@ -127,7 +127,7 @@ enum KeyPathOrdering {
             let property = schema.properties[slot]
             if property.isCollection {
                 fatalError("Cannot sort on key path '\(keyPath)': property '\(schema.name).\(name)' is of unsupported type " +
-                           "'\(property.collection == LAR_COLLECTION_LIST ? "array" : property.collection == LAR_COLLECTION_SET ? "set" : "dictionary")'.")
+                           "'\(collectionName(property.collection))'.")
             }
             steps.append((current, slot))
             if index == names.count - 1 { break }
@@ -138,6 +138,15 @@ enum KeyPathOrdering {
             current = instance.table(for: target)
         }
         return steps
+    }
+
+    /// realm-core's name for a kind of collection in its messages.
+    private static func collectionName(_ collection: lar_collection) -> String {
+        switch collection {
+        case LAR_COLLECTION_LIST: return "array"
+        case LAR_COLLECTION_SET: return "set"
+        default: return "dictionary"
+        }
     }
 
     /// Every class and slot the key paths read.
