@@ -1974,6 +1974,28 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
  * @param[in] results  A result, or NULL.
  */
 void lar_results_free(lar_results *results);
+
+/** @brief Make a result of object keys the caller already has.
+ *
+ * The result holds a copy of keys, in their order, as objects of cls, and is
+ * stamped with txn's version as one from lar_query_run() is: sort, distinct,
+ * limit, aggregate, read and iterate it alike. Use it for objects no query
+ * selects as such (a list's, in list order; the keys several results share).
+ * Keys are not checked: one with no object reads as a deleted object
+ * (#LAR_EDELETED from lar_results_sort() and the others; lar_iter_open_results()
+ * skips it).
+ * Ownership: keys stay the caller's; the caller owns *out and releases it with
+ * lar_results_free(), as one from lar_query_run().
+ * @param[in]  txn    An active transaction.
+ * @param[in]  cls    A class of txn's schema.
+ * @param[in]  keys   count object keys; may be NULL when count is 0.
+ * @param[in]  count  The number of keys; 0 makes an empty result.
+ * @param[out] out    Receives the result; set to NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL out, NULL keys with a count, a class
+ *         not in txn's schema, a count too large to hold); #LAR_EMISUSE (ended
+ *         or failed transaction); #LAR_ENOMEM.
+ */
+int lar_results_from_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_results **out);
 /** @} */
 
 /** @defgroup results_order Results: sorting, distinct, limit and aggregates

@@ -86,7 +86,7 @@ static void writer_ended(txn_dependent *self, lar_txn *txn)
     r->stale = true;
 }
 
-static void record_version(lar_txn *txn, lar_results *r)
+void record_version(lar_txn *txn, lar_results *r)
 {
     r->snapshot = kv_txn_id(txn);
     if (!txn->write) return;

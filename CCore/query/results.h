@@ -19,6 +19,9 @@ struct lar_results {
     bool stale;            /* computed in a write that has ended */
 };
 
+/* Stamps r with txn's version (lar_results_is_current); in a write, r follows it. */
+void record_version(lar_txn *txn, lar_results *r);
+
 /* ---- evaluation (eval.c) ---- */
 
 /* A query compiled for one transaction: a tree of checks over rows. */

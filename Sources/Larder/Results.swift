@@ -23,6 +23,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     private var snapshotStamp: SnapshotStamp?
     /// How many times the snapshot was built: tests check writes do not rebuild it.
     private(set) var snapshotBuilds = 0
+    /// The classes and property slots the sorts and distincts of results of objects read.
+    private lazy var orderingReads = KeyPathOrdering.reads(steps.flatMap(\.keyPaths), from: table, instance: instance)
 
     /// The object keys of the collection these results view (a list), read
     /// afresh on each use; nil for all the objects of the class.
@@ -34,6 +36,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The last run of the filters and its keys in result order, kept while the C
     /// core says it is current (no write, same snapshot).
     private var filterRun: FilterRun?
+    /// Every object of the class as a C result, for aggregates, kept while current.
+    private var allRun: CoreResults?
 
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?
@@ -86,19 +90,6 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         source = nil
         self.filters = filters
         valueSource = values
-    }
-
-    /// A sort on some properties, or the first object of each combination of their values.
-    enum OrderingStep {
-        case sort([SortDescriptor])
-        case distinct([String])
-
-        var keyPaths: [String] {
-            switch self {
-            case .sort(let descriptors): return descriptors.map(\.keyPath)
-            case .distinct(let keyPaths): return keyPaths
-            }
-        }
     }
 
     /// The class of results of objects.
@@ -312,13 +303,18 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     func keys() -> [lar_objkey] {
         let txn = instance.currentTxn() // so that the stamp below is the current transaction's
         if !filters.isEmpty { return filteredKeys(txn) }
-        if let source { return order(source()) }
+        if let source { return order(source(), txn) }
         let stamp = currentStamp()
         if snapshotStamp == stamp { return snapshot }
         var keys: [lar_objkey] = []
-        let walker = ResultsWalker(instance: instance, table: table, keys: nil)
-        while let key = walker.nextKey() { keys.append(key) }
-        keys = order(keys)
+        if steps.isEmpty {
+            let walker = ResultsWalker(instance: instance, table: table, keys: nil)
+            while let key = walker.nextKey() { keys.append(key) }
+        } else {
+            let all = CoreResults.all(table, in: instance, txn: txn)
+            all.apply(steps, txn: txn)
+            keys = all.keys
+        }
         snapshot = keys
         snapshotStamp = stamp
         snapshotBuilds += 1
@@ -328,19 +324,34 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The keys of the objects (of the class, or of source) every filter matches, in result order.
     private func filteredKeys(_ txn: OpaquePointer) -> [lar_objkey] {
         if let filterRun, filterRun.isCurrent(in: txn) { return filterRun.keys }
-        let runs = filters.map { $0.run(in: txn) }
-        var keys = source.map { $0() } ?? runs[0].keys
-        for run in runs.dropFirst(source == nil ? 1 : 0) {
-            let matched = Set(run.keys)
-            keys = keys.filter(matched.contains)
+        let first = filters[0].runResults(in: txn)
+        let keys: [lar_objkey]
+        if source == nil && filters.count == 1 {
+            first.apply(steps, txn: txn) // the query's own result, sorted in place
+            keys = first.keys
+        } else {
+            var matching = source.map { $0() } ?? first.keys
+            for filter in filters.dropFirst(source == nil ? 1 : 0) {
+                let matched = Set(filter.runResults(in: txn).keys)
+                matching = matching.filter(matched.contains)
+            }
+            keys = order(matching, txn)
         }
-        keys = order(keys)
-        filterRun = FilterRun(results: runs[0], keys: keys)
+        filterRun = FilterRun(results: first, keys: keys)
         snapshotBuilds += 1
         return keys
     }
 
-    /// What the snapshot depends on: the transaction, the class's membership and the sort keys' values.
+    /// Every object of the class as a C result, reused while the core says it is current.
+    func allObjects() -> CoreResults {
+        let txn = instance.currentTxn()
+        if let allRun, allRun.isCurrent(in: txn) { return allRun }
+        let all = CoreResults.all(table, in: instance, txn: txn)
+        allRun = all
+        return all
+    }
+
+    /// What the snapshot depends on: the transaction, the class's membership and the values the sorts read.
     private struct SnapshotStamp: Equatable {
         let membershipEpoch: UInt64
         let classMembership: UInt64
@@ -349,49 +360,15 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     private func currentStamp() -> SnapshotStamp {
         SnapshotStamp(membershipEpoch: instance.state.membershipEpoch, classMembership: table.changes.membership,
-                      sortKeyWrites: orderingSlots.isEmpty ? 0 : table.changes.writes(to: orderingSlots))
+                      sortKeyWrites: orderingReads.isEmpty ? 0 : KeyPathOrdering.stamp(orderingReads, root: table))
     }
 
-    /// The slots every sort and distinct reads.
-    private var orderingSlots: [Int] {
-        steps.flatMap(\.keyPaths).map { table.schema.slotByName[$0]! }
-    }
-
-    /// keys after every sort and distinct, in order.
-    private func order(_ keys: [lar_objkey]) -> [lar_objkey] {
-        var keys = keys
-        for step in steps {
-            switch step {
-            case .sort(let descriptors): keys = sort(keys, by: descriptors)
-            case .distinct(let keyPaths): keys = distinct(keys, on: keyPaths)
-            }
-        }
-        return keys
-    }
-
-    /// The values of the properties keyPaths name, for each key.
-    private func values(of keys: [lar_objkey], _ keyPaths: [String]) -> [(key: lar_objkey, values: [_StoredValue])] {
-        let slots = keyPaths.map { table.schema.slotByName[$0]! }
-        let core = ObjectCore()
-        return keys.map { key in
-            core.bind(to: instance, table: table, key: key)
-            return (key, slots.map { instance.readStored(core, slot: $0) })
-        }
-    }
-
-    private func sort(_ keys: [lar_objkey], by descriptors: [SortDescriptor]) -> [lar_objkey] {
-        values(of: keys, descriptors.map(\.keyPath)).sorted { a, b in
-            for (index, descriptor) in descriptors.enumerated() where a.values[index] != b.values[index] {
-                let before = _StoredValue.ascending(a.values[index], b.values[index])
-                return descriptor.ascending ? before : !before
-            }
-            return a.key < b.key
-        }.map(\.key)
-    }
-
-    private func distinct(_ keys: [lar_objkey], on keyPaths: [String]) -> [lar_objkey] {
-        var seen = Set<[_StoredValue]>()
-        return values(of: keys, keyPaths).filter { seen.insert($0.values).inserted }.map(\.key)
+    /// keys after every sort and distinct, in order, run by the core.
+    private func order(_ keys: [lar_objkey], _ txn: OpaquePointer) -> [lar_objkey] {
+        if steps.isEmpty { return keys }
+        let results = CoreResults.of(keys, table, txn: txn)
+        results.apply(steps, txn: txn)
+        return results.keys
     }
 }
 
@@ -420,9 +397,7 @@ extension Results: RealmCollection {
 
     /// Traps, with realm-core's message, when a key path names no property of the class.
     fileprivate func checkKeyPaths(_ keyPaths: [String]) {
-        for keyPath in keyPaths where table.schema.slotByName[keyPath] == nil {
-            fatalError("Cannot sort on key path '\(keyPath)': property '\(table.schema.name).\(keyPath)' does not exist.")
-        }
+        _ = KeyPathOrdering.reads(keyPaths, from: table, instance: instance)
     }
 
     // MARK: Key-value coding
@@ -514,6 +489,11 @@ extension Results where Element: Object {
     private func filtered(by query: QueryHandle) -> Results<Element> {
         Results(instance: instance, table: table, steps: steps, source: source, filters: filters + [query])
     }
+}
+
+extension Results: ObjectAggregating where Element: Object {
+    /// The objects, for the C core to fold: the whole class without reading its keys into Swift.
+    var aggregateSource: AggregateSource { isWholeTable ? .results(instance, table, allObjects()) : .keys(instance, table, keys()) }
 }
 
 // MARK: Aggregates of values
@@ -616,8 +596,39 @@ final class ResultsWalker {
 
     func nextKey() -> lar_objkey? {
         guard let keys else { return nextStreamed() }
-        defer { position += 1 }
-        return position < keys.count ? keys[position] : nil
+        return nextListed(keys)
+    }
+
+    /// Steps a C iterator over the listed keys (lar_iter_open_results), decoding each
+    /// row straight into the class's read cache as the streamed walk does.
+    private func nextListed(_ keys: [lar_objkey]) -> lar_objkey? {
+        guard position < keys.count else { return nil }
+        let expected = keys[position]
+        if handle == nil || version != instance.version { openListed(keys) }
+        position += 1
+        var obj = lar_obj()
+        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
+        if rc == LAR_OK && obj.key == expected {
+            table.didDecode(key: obj.key, version: instance.cacheStamp)
+            return expected
+        }
+        if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
+        // The iterator skipped expected, deleted since: hand it out as before, undecoded,
+        // and restart after it.
+        table.cachedVersion = .max
+        lar_iter_close(handle)
+        handle = nil
+        return expected
+    }
+
+    /// Opens the C iterator over the keys from position on, in this version.
+    private func openListed(_ keys: [lar_objkey]) {
+        if let handle { lar_iter_close(handle) }
+        let txn = instance.currentTxn()
+        let rest = CoreResults.of(Array(keys[position...]), table, txn: txn)
+        let rc = lar_iter_open_results(txn, rest.pointer, &handle)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        version = instance.version
     }
 
     /// Steps the C iterator, decoding the row straight into the class's read cache.

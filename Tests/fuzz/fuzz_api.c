@@ -1071,18 +1071,53 @@ static void op_results(state *s, program *p)
     }
 }
 
+/* lar_results_from_keys: keys picked from the program (live, deleted or never made),
+ * none with a NULL array, or a NULL out; then sorted, aggregated and iterated. */
+static void op_results_from_keys(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t how = u8(p);
+    lar_objkey keys[16];
+    size_t count = how % 17;
+    for (size_t i = 0; i < count && i < 16; i++) keys[i] = pick_obj(s, p).key;
+    if (count == 16 && how & 0x80) count = SIZE_MAX; /* too many: refused before copying */
+    lar_results *r = NULL;
+    int rc = lar_results_from_keys(txn, cls, how & 0x40 ? NULL : keys, count, how & 0x20 ? NULL : &r);
+    if (rc) {
+        if (r) abort(); /* no result on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    lar_sort_descriptor by = {take_key_path(p), u8(p) % 2};
+    if ((rc = lar_results_sort(txn, r, &by, 1))) fuzz_consume_error(rc);
+    lar_value out;
+    rc = lar_results_aggregate(txn, r, take_key_path(p), (lar_aggregate_op)(u8(p) % 7), &out);
+    if (rc) fuzz_consume_error(rc);
+    else fuzz_consume_value(&out);
+    lar_iter *it;
+    if ((rc = lar_iter_open_results(txn, r, &it))) fuzz_consume_error(rc);
+    else {
+        lar_obj obj;
+        while ((rc = lar_iter_next(it, &obj)) == LAR_OK) {}
+        if (rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+        lar_iter_close(it);
+    }
+    lar_results_free(r);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results,
+    op_query, op_results, op_results_from_keys,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results",
+    "query", "results", "results_from_keys",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY, RESULTS = range(25)
+    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS = range(26)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -534,6 +534,25 @@ SEEDS["results_mixed"] = (bytes([0]) + schema([MIXER, LISTED]) + begin(0, True)
               r_aggregate("x", A_MAX))
     + results(0, 0, r_distinct("x"), r_aggregate("x", A_COUNT), r_sort(("tag", 0), ("x", 0))) + end(0, COMMIT))
 
+
+
+def results_from_keys(slot, cls, keys, sort_path, aggregate_path, op, how=0):
+    """A result of objects picked from the program, sorted by sort_path ascending, then aggregated."""
+    return (bytes([RESULTS_FROM_KEYS, slot, cls, how | len(keys)]) + bytes(keys)
+            + bytes([KP[sort_path], 1, KP[aggregate_path], op]))
+
+
+# Results of given keys (a list's objects): sorted through a link, aggregated, with a deleted
+# object among them; none, NULL keys and NULL out.
+SEEDS["results_from_keys"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, [val_str(b"rex"), val_null(), val_null()]) + create(0, 0, [val_str(b"Fido"), val_null(), val_null()])
+    + create(0, 1, [val_str(b"ann"), val_link(0), val_link(1), val_null(), val_null()])
+    + set_value(0, 0, 1, val_link(2))
+    + results_from_keys(0, 0, [1, 0, 1], "owner.name", "name", A_MAX)
+    + results_from_keys(0, 1, [2], "name", "age", A_SUM)
+    + results_from_keys(0, 0, [], "name", "name", A_COUNT, how=0x40)
+    + results_from_keys(0, 0, [0], "name", "name", A_COUNT, how=0x20)
+    + bytes([DELETE, 0, 0, 0]) + results_from_keys(0, 0, [1, 0], "name", "name", A_COUNT) + end(0, COMMIT))
 
 def main():
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")

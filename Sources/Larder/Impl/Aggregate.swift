@@ -18,9 +18,9 @@ enum AggregateOperation: String {
 
 /// Where the objects of an aggregate over a property come from.
 enum AggregateSource {
-    /// Every object of a class: read from the table in batches, one C call per 64 objects.
-    case table(RealmInstance, ManagedClass)
-    /// The objects of a class with these keys: one C call per object, no accessor.
+    /// The objects of a C result of a class (a query's): folded by the C core.
+    case results(RealmInstance, ManagedClass, CoreResults)
+    /// The objects of a class with these keys: folded by the C core, no accessor.
     case keys(RealmInstance, ManagedClass, [lar_objkey])
     /// Objects in memory (an unmanaged collection's), managed or not.
     case objects([Object])
@@ -101,11 +101,7 @@ struct Aggregator {
 
     /// The result as T; traps when T cannot hold it (a date asked for as an Int).
     func result<T: MinMaxType>(as: T.Type, describing subject: @autoclosure () -> String) -> T? {
-        guard let result else { return nil }
-        guard let converted = T._larderFromAggregate(result) else {
-            fatalError("Cannot convert the \(operation.rawValue) of \(subject()) (\(result.displayText)) to \(T.self).")
-        }
-        return converted
+        ObjectAggregate.convert(result, as: T.self, operation, describing: subject())
     }
 }
 
@@ -135,53 +131,63 @@ enum ObjectAggregate {
         return (slot, property.type)
     }
 
-    /// The aggregate of property name over the objects of source, as T.
+    /// The aggregate of property name over the objects of source, as T. Managed objects
+    /// are folded by the C core (lar_results_aggregate), so name may go through to-one
+    /// links (`"owner.age"`); a plain name is checked first, with Realm's messages.
     static func run<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of type: Object.Type,
                                    _ source: AggregateSource, as: T.Type) -> T? {
         let schema = type.schema
-        let (slot, valueType) = property(name, in: schema, for: operation)
-        var aggregator = Aggregator(operation, type: valueType)
+        let results: CoreResults
+        let instance: RealmInstance, table: ManagedClass
         switch source {
-        case .table(let instance, let table):
-            readTable(instance, table, prop: UInt32(table.propertyIndex[slot])) { aggregator.add($0) }
-        case .keys(let instance, let table, let keys):
-            let txn = instance.currentTxn()
-            let prop = UInt32(table.propertyIndex[slot])
-            var value = lar_value()
-            for key in keys {
-                let rc = lar_obj_get(txn, lar_obj(cls: table.id, key: key), prop, &value)
-                if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
-                if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-                aggregator.add(_StoredValue(value))
-            }
+        case .results(let resultsInstance, let sourceTable, let sourceResults):
+            (instance, table, results) = (resultsInstance, sourceTable, sourceResults)
+        case .keys(let keysInstance, let sourceTable, let keys):
+            (instance, table) = (keysInstance, sourceTable)
+            results = CoreResults.of(keys, table, txn: instance.currentTxn())
         case .objects(let objects):
+            let (slot, valueType) = property(name, in: schema, for: operation)
+            var aggregator = Aggregator(operation, type: valueType)
             for object in objects {
                 let objectSchema = Swift.type(of: object).schema
                 let objectSlot = objectSchema === schema ? slot : objectSchema.slotByName[name]!
                 aggregator.add(object.stored(slot: objectSlot))
             }
+            return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
         }
-        return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
+        if !name.contains("."), property(name, in: schema, for: operation).type == LAR_TYPE_MIXED,
+           operation == .min || operation == .max {
+            return mixed(operation, name, of: results.keys, instance, table, as: T.self)
+        }
+        return convert(results.aggregate(operation, name, txn: instance.currentTxn()), as: T.self, operation,
+                       describing: "'\(schema.name).\(name)'")
     }
 
-    /// Calls body with property prop of every object of table, reading 64 objects per C call.
-    private static func readTable(_ instance: RealmInstance, _ table: ManagedClass, prop: UInt32,
-                                  _ body: (_StoredValue) -> Void) {
-        let iterator = instance.openIterator(table, from: 0)
-        defer { lar_iter_close(iterator) }
-        let capacity = 64
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            values.initialize(repeating: lar_value())
-            let rc = lar_iter_bind_value(iterator, prop, values.baseAddress!)
-            if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
-            while true {
-                var count = 0
-                let rc = lar_iter_next_batch(iterator, nil, capacity, MemoryLayout<lar_value>.stride, &count)
-                if rc == LAR_ENOTFOUND { return }
-                if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
-                for index in 0..<count { body(_StoredValue(values[index])) }
-            }
+    /// A mixed property's min and max count its numbers only (realm-core's rule, which
+    /// AnyRealmValueTests pin); lar_results_aggregate's take values of every kind, so Swift folds these.
+    private static func mixed<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of keys: [lar_objkey],
+                                             _ instance: RealmInstance, _ table: ManagedClass, as: T.Type) -> T? {
+        let txn = instance.currentTxn()
+        let prop = UInt32(table.propertyIndex[table.schema.slotByName[name]!])
+        var aggregator = Aggregator(operation, type: LAR_TYPE_MIXED)
+        var value = lar_value()
+        for key in keys {
+            let rc = lar_obj_get(txn, lar_obj(cls: table.id, key: key), prop, &value)
+            if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+            if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
+            aggregator.add(_StoredValue(value))
         }
+        return aggregator.result(as: T.self, describing: "'\(table.schema.name).\(name)'")
+    }
+
+    /// value as T; traps when T cannot hold it (a date asked for as an Int).
+    static func convert<T: MinMaxType>(_ value: _StoredValue?, as: T.Type, _ operation: AggregateOperation,
+                                       describing subject: @autoclosure () -> String) -> T? {
+        guard let value else { return nil }
+        guard let converted = T._larderFromAggregate(value) else {
+            fatalError("Cannot convert the \(operation.rawValue) of \(subject()) (\(value.displayText)) to \(T.self).")
+        }
+        return converted
     }
 
     /// The objects of a sequence (an unmanaged collection's): by key when they

@@ -289,44 +289,30 @@ extension Realm {
 extension QueryHandle {
     /// Runs the query in txn; traps with the core's message when it cannot run (a construct not supported yet).
     func run(in txn: OpaquePointer) -> FilterRun {
+        let results = runResults(in: txn)
+        return FilterRun(results: results, keys: results.keys)
+    }
+
+    /// The same, as the C result, to sort or aggregate in the core.
+    func runResults(in txn: OpaquePointer) -> CoreResults {
         var results: OpaquePointer?
         let rc = lar_query_run(txn, pointer, &results)
         if rc != LAR_OK { QueryHandle.invalidQuery() }
-        return FilterRun(results: results!)
+        return CoreResults(results!)
     }
 }
 
 /// One run of a query (a C `lar_results`): its keys, and whether they still hold.
 final class FilterRun {
-    private let results: OpaquePointer
-    /// The keys in the order the results give them (this run's, or a caller's reordering).
+    private let results: CoreResults
+    /// The keys in result order (after the Results' sorts and distincts).
     let keys: [lar_objkey]
 
-    init(results: OpaquePointer) {
+    init(results: CoreResults, keys: [lar_objkey]) {
         self.results = results
-        var count = 0
-        lar_results_count(results, &count)
-        keys = [lar_objkey](unsafeUninitializedCapacity: count) { buffer, initialized in
-            if count > 0 { lar_results_keys(results, 0, buffer.baseAddress, count, &initialized) }
-        }
-        owner = nil
-    }
-
-    /// The run other's results made, with keys in another order; it keeps other alive.
-    init(results other: FilterRun, keys: [lar_objkey]) {
-        results = other.results
         self.keys = keys
-        owner = other
     }
-
-    /// The run whose C results this one shares, if any.
-    private let owner: FilterRun?
-
-    deinit { if owner == nil { lar_results_free(results) } }
 
     /// Whether the run still describes what txn sees (no write since, same snapshot).
-    func isCurrent(in txn: OpaquePointer) -> Bool {
-        var current: Int32 = 0
-        return lar_results_is_current(results, txn, &current) == LAR_OK && current != 0
-    }
+    func isCurrent(in txn: OpaquePointer) -> Bool { results.isCurrent(in: txn) }
 }
