@@ -383,6 +383,16 @@ static size_t best_term(const plan *p, const node *conjunction, probe_term *out)
     return found;
 }
 
+bool plan_terms_are_whole(const plan *p)
+{
+    const node *root = p->root;
+    if (root->kind == NODE_SLOT) return true;
+    if (root->kind != NODE_OR) return false;
+    for (size_t i = 0; i < root->count; i++)
+        if (root->kids[i]->kind != NODE_SLOT) return false;
+    return true;
+}
+
 size_t plan_probe_terms(const plan *p, probe_term *out)
 {
     const node *root = p->root;

@@ -69,13 +69,22 @@ static int walk(lar_txn *txn, kv_table table, const uint8_t *from, size_t from_s
     return err;
 }
 
-static int probe_equal(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys)
+/* Whether the key of v (size bytes) holds all of v: an index cuts long strings short. */
+static bool key_is_whole(lar_class cls, const probe_term *t, const lar_value *v, size_t size)
+{
+    if (v->type != LAR_TYPE_STRING || t->primary) return true;
+    uint8_t prefix[KEY_MAX];
+    return size == prefix_of(cls, t, prefix) + 1 + v->as.string.size;
+}
+
+static int probe_equal(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys, bool *exact)
 {
     kv_table table = t->primary ? txn->env->pk_dbi : txn->env->index_dbi;
     for (size_t i = 0; i < t->count; i++) {
         uint8_t key[KEY_MAX];
         size_t size = encode(cls, t, &t->values[i], key);
         if (!size) continue; /* a primary key too long to be stored: no object has it */
+        if (!key_is_whole(cls, t, &t->values[i], size)) *exact = false;
         int err = walk(txn, table, key, size, key, size, NULL, 0, keys);
         if (err) return err;
     }
@@ -110,13 +119,16 @@ static int compare_keys(const void *a, const void *b)
 }
 
 int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
-                     size_t *count)
+                     size_t *count, bool *exact)
 {
     key_list keys = {0};
     int err = LAR_OK;
+    *exact = true;
     for (size_t i = 0; !err && i < term_count; i++) {
         const probe_term *t = &terms[i];
-        err = t->op == OP_EQ || t->op == OP_IN ? probe_equal(txn, cls, t, &keys) : probe_range(txn, cls, t, &keys);
+        bool equal = t->op == OP_EQ || t->op == OP_IN;
+        if (!equal) *exact = false; /* a range walk includes its bounds */
+        err = equal ? probe_equal(txn, cls, t, &keys, exact) : probe_range(txn, cls, t, &keys);
     }
     if (err) {
         free(keys.items);

@@ -227,6 +227,8 @@ struct lar_query {
     bool positional;       /* %@ and %K (else $n) */
     bool has_keypath_args;
     bool resolved;         /* every %K is bound and the whole query resolved */
+    bool value_checked_args; /* resolution checked an argument's value, not only its type
+                              * (a link's class, an @type name): a rebind resolves again */
     bound_arg *args;       /* arg_count */
     struct query_builder *builder; /* while built by calls (build.c); NULL once finished */
 };

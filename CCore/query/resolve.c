@@ -238,6 +238,7 @@ static int check_value(resolver *r, const pred *x, const expr *path, const lar_v
     cmp_op op = x->as.cmp.op;
     bool ok;
     lar_type t = v->type;
+    if (arg >= 0 && (s->type_name || t == LAR_TYPE_LINK)) r->q->value_checked_args = true;
     if (t == LAR_TYPE_NULL) {
         ok = !ordering_op(op) && !string_op(op) && !s->type_name;
     } else if (s->type_name) {
@@ -525,6 +526,7 @@ int query_resolve(lar_query *q)
 {
     resolver r = {.q = q};
     q->resolved = false;
+    q->value_checked_args = false;
     TRY(resolve_pred(&r, q->root));
     for (size_t i = 0; i < q->order_count; i++) {
         order *o = &q->orders[i];

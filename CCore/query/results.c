@@ -1,8 +1,9 @@
 /* Running a query into a result: the keys of the matching objects, in key order, and
  * the version they were computed at. A predicate with an equality, IN or range term on
  * a primary key or indexed property (alone, in a top-level AND, or in each branch of a
- * top-level OR) checks only the objects the index names; any other scans the class
- * table once, checking each row with the compiled plan. */
+ * top-level OR) checks only the objects the index names (and reads none when equalities
+ * the index holds whole are the whole predicate); any other scans the class table once,
+ * checking each row with the compiled plan. */
 #include "query/results.h"
 #include "query/order.h"
 
@@ -64,7 +65,15 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
 {
     lar_objkey *candidates = NULL;
     size_t count = 0;
-    int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count);
+    bool exact;
+    int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
+    if (!err && exact && plan_terms_are_whole(p)) {
+        /* The index answers the whole predicate: its entries are the result, and no row
+         * is read (a damaged row is reported when the object is read). */
+        r->keys = candidates;
+        r->count = r->capacity = count;
+        return LAR_OK;
+    }
     byte_buffer copy = {0};
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;

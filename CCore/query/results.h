@@ -42,13 +42,16 @@ typedef struct probe_term {
  * of a top-level AND (or the predicate itself), or every term of a top-level OR when
  * each is one. Fills out (room PROBE_TERMS_MAX); returns how many (0: scan). */
 size_t plan_probe_terms(const plan *p, probe_term *out);
+/* Whether the terms plan_probe_terms() gave are the whole predicate (no other check). */
+bool plan_terms_are_whole(const plan *p);
 
 /* ---- index probes (probe.c) ---- */
 
 /* The objects of cls that may satisfy any of the terms, in key order without repeats
- * (malloc'd into *out). */
+ * (malloc'd into *out). *exact: each is an equality whose index keys hold its values
+ * whole, so the candidates satisfy exactly the terms. */
 int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
-                     size_t *count);
+                     size_t *count, bool *exact);
 
 /* ---- comparing values (compare.c) ---- */
 
