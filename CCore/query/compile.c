@@ -270,6 +270,7 @@ static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t dep
             n->integer = n->right.constants[0].as.integer;
             n->real = n->right.constants[0].as.float64;
         }
+        n->int_test = n->kind == NODE_SLOT && plan_is_int_test(n->test);
     }
     return LAR_OK;
 }

@@ -540,7 +540,7 @@ typedef struct row_data {
     int64_t t;                /* seconds; nanoseconds are 0 */
 } row_data;
 
-static const char *const strings[] = {"a", "ab", "b", "ba", "B", "", "abc", "b\xc3\xa9"};
+static const char *const strings[] = {"a", "ab", "b", "ba", "B", "", "abc", "b\xc3\xa9", "AB\xc3\x89", "xAbE"};
 
 static uint64_t rng_state = 88172645463325252ull;
 static uint64_t rng(void)
@@ -560,6 +560,7 @@ typedef struct term {
     int field;                /* 0 id, 1 n, 2 s, 3 opt, 4 t */
     int op;                   /* 0 == 1 != 2 < 3 <= 4 > 5 >= 6 BETWEEN 7 IN 8 BEGINSWITH 9 CONTAINS */
     int64_t a, b, c;          /* numbers; for strings, indexes into strings[]; -1: nil */
+    int options;              /* strings: 0 none, 1 [c], 2 [d], 3 [cd] */
 } term;
 
 static const char *const field_names[] = {"id", "n", "s", "opt", "t"};
@@ -569,6 +570,7 @@ static term random_term(void)
     term t = {.field = (int)pick(0, 4)};
     t.op = (int)pick(0, t.field == 2 ? 9 : 7);
     if (t.field == 2 && t.op >= 2 && t.op <= 6) t.op = (int)pick(0, 1); /* string ranges: not from the index */
+    if (t.field == 2 && t.op != 7) t.options = (int)pick(0, 3);
     int64_t low = t.field == 0 ? 0 : t.field == 4 ? -6 : -22, high = t.field == 0 ? ROWS + 2 : t.field == 4 ? 6 : 22;
     if (t.field == 2) low = 0, high = COUNT_OF(strings) - 1;
     t.a = pick(low, high);
@@ -582,6 +584,7 @@ static term random_term(void)
 static void term_text(const term *t, char *out, size_t size)
 {
     static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">=", "BETWEEN", "IN", "BEGINSWITH", "CONTAINS"};
+    static const char *const options[] = {"", "[c]", "[d]", "[cd]"};
     char a[32], b[32], c[32];
     const int64_t vals[] = {t->a, t->b, t->c};
     char *texts[] = {a, b, c};
@@ -593,7 +596,25 @@ static void term_text(const term *t, char *out, size_t size)
     }
     if (t->op == 6) snprintf(out, size, "%s BETWEEN {%s, %s}", field_names[t->field], a, b);
     else if (t->op == 7) snprintf(out, size, "%s IN {%s, %s, %s}", field_names[t->field], a, b, c);
-    else snprintf(out, size, "%s %s %s", field_names[t->field], ops[t->op], a);
+    else snprintf(out, size, "%s %s%s %s", field_names[t->field], ops[t->op], options[t->options], a);
+}
+
+/* s folded as [c] and [d] fold the test's strings (ASCII letters, é and É). */
+static void fold_test_string(const char *s, int options, char *out)
+{
+    for (; *s; s++) {
+        if ((options & 2) && s[0] == '\xc3' && (s[1] == '\xa9' || s[1] == '\x89')) {
+            *out++ = (options & 1) || s[1] == '\xa9' ? 'e' : 'E';
+            s++;
+        } else if ((options & 1) && s[0] == '\xc3' && s[1] == '\x89') {
+            *out++ = '\xc3';
+            *out++ = '\xa9';
+            s++;
+        } else {
+            *out++ = (options & 1) && *s >= 'A' && *s <= 'Z' ? (char)(*s + 32) : *s;
+        }
+    }
+    *out = 0;
 }
 
 static int order3(int64_t x, int64_t y)
@@ -604,7 +625,9 @@ static int order3(int64_t x, int64_t y)
 static bool term_holds(const term *t, const row_data *r)
 {
     if (t->field == 2) {
-        const char *s = r->s, *a = strings[t->a];
+        char s[32], a[32];
+        fold_test_string(r->s, t->options, s);
+        fold_test_string(strings[t->a], t->options, a);
         switch (t->op) {
         case 0: return strcmp(s, a) == 0;
         case 1: return strcmp(s, a) != 0;
