@@ -19,7 +19,10 @@ typedef MDB_dbi kv_table;
 #define KV_APPEND MDB_APPEND
 #define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
-    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
+    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE,
+    KV_SEEK_EXACT = MDB_SET_KEY,
+    /* Tables of fixed-size duplicates (the index): a page of the key's duplicates at once. */
+    KV_DUPS = MDB_GET_MULTIPLE, KV_NEXT_DUPS = MDB_NEXT_MULTIPLE
 } kv_step;
 
 /* Maps an LMDB or errno code to a LAR_E* code and records it with context. */

@@ -324,6 +324,7 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
     *out = NULL;
     plan *p = calloc(1, sizeof *p);
     if (!p) return lar_fail(LAR_ENOMEM, "out of memory compiling a query");
+    p->arena.small_start = true;
     p->txn = txn;
     p->q = q;
     p->cls_id = q->cls;

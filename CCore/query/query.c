@@ -17,7 +17,10 @@ void *arena_alloc(arena *a, size_t size)
     size = (size + 15) & ~(size_t)15;
     arena_block *b = a->head;
     if (!b || b->size - b->used < size) {
-        size_t want = size > 4000 ? size : 4000;
+        /* A small first block keeps a small query's plan (compile.c: one per run)
+         * off glibc's large-request path, where a malloc consolidates the fast bins. */
+        size_t block = !b && a->small_start ? 960 : 4000;
+        size_t want = size > block ? size : block;
         b = malloc(sizeof *b + want);
         if (!b) return NULL;
         b->size = want;

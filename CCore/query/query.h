@@ -37,6 +37,7 @@
 typedef struct arena_block arena_block;
 typedef struct arena {
     arena_block *head;
+    bool small_start;      /* the first block is small (see arena_alloc) */
 } arena;
 
 void *arena_alloc(arena *a, size_t size); /* zeroed; NULL when out of memory */
