@@ -278,6 +278,9 @@ static inline bool txn_created_here(const lar_txn *txn, uint32_t id, kv_table ta
  * (KV_APPEND or 0). */
 int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row);
 int txn_row_put(lar_txn *txn, kv_table table, uint64_t key, kv_val *row, unsigned int flags);
+/* table's kept cursor, for reads that seek it anywhere (an index probe); NULL when it
+ * cannot be opened. The caller never closes it. */
+kv_cursor *kv_kept_cursor(lar_txn *txn, kv_table table);
 /* Closes table's kept cursor, if any: something is being removed from the table. */
 void txn_row_cursor_close(lar_txn *txn, kv_table table);
 /* The transaction ends: closes (a read) or forgets (a write: LMDB freed them) the cursors. */

@@ -81,6 +81,14 @@ int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row)
     return rc;
 }
 
+kv_cursor *kv_kept_cursor(lar_txn *txn, kv_table table)
+{
+    row_cursor *kept = kept_cursor(txn, table);
+    if (!kept) return NULL;
+    kept->at = 0; /* the caller moves it */
+    return kept->cursor;
+}
+
 int txn_row_put(lar_txn *txn, kv_table table, uint64_t key, kv_val *row, unsigned int flags)
 {
     row_cursor *kept = kept_cursor(txn, table);

@@ -81,18 +81,17 @@ static int primary_entry(lar_txn *txn, const uint8_t *key, size_t size, key_list
     return rc ? lar_fail_mdb(rc, "cannot probe a primary key") : add_keys(keys, &data);
 }
 
-/* The objects an index key names: its duplicates, read a page at a time. */
+/* The objects an index key names: its duplicates, read a page at a time through the
+ * index's kept cursor (no cursor to allocate per probe). */
 static int index_entries(lar_txn *txn, const uint8_t *key, size_t size, key_list *keys)
 {
-    kv_cursor *cursor;
-    int rc = kv_cursor_open(txn, txn->env->index_dbi, &cursor);
-    if (rc) return lar_fail_mdb(rc, "cannot probe an index");
+    kv_cursor *cursor = kv_kept_cursor(txn, txn->env->index_dbi);
+    if (!cursor) return lar_fail(LAR_ENOMEM, "cannot probe an index: out of memory");
     kv_val k = {size, (void *)key}, data;
     int err = LAR_OK;
-    rc = kv_cursor_step(cursor, &k, &data, KV_SEEK_EXACT);
+    int rc = kv_cursor_step(cursor, &k, &data, KV_SEEK_EXACT);
     if (!rc) rc = kv_cursor_step(cursor, &k, &data, KV_DUPS);
     for (; !rc && !err; rc = kv_cursor_step(cursor, &k, &data, KV_NEXT_DUPS)) err = add_keys(keys, &data);
-    kv_cursor_close(cursor);
     if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot probe an index");
     return err;
 }
