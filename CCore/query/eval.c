@@ -507,21 +507,26 @@ static inline int int_slot_test(const plan *p, const node *n)
     }
 }
 
+/* A node, with int tests (most of a filter's terms) inline: no call for them. */
+static inline int eval_inline(plan *p, node *n)
+{
+    return n->int_test ? int_slot_test(p, n) : eval_node(p, n);
+}
+
 static int eval_node(plan *p, node *n)
 {
-    if (n->int_test) return int_slot_test(p, n);
     switch (n->kind) {
     case NODE_TRUE: return 1;
     case NODE_FALSE: return 0;
     case NODE_AND:
         for (size_t i = 0; i < n->count; i++) {
-            int r = eval_node(p, n->kids[i]);
+            int r = eval_inline(p, n->kids[i]);
             if (r <= 0) return r;
         }
         return 1;
     case NODE_OR:
         for (size_t i = 0; i < n->count; i++) {
-            int r = eval_node(p, n->kids[i]);
+            int r = eval_inline(p, n->kids[i]);
             if (r != 0) return r;
         }
         return 0;
@@ -530,6 +535,7 @@ static int eval_node(plan *p, node *n)
         return r < 0 ? r : !r;
     }
     case NODE_SLOT: {
+        if (n->int_test) return int_slot_test(p, n);
         lar_value v;
         TRY(slot_value(p, n, &v));
         return n->test(p, n, &v);
@@ -544,6 +550,6 @@ int plan_match(plan *p, lar_objkey key, const kv_val *row)
     if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
     p->key = key;
     p->row = row;
-    return eval_node(p, p->root);
+    return eval_inline(p, p->root);
 }
 
