@@ -60,6 +60,32 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
     return err;
 }
 
+/* The index answers the whole predicate: its entries are the result, and no row is read
+ * (a damaged row is reported when the object is read). */
+static int keep_candidates(lar_results *r, lar_objkey *candidates, size_t count)
+{
+    r->keys = candidates;
+    r->count = r->capacity = count;
+    return LAR_OK;
+}
+
+/* A query that is one equality an index answers (query_one_equality): probed without
+ * compiling a plan. *answered is false when the index holds the value cut short. */
+static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, bool *answered)
+{
+    lar_objkey *candidates = NULL;
+    size_t count = 0;
+    bool exact;
+    *answered = false;
+    int err = probe_candidates(txn, r->cls, term, 1, &candidates, &count, &exact);
+    if (err || !exact) {
+        free(candidates);
+        return err;
+    }
+    *answered = true;
+    return keep_candidates(r, candidates, count);
+}
+
 static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
                  lar_results *r)
 {
@@ -67,13 +93,7 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
     size_t count = 0;
     bool exact;
     int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
-    if (!err && exact && plan_terms_are_whole(p)) {
-        /* The index answers the whole predicate: its entries are the result, and no row
-         * is read (a damaged row is reported when the object is read). */
-        r->keys = candidates;
-        r->count = r->capacity = count;
-        return LAR_OK;
-    }
+    if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
     byte_buffer copy = {0};
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
@@ -124,6 +144,20 @@ void lar_results_free(lar_results *results)
     free(results);
 }
 
+/* Compiles the query and runs the plan: through an index when one answers a term, else
+ * by a scan. */
+static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cls, lar_results *r)
+{
+    plan *p;
+    int err = plan_compile(txn, query, &p);
+    if (err) return err;
+    probe_term terms[PROBE_TERMS_MAX];
+    size_t term_count = plan_probe_terms(p, terms);
+    err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
+    plan_free(p);
+    return err;
+}
+
 int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
 {
     if (out) *out = NULL;
@@ -134,19 +168,14 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
     if ((err = check_ready(query))) return err;
     const schema_class *cls = schema_class_at(txn->schema, query->cls);
     if (!cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
-    plan *p;
-    if ((err = plan_compile(txn, query, &p))) return err;
     lar_results *r = calloc(1, sizeof *r);
-    if (!r) err = lar_fail(LAR_ENOMEM, "out of memory running a query");
-    probe_term terms[PROBE_TERMS_MAX];
-    size_t term_count = 0;
-    if (!err) {
-        r->env = txn->env;
-        r->cls = query->cls;
-        term_count = plan_probe_terms(p, terms);
-        err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
-    }
-    plan_free(p);
+    if (!r) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+    r->env = txn->env;
+    r->cls = query->cls;
+    probe_term term;
+    bool answered = false;
+    if (query_one_equality(query, cls, &term)) err = probe_alone(txn, &term, r, &answered);
+    if (!err && !answered) err = run_plan(txn, query, cls, r);
     for (size_t i = 0; !err && i < query->order_count; i++) /* SORT, DISTINCT, LIMIT, in their order */
         err = results_apply_order(txn, r, &query->orders[i]);
     if (err) {

@@ -42,6 +42,9 @@ typedef struct probe_term {
  * of a top-level AND (or the predicate itself), or every term of a top-level OR when
  * each is one. Fills out (room PROBE_TERMS_MAX); returns how many (0: scan). */
 size_t plan_probe_terms(const plan *p, probe_term *out);
+/* Whether q (resolved, bound, of class cls) is one equality of a property of cls with a
+ * value that its index or primary key answers: read from its AST, without a plan. */
+bool query_one_equality(const lar_query *q, const schema_class *cls, probe_term *out);
 /* Whether the terms plan_probe_terms() gave are the whole predicate (no other check). */
 bool plan_terms_are_whole(const plan *p);
 
