@@ -346,6 +346,14 @@ TEST(query_eval_arguments)
     EXPECT(run_args(w.env, w.dog, w.dogs, 6, "age IN %@", &none, 1, __LINE__), 0);
     lar_query_arg s = {.kind = LAR_QUERY_ARG_VALUE, .value = val_str("ReX")};
     EXPECT(run_args(w.env, w.dog, w.dogs, 6, "name ==[c] $0", &s, 1, __LINE__), B(0) | B(1));
+    /* A value whose check reads the value itself (an @type name) is checked again when rebound. */
+    lar_query *typed = NULL;
+    CHECK_OK(lar_query_parse(w.env, w.dog, "extra.@type == $0", &typed));
+    lar_query_arg type = {.kind = LAR_QUERY_ARG_VALUE, .value = val_str("dictionary")};
+    CHECK_OK(lar_query_bind(typed, &type, 1));
+    type.value = val_str("no such type");
+    CHECK_RC(lar_query_bind(typed, &type, 1), LAR_EINVAL);
+    lar_query_free(typed);
     close_env(w.env);
 }
 
