@@ -411,6 +411,20 @@ static size_t best_term(const plan *p, const node *conjunction, probe_term *out)
     return found;
 }
 
+static bool reads_other_rows(const node *n)
+{
+    if (n->kind == NODE_COMPARE) return true; /* a key path: links, collections, other objects */
+    bool branches = n->kind == NODE_AND || n->kind == NODE_OR || n->kind == NODE_NOT;
+    for (size_t i = 0; branches && i < n->count; i++)
+        if (reads_other_rows(n->kids[i])) return true;
+    return false;
+}
+
+bool plan_reads_other_rows(const plan *p)
+{
+    return reads_other_rows(p->root);
+}
+
 bool plan_terms_are_whole(const plan *p)
 {
     const node *root = p->root;

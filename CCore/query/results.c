@@ -24,10 +24,11 @@ static int add_result(lar_results *r, lar_objkey key)
 }
 
 /* Checks one row. A write transaction's rows may move while the check reads other
- * tables (a read can flush what the write gathered), so there the row is copied first. */
+ * tables (a read can flush what the write gathered), so there a plan that reads them
+ * checks a copy of the row (copy NULL: the plan reads only the row, in place). */
 static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, lar_results *r)
 {
-    if (txn->write) {
+    if (txn->write && copy) {
         copy->size = 0;
         if (buffer_append(copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
         row.mv_data = copy->data;
@@ -42,7 +43,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
-    byte_buffer copy = {0};
+    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
@@ -52,7 +53,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
             break;
         }
         memcpy(&k, key.mv_data, sizeof k);
-        err = check_row(txn, p, &copy, k, row, r);
+        err = check_row(txn, p, copying, k, row, r);
     }
     kv_cursor_close(cursor);
     buffer_free(&copy);
@@ -94,12 +95,12 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
     bool exact;
     int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
     if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
-    byte_buffer copy = {0};
+    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
         int rc = kv_get(txn, cls->dbi, &key, &row);
         if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
-        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, &copy, candidates[i], row, r);
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, copying, candidates[i], row, r);
     }
     free(candidates);
     buffer_free(&copy);

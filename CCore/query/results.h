@@ -27,6 +27,8 @@ typedef struct plan plan;
  * construct the evaluator does not run yet ("not supported yet: ..."). */
 int plan_compile(lar_txn *txn, const lar_query *q, plan **out);
 void plan_free(plan *p);
+/* Whether p's checks read more than the row they check (key paths, other objects). */
+bool plan_reads_other_rows(const plan *p);
 /* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
 int plan_match(plan *p, lar_objkey key, const kv_val *row);
 /* A comparison an index can answer: a primary key or indexed property against constants. */
