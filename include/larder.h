@@ -1573,8 +1573,11 @@ typedef struct lar_query_arg {
  * args[i] is argument i (`$i`, or the i-th `%@`/`%K`). Each is checked where the
  * query uses it, as a literal there would be (the message names the argument:
  * "cannot compare int property 'age' with string "x" (argument 0) at column 7");
- * `%K` key paths are resolved. Binding again replaces every argument. On failure
- * the query keeps no argument (as if never bound) and may be bound again.
+ * `%K` key paths are resolved. Binding again replaces every argument; single
+ * values of the types bound before are swapped in without resolving the query
+ * again (unless a check reads the value itself: a link's class, an `@type` name),
+ * so a query run once per value (`name == $0`) is cheap to rebind. On failure the
+ * query keeps no argument (as if never bound) and may be bound again.
  * Ownership: values, lists and key path strings are copied.
  * @param[in] query  A query.
  * @param[in] args   count arguments; may be NULL when count is 0.

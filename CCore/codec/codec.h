@@ -4,6 +4,8 @@
 
 #include "kv/kv.h"
 
+#include <string.h>
+
 
 /* Checks that value may be stored in prop; returns LAR_OK or the error it recorded. */
 int value_check(const schema_class *cls, uint32_t prop, const lar_value *value);
@@ -64,6 +66,22 @@ static inline bool row_shape_ok(const schema_class *cls, const kv_val *row)
 {
     size_t fixed = cls->var_at + row_trailer_size(cls);
     return cls->has_var ? row->mv_size >= fixed : row->mv_size == fixed;
+}
+/* The bytes of the string or binary whose slot starts at slot (in row): false when the
+ * slot points outside the variable area, or a string lacks its NUL. */
+static inline bool row_var_bytes(const schema_class *cls, const kv_val *row, const uint8_t *slot, bool string,
+                                 const uint8_t **data, size_t *size)
+{
+    uint32_t offset, length;
+    memcpy(&offset, slot, 4);
+    memcpy(&length, slot + 4, 4);
+    size_t end = row->mv_size - (row->mv_size < row_trailer_size(cls) ? row->mv_size : row_trailer_size(cls));
+    if (offset < cls->var_at || (uint64_t)offset + length + (string ? 1 : 0) > end) return false;
+    const uint8_t *bytes = (const uint8_t *)row->mv_data + offset;
+    if (string && bytes[length] != 0) return false;
+    *data = bytes;
+    *size = length;
+    return true;
 }
 /* LAR_ECORRUPT (recorded) unless row has the shape of cls's rows. */
 int row_check_shape(const schema_class *cls, const kv_val *row);

@@ -156,19 +156,15 @@ static int corrupt(const schema_class *cls)
 static int decode_var(const schema_class *cls, const uint8_t *slot, const kv_val *row, bool string,
                       lar_value *out)
 {
-    uint32_t offset, length;
-    memcpy(&offset, slot, 4);
-    memcpy(&length, slot + 4, 4);
-    size_t end = row->mv_size - (row->mv_size < row_trailer_size(cls) ? row->mv_size : row_trailer_size(cls));
-    if (offset < cls->var_at || (uint64_t)offset + length + (string ? 1 : 0) > end) return LAR_ECORRUPT;
-    const uint8_t *bytes = (const uint8_t *)row->mv_data + offset;
-    if (string && bytes[length] != 0) return LAR_ECORRUPT;
+    const uint8_t *bytes;
+    size_t size;
+    if (!row_var_bytes(cls, row, slot, string, &bytes, &size)) return LAR_ECORRUPT;
     if (string) {
         out->as.string.data = (const char *)bytes;
-        out->as.string.size = length;
+        out->as.string.size = size;
     } else {
         out->as.binary.data = bytes;
-        out->as.binary.size = length;
+        out->as.binary.size = size;
     }
     return LAR_OK;
 }

@@ -19,7 +19,10 @@ typedef MDB_dbi kv_table;
 #define KV_APPEND MDB_APPEND
 #define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
-    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE
+    KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE,
+    KV_SEEK_EXACT = MDB_SET_KEY,
+    /* Tables of fixed-size duplicates (the index): a page of the key's duplicates at once. */
+    KV_DUPS = MDB_GET_MULTIPLE, KV_NEXT_DUPS = MDB_NEXT_MULTIPLE
 } kv_step;
 
 /* Maps an LMDB or errno code to a LAR_E* code and records it with context. */
@@ -275,6 +278,9 @@ static inline bool txn_created_here(const lar_txn *txn, uint32_t id, kv_table ta
  * (KV_APPEND or 0). */
 int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row);
 int txn_row_put(lar_txn *txn, kv_table table, uint64_t key, kv_val *row, unsigned int flags);
+/* table's kept cursor, for reads that seek it anywhere (an index probe); NULL when it
+ * cannot be opened. The caller never closes it. */
+kv_cursor *kv_kept_cursor(lar_txn *txn, kv_table table);
 /* Closes table's kept cursor, if any: something is being removed from the table. */
 void txn_row_cursor_close(lar_txn *txn, kv_table table);
 /* The transaction ends: closes (a read) or forgets (a write: LMDB freed them) the cursors. */

@@ -187,8 +187,10 @@ static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
     if (txn->state != TXN_ACTIVE || txn->failed) return txn_check(txn, false);
     while (iter->key_at < iter->key_count) {
         lar_obj obj = {iter->cls_id, iter->keys[iter->key_at++]};
-        kv_val key = {sizeof obj.key, &obj.key}, row;
-        int rc = kv_get(txn, iter->cls->dbi, &key, &row);
+        kv_val row;
+        /* Through the kept cursor: a result's keys ascend, each seek starts on the page
+         * of the one before (kv/row_cursor.c). */
+        int rc = kv_row_get(txn, iter->cls->dbi, obj.key, &row);
         if (rc == KV_NOTFOUND) continue; /* deleted since the result was computed */
         if (rc) return lar_fail_mdb(rc, "cannot step an iterator");
         txn->cache_obj = obj; /* lar_iter_next_all() decodes the cached row */

@@ -270,6 +270,7 @@ static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t dep
             n->integer = n->right.constants[0].as.integer;
             n->real = n->right.constants[0].as.float64;
         }
+        n->int_test = n->kind == NODE_SLOT && plan_is_int_test(n->test);
     }
     return LAR_OK;
 }
@@ -323,6 +324,7 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
     *out = NULL;
     plan *p = calloc(1, sizeof *p);
     if (!p) return lar_fail(LAR_ENOMEM, "out of memory compiling a query");
+    p->arena.small_start = true;
     p->txn = txn;
     p->q = q;
     p->cls_id = q->cls;
@@ -344,24 +346,50 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
 
 /* ---- what an index can answer ---- */
 
-static bool indexable(const schema_class *cls, const node *n, probe_term *out)
+/* The term of property prop of cls compared (op, no options) with constants, when its
+ * index or primary key can answer it. */
+static bool term_for(const schema_class *cls, uint32_t prop, cmp_op op, const lar_value *constants, size_t count,
+                     probe_term *out)
 {
-    if (n->kind != NODE_SLOT || n->options || n->left.type_name) return false;
-    const lar_property_def *def = &cls->properties[n->prop].def;
-    bool primary = (int32_t)n->prop == cls->primary_key;
+    const lar_property_def *def = &cls->properties[prop].def;
+    bool primary = (int32_t)prop == cls->primary_key;
     if (!primary && !(def->flags & LAR_PROP_INDEXED)) return false;
     if (!key_type_is_indexable(def->type)) return false;
-    cmp_op op = n->op;
-    if (op == OP_EQ && n->right.constant_count != 1) op = OP_IN; /* a list argument: any of them */
+    if (op == OP_EQ && count != 1) op = OP_IN; /* a list argument: any of them */
     bool ordered = def->type != LAR_TYPE_STRING && def->type != LAR_TYPE_BOOL; /* string keys are cut short */
     if (op != OP_EQ && op != OP_IN && !((op >= OP_LT && op <= OP_GE) || op == OP_BETWEEN)) return false;
     if (op != OP_EQ && op != OP_IN && !ordered) return false;
-    for (size_t i = 0; i < n->right.constant_count; i++) {
-        lar_type t = n->right.constants[i].type;
+    for (size_t i = 0; i < count; i++) {
+        lar_type t = constants[i].type;
         if (t != def->type && !(t == LAR_TYPE_NULL && (op == OP_EQ || op == OP_IN))) return false;
     }
-    *out = (probe_term){n->prop, primary, op, n->right.constants, n->right.constant_count};
+    *out = (probe_term){prop, primary, op, constants, count};
     return true;
+}
+
+static bool indexable(const schema_class *cls, const node *n, probe_term *out)
+{
+    if (n->kind != NODE_SLOT || n->options || n->left.type_name) return false;
+    return term_for(cls, n->prop, n->op, n->right.constants, n->right.constant_count, out);
+}
+
+bool query_one_equality(const lar_query *q, const schema_class *cls, probe_term *out)
+{
+    const pred *x = q->root;
+    if (x->kind != PRED_COMPARE || x->as.cmp.op != OP_EQ || x->as.cmp.options || x->as.cmp.quant != QUANT_NONE_GIVEN)
+        return false;
+    const expr *left = x->as.cmp.left, *right = x->as.cmp.right;
+    if (left->kind != EXPR_KEYPATH || left->as.path.count != 1 || left->as.path.agg != AGG_NONE) return false;
+    const path_step *st = &left->as.path.steps[0];
+    if (st->kind != STEP_PROPERTY || st->cls != q->cls || st->prop >= cls->property_count ||
+        cls->properties[st->prop].def.collection != LAR_COLLECTION_NONE)
+        return false;
+    const lar_value *value;
+    if (right->kind == EXPR_CONSTANT) value = &right->as.constant;
+    else if (right->kind == EXPR_ARGUMENT && !right->as.arg.keypath && q->args[right->as.arg.index].kind == LAR_QUERY_ARG_VALUE)
+        value = &q->args[right->as.arg.index].value;
+    else return false;
+    return term_for(cls, st->prop, OP_EQ, value, 1, out);
 }
 
 static int term_rank(const probe_term *t)
@@ -381,6 +409,30 @@ static size_t best_term(const plan *p, const node *conjunction, probe_term *out)
         }
     }
     return found;
+}
+
+static bool reads_other_rows(const node *n)
+{
+    if (n->kind == NODE_COMPARE) return true; /* a key path: links, collections, other objects */
+    bool branches = n->kind == NODE_AND || n->kind == NODE_OR || n->kind == NODE_NOT;
+    for (size_t i = 0; branches && i < n->count; i++)
+        if (reads_other_rows(n->kids[i])) return true;
+    return false;
+}
+
+bool plan_reads_other_rows(const plan *p)
+{
+    return reads_other_rows(p->root);
+}
+
+bool plan_terms_are_whole(const plan *p)
+{
+    const node *root = p->root;
+    if (root->kind == NODE_SLOT) return true;
+    if (root->kind != NODE_OR) return false;
+    for (size_t i = 0; i < root->count; i++)
+        if (root->kids[i]->kind != NODE_SLOT) return false;
+    return true;
 }
 
 size_t plan_probe_terms(const plan *p, probe_term *out)

@@ -121,15 +121,68 @@ static int string_eq(plan *p, const node *n, const lar_value *v)
            (c->size == 0 || memcmp(v->as.string.data, c->data, c->size) == 0);
 }
 
+/* CONTAINS in a short haystack: a plain search beats memmem's setup. */
+static bool contains_short(const char *h, size_t hn, const char *needle, size_t nn)
+{
+    if (nn == 0) return true;
+    for (size_t at = 0; at + nn <= hn; at++) {
+        if (h[at] != needle[0]) continue;
+        size_t k = 1;
+        while (k < nn && h[at + k] == needle[k]) k++;
+        if (k == nn) return true;
+    }
+    return false;
+}
+
+/* Haystacks up to this size fold on the stack. */
+#define FOLD_ON_STACK 256
+
+/* A string against one string constant with [c] or [d] (folded once, in n->folded). A
+ * haystack of ASCII folds without decoding, as text_fold() folds ASCII: letters take
+ * their lower case for [c], and [d] leaves every ASCII character alone. Anything else
+ * takes the general test. */
+static int string_folded(plan *p, const node *n, const lar_value *v)
+{
+    if (v->type != LAR_TYPE_STRING || v->as.string.size > FOLD_ON_STACK) return test_constants(p, n, v);
+    const uint8_t *h = (const uint8_t *)v->as.string.data;
+    size_t hn = v->as.string.size;
+    const lar_string *needle = &n->folded[0].as.string;
+    char folded[FOLD_ON_STACK];
+    bool lower = n->options & OPT_CASE;
+    uint8_t high = 0;
+    if (n->op == OP_BEGINSWITH) hn = hn < needle->size ? hn : needle->size; /* only the prefix decides */
+    for (size_t i = 0; i < hn; i++) {
+        uint8_t b = h[i];
+        high |= b;
+        folded[i] = (char)(lower && (uint8_t)(b - 'A') < 26 ? b + 32 : b);
+    }
+    if (high & 0x80) return test_constants(p, n, v);
+    if (n->op == OP_BEGINSWITH) return hn == needle->size && memcmp(folded, needle->data, hn) == 0;
+    if (n->op == OP_CONTAINS) return contains_short(folded, hn, needle->data, needle->size);
+    return text_match(n->op, folded, hn, needle->data, needle->size);
+}
+
+static const value_test ints[] = {int_eq, int_ne, int_lt, int_le, int_gt, int_ge};
+
+bool plan_is_int_test(value_test test)
+{
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (test == ints[i]) return true;
+    return false;
+}
+
 value_test plan_choose_test(const node *n, lar_type type)
 {
-    static const value_test ints[] = {int_eq, int_ne, int_lt, int_le, int_gt, int_ge};
     static const value_test reals[] = {real_eq, real_ne, real_lt, real_le, real_gt, real_ge};
     const lar_value *c = n->right.constants;
     bool one = n->right.constant_count == 1 && n->op <= OP_GE && !n->options && !n->left.type_name;
     if (one && type == LAR_TYPE_INT && c->type == LAR_TYPE_INT) return ints[n->op];
     if (one && type == LAR_TYPE_DOUBLE && c->type == LAR_TYPE_DOUBLE) return reals[n->op];
     if (one && n->op == OP_EQ && type == LAR_TYPE_STRING && c->type == LAR_TYPE_STRING) return string_eq;
+    bool text_op = n->op == OP_EQ || n->op == OP_NE || string_op(n->op);
+    if (n->right.constant_count == 1 && n->options && n->folded && text_op && !n->left.type_name &&
+        type == LAR_TYPE_STRING && c->type == LAR_TYPE_STRING)
+        return string_folded;
     return test_constants;
 }
 
@@ -401,8 +454,17 @@ static int slot_value(plan *p, const node *n, lar_value *v)
     case LAR_TYPE_INT: v->type = LAR_TYPE_INT; memcpy(&v->as.integer, bytes + n->offset, 8); return LAR_OK;
     case LAR_TYPE_DOUBLE: v->type = LAR_TYPE_DOUBLE; memcpy(&v->as.float64, bytes + n->offset, 8); return LAR_OK;
     case LAR_TYPE_BOOL: v->type = LAR_TYPE_BOOL; v->as.boolean = bytes[n->offset] != 0; return LAR_OK;
-    default: return row_decode_raw(cls, p->row, n->prop, v);
+    case LAR_TYPE_STRING: {
+        const uint8_t *data;
+        size_t size;
+        if (!row_var_bytes(cls, p->row, bytes + n->offset, true, &data, &size)) break; /* reported below */
+        v->type = LAR_TYPE_STRING;
+        v->as.string = (lar_string){(const char *)data, size};
+        return LAR_OK;
     }
+    default: break;
+    }
+    return row_decode_raw(cls, p->row, n->prop, v);
 }
 
 static int eval_compare(plan *p, node *n)
@@ -428,6 +490,29 @@ static int eval_compare(plan *p, node *n)
     return q != QUANT_ANY;
 }
 
+/* An int slot against one int, as the int tests above compare it: no value, no call. */
+static inline int int_slot_test(const plan *p, const node *n)
+{
+    const uint8_t *bytes = p->row->mv_data;
+    if (n->in_bitmap && (bytes[p->cls->fixed_size + n->prop / 8] & (1u << (n->prop % 8)))) return n->op == OP_NE;
+    int64_t v;
+    memcpy(&v, bytes + n->offset, 8);
+    switch (n->op) {
+    case OP_EQ: return v == n->integer;
+    case OP_NE: return v != n->integer;
+    case OP_LT: return v < n->integer;
+    case OP_LE: return v <= n->integer;
+    case OP_GT: return v > n->integer;
+    default: return v >= n->integer;
+    }
+}
+
+/* A node, with int tests (most of a filter's terms) inline: no call for them. */
+static inline int eval_inline(plan *p, node *n)
+{
+    return n->int_test ? int_slot_test(p, n) : eval_node(p, n);
+}
+
 static int eval_node(plan *p, node *n)
 {
     switch (n->kind) {
@@ -435,13 +520,13 @@ static int eval_node(plan *p, node *n)
     case NODE_FALSE: return 0;
     case NODE_AND:
         for (size_t i = 0; i < n->count; i++) {
-            int r = eval_node(p, n->kids[i]);
+            int r = eval_inline(p, n->kids[i]);
             if (r <= 0) return r;
         }
         return 1;
     case NODE_OR:
         for (size_t i = 0; i < n->count; i++) {
-            int r = eval_node(p, n->kids[i]);
+            int r = eval_inline(p, n->kids[i]);
             if (r != 0) return r;
         }
         return 0;
@@ -450,6 +535,7 @@ static int eval_node(plan *p, node *n)
         return r < 0 ? r : !r;
     }
     case NODE_SLOT: {
+        if (n->int_test) return int_slot_test(p, n);
         lar_value v;
         TRY(slot_value(p, n, &v));
         return n->test(p, n, &v);
@@ -461,9 +547,9 @@ static int eval_node(plan *p, node *n)
 
 int plan_match(plan *p, lar_objkey key, const kv_val *row)
 {
-    TRY(row_check_shape(p->cls, row));
+    if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
     p->key = key;
     p->row = row;
-    return eval_node(p, p->root);
+    return eval_inline(p, p->root);
 }
 

@@ -71,6 +71,7 @@ struct node {
     uint32_t prop, offset;
     lar_type type;
     bool in_bitmap;           /* optional: its null bit may be set */
+    bool int_test;            /* an int slot against one int: tested inline (eval.c) */
     int64_t integer;          /* the constant, for the number tests */
     double real;
 };
@@ -103,5 +104,7 @@ static inline bool string_op(cmp_op op)
 
 /* The test of a left value against a node's constants, chosen for the type it reads. */
 value_test plan_choose_test(const node *n, lar_type type);
+/* Whether test is the one for an int against one int constant (n->op, n->integer). */
+bool plan_is_int_test(value_test test);
 
 #endif

@@ -16,17 +16,21 @@ typedef struct key_list {
     size_t count, capacity;
 } key_list;
 
-static int add_key(key_list *keys, const kv_val *data)
+/* Adds the object keys data holds, one or (a page of an index's duplicates) several. */
+static int add_keys(key_list *keys, const kv_val *data)
 {
-    if (data->mv_size != sizeof(lar_objkey)) return lar_fail(LAR_ECORRUPT, "an index entry is not an object key");
-    if (keys->count == keys->capacity) {
+    size_t n = data->mv_size / sizeof(lar_objkey);
+    if (n == 0 || data->mv_size % sizeof(lar_objkey)) return lar_fail(LAR_ECORRUPT, "an index entry is not an object key");
+    if (keys->capacity - keys->count < n) {
         size_t capacity = keys->capacity ? keys->capacity * 2 : 16;
+        while (capacity - keys->count < n) capacity *= 2;
         lar_objkey *grown = realloc(keys->items, capacity * sizeof *grown);
         if (!grown) return lar_fail(LAR_ENOMEM, "out of memory probing an index");
         keys->items = grown;
         keys->capacity = capacity;
     }
-    memcpy(&keys->items[keys->count++], data->mv_data, sizeof(lar_objkey));
+    memcpy(&keys->items[keys->count], data->mv_data, n * sizeof(lar_objkey));
+    keys->count += n;
     return LAR_OK;
 }
 
@@ -62,21 +66,52 @@ static int walk(lar_txn *txn, kv_table table, const uint8_t *from, size_t from_s
         if (to ? byte_order(&key, to, to_size) > 0
                : key.mv_size < prefix_size || memcmp(key.mv_data, prefix, prefix_size) != 0)
             break;
-        err = add_key(keys, &data);
+        err = add_keys(keys, &data);
     }
     kv_cursor_close(cursor);
     if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot probe an index");
     return err;
 }
 
-static int probe_equal(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys)
+static int primary_entry(lar_txn *txn, const uint8_t *key, size_t size, key_list *keys)
 {
-    kv_table table = t->primary ? txn->env->pk_dbi : txn->env->index_dbi;
+    kv_val k = {size, (void *)key}, data;
+    int rc = kv_get(txn, txn->env->pk_dbi, &k, &data);
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    return rc ? lar_fail_mdb(rc, "cannot probe a primary key") : add_keys(keys, &data);
+}
+
+/* The objects an index key names: its duplicates, read a page at a time through the
+ * index's kept cursor (no cursor to allocate per probe). */
+static int index_entries(lar_txn *txn, const uint8_t *key, size_t size, key_list *keys)
+{
+    kv_cursor *cursor = kv_kept_cursor(txn, txn->env->index_dbi);
+    if (!cursor) return lar_fail(LAR_ENOMEM, "cannot probe an index: out of memory");
+    kv_val k = {size, (void *)key}, data;
+    int err = LAR_OK;
+    int rc = kv_cursor_step(cursor, &k, &data, KV_SEEK_EXACT);
+    if (!rc) rc = kv_cursor_step(cursor, &k, &data, KV_DUPS);
+    for (; !rc && !err; rc = kv_cursor_step(cursor, &k, &data, KV_NEXT_DUPS)) err = add_keys(keys, &data);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot probe an index");
+    return err;
+}
+
+/* Whether the key of v (size bytes) holds all of v: an index cuts long strings short. */
+static bool key_is_whole(lar_class cls, const probe_term *t, const lar_value *v, size_t size)
+{
+    if (v->type != LAR_TYPE_STRING || t->primary) return true;
+    uint8_t prefix[KEY_MAX];
+    return size == prefix_of(cls, t, prefix) + 1 + v->as.string.size;
+}
+
+static int probe_equal(lar_txn *txn, lar_class cls, const probe_term *t, key_list *keys, bool *exact)
+{
     for (size_t i = 0; i < t->count; i++) {
         uint8_t key[KEY_MAX];
         size_t size = encode(cls, t, &t->values[i], key);
         if (!size) continue; /* a primary key too long to be stored: no object has it */
-        int err = walk(txn, table, key, size, key, size, NULL, 0, keys);
+        if (!key_is_whole(cls, t, &t->values[i], size)) *exact = false;
+        int err = t->primary ? primary_entry(txn, key, size, keys) : index_entries(txn, key, size, keys);
         if (err) return err;
     }
     return LAR_OK;
@@ -110,19 +145,24 @@ static int compare_keys(const void *a, const void *b)
 }
 
 int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
-                     size_t *count)
+                     size_t *count, bool *exact)
 {
     key_list keys = {0};
     int err = LAR_OK;
+    *exact = true;
     for (size_t i = 0; !err && i < term_count; i++) {
         const probe_term *t = &terms[i];
-        err = t->op == OP_EQ || t->op == OP_IN ? probe_equal(txn, cls, t, &keys) : probe_range(txn, cls, t, &keys);
+        bool equal = t->op == OP_EQ || t->op == OP_IN;
+        if (!equal) *exact = false; /* a range walk includes its bounds */
+        err = equal ? probe_equal(txn, cls, t, &keys, exact) : probe_range(txn, cls, t, &keys);
     }
     if (err) {
         free(keys.items);
         return err;
     }
-    if (keys.count) qsort(keys.items, keys.count, sizeof *keys.items, compare_keys);
+    size_t sorted = 1;
+    while (sorted < keys.count && keys.items[sorted - 1] < keys.items[sorted]) sorted++;
+    if (sorted < keys.count) qsort(keys.items, keys.count, sizeof *keys.items, compare_keys); /* one index key's: in order */
     size_t unique = 0;
     for (size_t i = 0; i < keys.count; i++)
         if (unique == 0 || keys.items[unique - 1] != keys.items[i]) keys.items[unique++] = keys.items[i];

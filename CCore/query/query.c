@@ -17,7 +17,10 @@ void *arena_alloc(arena *a, size_t size)
     size = (size + 15) & ~(size_t)15;
     arena_block *b = a->head;
     if (!b || b->size - b->used < size) {
-        size_t want = size > 4000 ? size : 4000;
+        /* A small first block keeps a small query's plan (compile.c: one per run)
+         * off glibc's large-request path, where a malloc consolidates the fast bins. */
+        size_t block = !b && a->small_start ? 960 : 4000;
+        size_t want = size > block ? size : block;
         b = malloc(sizeof *b + want);
         if (!b) return NULL;
         b->size = want;
@@ -120,12 +123,66 @@ int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const ch
     }
 }
 
+/* Whether a is a valid value of the type b holds, so that binding it resolves as b did:
+ * resolution checks a value argument by its type alone (value_checked_args says when not). */
+static bool same_type_value(const bound_arg *b, const lar_query_arg *a)
+{
+    if (b->kind != LAR_QUERY_ARG_VALUE || a->kind != LAR_QUERY_ARG_VALUE || a->value.type != b->value.type) return false;
+    switch (a->value.type) {
+    case LAR_TYPE_STRING:
+        if (!a->value.as.string.size) return true;
+        return a->value.as.string.data && utf8_valid(a->value.as.string.data, a->value.as.string.size);
+    case LAR_TYPE_BINARY: return a->value.as.binary.data || !a->value.as.binary.size;
+    case LAR_TYPE_LINK: return false;
+    default: return true;
+    }
+}
+
+/* Copies the bytes of v (a string or binary) over old (the bound copy, old_size + 1
+ * bytes in the arena) when they fit, else into the arena. */
+static const void *copy_bytes(lar_query *q, void *old, size_t old_size, const void *data, size_t size)
+{
+    if (!old || size > old_size) return arena_strndup(&q->arena, data, size);
+    if (size) memmove(old, data, size); /* the caller may pass the bound bytes back */
+    ((char *)old)[size] = 0;
+    return old;
+}
+
+/* Binds values of the types already bound without resolving again (resolution reads
+ * the schema and checks each argument's type: it would find the same). A query probed
+ * once per value (`name == $0`) is rebound this way. False: bind in full. */
+static bool rebind_values(lar_query *q, const lar_query_arg *args, size_t count)
+{
+    if (!q->resolved || q->has_keypath_args || q->value_checked_args) return false;
+    for (size_t i = 0; i < count; i++)
+        if (!same_type_value(&q->args[i], &args[i])) return false;
+    for (size_t i = 0; i < count; i++) {
+        lar_value *b = &q->args[i].value;
+        const lar_value *a = &args[i].value;
+        if (a->type == LAR_TYPE_STRING) {
+            const char *data = copy_bytes(q, (char *)b->as.string.data, b->as.string.size, a->as.string.data,
+                                          a->as.string.size);
+            if (!data) return false;
+            b->as.string = (lar_string){data, a->as.string.size};
+        } else if (a->type == LAR_TYPE_BINARY) {
+            const void *data = copy_bytes(q, (void *)b->as.binary.data, b->as.binary.size, a->as.binary.data,
+                                          a->as.binary.size);
+            if (!data) return false;
+            b->as.binary = (lar_binary){data, a->as.binary.size};
+        } else {
+            *b = *a;
+        }
+    }
+    return true;
+}
+
 int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count)
 {
     if (!query || (!args && count)) return lar_fail(LAR_EINVAL, "lar_query_bind: NULL argument");
     if (!query->root) return lar_fail(LAR_EINVAL, "lar_query_bind: the query is not finished (lar_query_finish)");
     if (count != (size_t)query->arg_count)
         return lar_fail(LAR_EINVAL, "the query takes %ld arguments, %zu given", query->arg_count, count);
+    if (count && rebind_values(query, args, count)) return LAR_OK;
     int rc = LAR_OK;
     for (size_t i = 0; i < count && rc == LAR_OK; i++) {
         bound_arg *b = &query->args[i];

@@ -37,6 +37,7 @@
 typedef struct arena_block arena_block;
 typedef struct arena {
     arena_block *head;
+    bool small_start;      /* the first block is small (see arena_alloc) */
 } arena;
 
 void *arena_alloc(arena *a, size_t size); /* zeroed; NULL when out of memory */
@@ -227,6 +228,8 @@ struct lar_query {
     bool positional;       /* %@ and %K (else $n) */
     bool has_keypath_args;
     bool resolved;         /* every %K is bound and the whole query resolved */
+    bool value_checked_args; /* resolution checked an argument's value, not only its type
+                              * (a link's class, an @type name): a rebind resolves again */
     bound_arg *args;       /* arg_count */
     struct query_builder *builder; /* while built by calls (build.c); NULL once finished */
 };

@@ -16,6 +16,7 @@ typedef struct scope {
 
 typedef struct resolver {
     lar_query *q;
+    const lar_schema *schema; /* the environment's current schema, read once per resolution */
     const scope *scope;
 } resolver;
 
@@ -23,8 +24,39 @@ typedef struct resolver {
 
 static const char *class_name(resolver *r, lar_class cls)
 {
-    lar_class_info info;
-    return lar_class_info_get(r->q->env, cls, &info) == LAR_OK ? info.name : "?";
+    const schema_class *c = schema_class_at(r->schema, cls);
+    return c ? c->name : "?";
+}
+
+/* The class named name, as lar_class_find() finds it. */
+static bool class_named(resolver *r, const char *name, lar_class *out)
+{
+    const schema_class *c = find_class(r->schema, name);
+    if (c) *out = (lar_class)(c - r->schema->classes);
+    return c != NULL;
+}
+
+/* Property name of class cls, as lar_property_find() finds it, and its definition. */
+static bool property_named(resolver *r, lar_class cls, const char *name, uint32_t *prop, lar_property_def *def)
+{
+    const schema_class *c = schema_class_at(r->schema, cls);
+    for (uint32_t i = 0; c && i < c->property_count; i++) {
+        if (strcmp(c->properties[i].def.name, name) != 0) continue;
+        *prop = i;
+        *def = c->properties[i].def;
+        return true;
+    }
+    return false;
+}
+
+/* A resolver for q, on the schema its environment has now (the calling thread's write
+ * sees the classes it added). */
+static int resolver_start(lar_query *q, resolver *r)
+{
+    lar_schema *schema;
+    int err = env_current_schema(q->env, &schema);
+    *r = (resolver){.q = q, .schema = schema};
+    return err;
 }
 
 static const char *path_text(resolver *r, const expr *e, char *buf, size_t size)
@@ -91,14 +123,13 @@ static int resolve_path(resolver *r, expr *e)
                 continue;
             }
             lar_class origin;
-            if (lar_class_find(q->env, st->class_name, &origin) != LAR_OK)
+            if (!class_named(r, st->class_name, &origin))
                 return lar_fail(LAR_EINVAL, "unknown class '%s' in @links at column %d", st->class_name, st->column);
             uint32_t prop;
-            if (lar_property_find(q->env, origin, st->name, &prop) != LAR_OK)
+            lar_property_def def;
+            if (!property_named(r, origin, st->name, &prop, &def))
                 return lar_fail(LAR_EINVAL, "unknown property '%s' on class '%s' at column %d", st->name,
                                 st->class_name, st->column);
-            lar_property_def def;
-            if (lar_property_info_get(q->env, origin, prop, &def) != LAR_OK) return lar_error_last()->code;
             if (def.type != LAR_TYPE_LINK || !def.target_class || strcmp(def.target_class, class_name(r, cls)) != 0)
                 return lar_fail(LAR_EINVAL, "property '%s.%s' does not link to class '%s' at column %d",
                                 st->class_name, st->name, class_name(r, cls), st->column);
@@ -118,11 +149,10 @@ static int resolve_path(resolver *r, expr *e)
                                 shape_type(&s, buf, sizeof buf), last_name, st->column);
             }
             uint32_t prop;
-            if (lar_property_find(q->env, cls, st->name, &prop) != LAR_OK)
+            lar_property_def def;
+            if (!property_named(r, cls, st->name, &prop, &def))
                 return lar_fail(LAR_EINVAL, "unknown property '%s' on class '%s' at column %d", st->name,
                                 class_name(r, cls), st->column);
-            lar_property_def def;
-            if (lar_property_info_get(q->env, cls, prop, &def) != LAR_OK) return lar_error_last()->code;
             st->cls = cls;
             st->prop = prop;
             st->def = def;
@@ -130,7 +160,8 @@ static int resolve_path(resolver *r, expr *e)
                         .nullable = (def.flags & LAR_PROP_OPTIONAL) || def.type == LAR_TYPE_MIXED};
             has_class = false;
             if (def.type == LAR_TYPE_LINK && def.target_class) {
-                if (lar_class_find(q->env, def.target_class, &cls) != LAR_OK) return lar_error_last()->code;
+                if (!class_named(r, def.target_class, &cls))
+                    return lar_fail(LAR_ENOTFOUND, "no class named '%s'", def.target_class);
                 has_class = true;
                 s.link_class = cls;
                 s.has_link_class = true;
@@ -238,6 +269,7 @@ static int check_value(resolver *r, const pred *x, const expr *path, const lar_v
     cmp_op op = x->as.cmp.op;
     bool ok;
     lar_type t = v->type;
+    if (arg >= 0 && (s->type_name || t == LAR_TYPE_LINK)) r->q->value_checked_args = true;
     if (t == LAR_TYPE_NULL) {
         ok = !ordering_op(op) && !string_op(op) && !s->type_name;
     } else if (s->type_name) {
@@ -523,8 +555,10 @@ static int resolve_pred(resolver *r, pred *x)
 
 int query_resolve(lar_query *q)
 {
-    resolver r = {.q = q};
+    resolver r;
     q->resolved = false;
+    q->value_checked_args = false;
+    TRY(resolver_start(q, &r));
     TRY(resolve_pred(&r, q->root));
     for (size_t i = 0; i < q->order_count; i++) {
         order *o = &q->orders[i];
@@ -549,6 +583,7 @@ int query_resolve(lar_query *q)
 
 int query_resolve_keypath(lar_query *q, expr *e)
 {
-    resolver r = {.q = q};
+    resolver r;
+    TRY(resolver_start(q, &r));
     return resolve_path(&r, e);
 }

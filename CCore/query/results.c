@@ -1,8 +1,9 @@
 /* Running a query into a result: the keys of the matching objects, in key order, and
  * the version they were computed at. A predicate with an equality, IN or range term on
  * a primary key or indexed property (alone, in a top-level AND, or in each branch of a
- * top-level OR) checks only the objects the index names; any other scans the class
- * table once, checking each row with the compiled plan. */
+ * top-level OR) checks only the objects the index names (and reads none when equalities
+ * the index holds whole are the whole predicate); any other scans the class table once,
+ * checking each row with the compiled plan. */
 #include "query/results.h"
 #include "query/order.h"
 
@@ -23,10 +24,11 @@ static int add_result(lar_results *r, lar_objkey key)
 }
 
 /* Checks one row. A write transaction's rows may move while the check reads other
- * tables (a read can flush what the write gathered), so there the row is copied first. */
+ * tables (a read can flush what the write gathered), so there a plan that reads them
+ * checks a copy of the row (copy NULL: the plan reads only the row, in place). */
 static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, lar_results *r)
 {
-    if (txn->write) {
+    if (txn->write && copy) {
         copy->size = 0;
         if (buffer_append(copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
         row.mv_data = copy->data;
@@ -41,7 +43,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
-    byte_buffer copy = {0};
+    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
@@ -51,7 +53,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
             break;
         }
         memcpy(&k, key.mv_data, sizeof k);
-        err = check_row(txn, p, &copy, k, row, r);
+        err = check_row(txn, p, copying, k, row, r);
     }
     kv_cursor_close(cursor);
     buffer_free(&copy);
@@ -59,18 +61,46 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
     return err;
 }
 
+/* The index answers the whole predicate: its entries are the result, and no row is read
+ * (a damaged row is reported when the object is read). */
+static int keep_candidates(lar_results *r, lar_objkey *candidates, size_t count)
+{
+    r->keys = candidates;
+    r->count = r->capacity = count;
+    return LAR_OK;
+}
+
+/* A query that is one equality an index answers (query_one_equality): probed without
+ * compiling a plan. *answered is false when the index holds the value cut short. */
+static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, bool *answered)
+{
+    lar_objkey *candidates = NULL;
+    size_t count = 0;
+    bool exact;
+    *answered = false;
+    int err = probe_candidates(txn, r->cls, term, 1, &candidates, &count, &exact);
+    if (err || !exact) {
+        free(candidates);
+        return err;
+    }
+    *answered = true;
+    return keep_candidates(r, candidates, count);
+}
+
 static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
                  lar_results *r)
 {
     lar_objkey *candidates = NULL;
     size_t count = 0;
-    int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count);
-    byte_buffer copy = {0};
+    bool exact;
+    int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
+    if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
+    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
         int rc = kv_get(txn, cls->dbi, &key, &row);
         if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
-        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, &copy, candidates[i], row, r);
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, copying, candidates[i], row, r);
     }
     free(candidates);
     buffer_free(&copy);
@@ -115,6 +145,20 @@ void lar_results_free(lar_results *results)
     free(results);
 }
 
+/* Compiles the query and runs the plan: through an index when one answers a term, else
+ * by a scan. */
+static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cls, lar_results *r)
+{
+    plan *p;
+    int err = plan_compile(txn, query, &p);
+    if (err) return err;
+    probe_term terms[PROBE_TERMS_MAX];
+    size_t term_count = plan_probe_terms(p, terms);
+    err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
+    plan_free(p);
+    return err;
+}
+
 int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
 {
     if (out) *out = NULL;
@@ -125,19 +169,14 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
     if ((err = check_ready(query))) return err;
     const schema_class *cls = schema_class_at(txn->schema, query->cls);
     if (!cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
-    plan *p;
-    if ((err = plan_compile(txn, query, &p))) return err;
     lar_results *r = calloc(1, sizeof *r);
-    if (!r) err = lar_fail(LAR_ENOMEM, "out of memory running a query");
-    probe_term terms[PROBE_TERMS_MAX];
-    size_t term_count = 0;
-    if (!err) {
-        r->env = txn->env;
-        r->cls = query->cls;
-        term_count = plan_probe_terms(p, terms);
-        err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
-    }
-    plan_free(p);
+    if (!r) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+    r->env = txn->env;
+    r->cls = query->cls;
+    probe_term term;
+    bool answered = false;
+    if (query_one_equality(query, cls, &term)) err = probe_alone(txn, &term, r, &answered);
+    if (!err && !answered) err = run_plan(txn, query, cls, r);
     for (size_t i = 0; !err && i < query->order_count; i++) /* SORT, DISTINCT, LIMIT, in their order */
         err = results_apply_order(txn, r, &query->orders[i]);
     if (err) {

@@ -30,6 +30,8 @@ typedef struct plan plan;
  * construct the evaluator does not run yet ("not supported yet: ..."). */
 int plan_compile(lar_txn *txn, const lar_query *q, plan **out);
 void plan_free(plan *p);
+/* Whether p's checks read more than the row they check (key paths, other objects). */
+bool plan_reads_other_rows(const plan *p);
 /* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
 int plan_match(plan *p, lar_objkey key, const kv_val *row);
 /* A comparison an index can answer: a primary key or indexed property against constants. */
@@ -45,13 +47,19 @@ typedef struct probe_term {
  * of a top-level AND (or the predicate itself), or every term of a top-level OR when
  * each is one. Fills out (room PROBE_TERMS_MAX); returns how many (0: scan). */
 size_t plan_probe_terms(const plan *p, probe_term *out);
+/* Whether q (resolved, bound, of class cls) is one equality of a property of cls with a
+ * value that its index or primary key answers: read from its AST, without a plan. */
+bool query_one_equality(const lar_query *q, const schema_class *cls, probe_term *out);
+/* Whether the terms plan_probe_terms() gave are the whole predicate (no other check). */
+bool plan_terms_are_whole(const plan *p);
 
 /* ---- index probes (probe.c) ---- */
 
 /* The objects of cls that may satisfy any of the terms, in key order without repeats
- * (malloc'd into *out). */
+ * (malloc'd into *out). *exact: each is an equality whose index keys hold its values
+ * whole, so the candidates satisfy exactly the terms. */
 int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
-                     size_t *count);
+                     size_t *count, bool *exact);
 
 /* ---- comparing values (compare.c) ---- */
 

@@ -344,6 +344,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             free(describe(q, LAR_QUERY_DESCRIBE_VALUES));
             check_run(q, cls);
             apply_orders(q, cls);
+            /* Bound again: values of the types bound before skip resolution (rebind_values). */
+            for (size_t i = 0; i < n && rest < end; i++) make_arg(&rest, end, &args[i], lists[i], 4);
+            rc = lar_query_bind(q, args, n);
+            if (rc == LAR_OK) check_run(q, cls);
+            else check_error(rc);
         } else {
             check_error(rc);
             free(describe(q, 0));
