@@ -7,7 +7,8 @@
  *           (c-api: batches of rows of bound variables; c-api-step: bound
  *           variables, one object per call; c-api-values: tagged lar_values);
  *   lookup  N primary-key lookups in a shuffled (fixed-seed) order in one read
- *           transaction, each reading v3.
+ *           transaction, each reading v3; raw-lmdb-direct is the floor, one mdb_get
+ *           of a row keyed by the id itself (vs_direct on the lookup lines).
  * Raw LMDB stores what Larder stores: a table keyed by the object key
  * (MDB_INTEGERKEY, written with MDB_APPEND) holding a row of the 11 ints, and a
  * primary-key table mapping the big-endian, sign-flipped id to the object key
@@ -163,6 +164,7 @@ void remove_database(const char *path)
 typedef struct raw_db {
     MDB_env *env;
     MDB_dbi rows, pk;
+    MDB_dbi direct; /* rows keyed by the id itself: the one-probe lookup baseline */
 } raw_db;
 
 #define ROW_INTS (1 + PROPS)
@@ -172,6 +174,7 @@ static void raw_open(raw_db *db, const char *path)
     db->env = raw_env_open(path);
     db->rows = raw_dbi(db->env, "rows", MDB_INTEGERKEY);
     db->pk = raw_dbi(db->env, "pk", 0);
+    db->direct = raw_dbi(db->env, "direct", MDB_INTEGERKEY);
 }
 
 static void raw_close(raw_db *db)
@@ -259,6 +262,42 @@ static uint64_t raw_lookup(raw_db *db, const int64_t *order)
     mdb_txn_abort(txn);
     uint64_t elapsed = bench_now_ns() - start;
     check_result("raw lookup", sum, expected_lookup_sum(), N, N);
+    return elapsed;
+}
+
+/* The floor of a primary-key lookup: the row stored under the id itself, so one
+ * mdb_get finds it (no primary-key table). Filled untimed, once, for the lookups. */
+static void raw_direct_fill(raw_db *db)
+{
+    MDB_txn *txn;
+    MDB_CHECK(mdb_txn_begin(db->env, NULL, 0, &txn));
+    for (int64_t id = 1; id <= N; id++) {
+        int64_t row[ROW_INTS];
+        row[0] = id;
+        for (int j = 0; j < PROPS; j++) row[1 + j] = value_of(id, j);
+        MDB_val key = {sizeof id, &id}, data = {sizeof row, row};
+        MDB_CHECK(mdb_put(txn, db->direct, &key, &data, MDB_APPEND));
+    }
+    MDB_CHECK(mdb_txn_commit(txn));
+}
+
+static uint64_t raw_direct_lookup(raw_db *db, const int64_t *order)
+{
+    uint64_t start = bench_now_ns();
+    MDB_txn *txn;
+    MDB_CHECK(mdb_txn_begin(db->env, NULL, MDB_RDONLY, &txn));
+    int64_t sum = 0;
+    for (size_t i = 0; i < N; i++) {
+        MDB_val key = {sizeof order[i], (void *)&order[i]}, row;
+        MDB_CHECK(mdb_get(txn, db->direct, &key, &row));
+        if (row.mv_size != ROW_INTS * sizeof(int64_t)) die("raw direct lookup", "bad row size");
+        int64_t v;
+        memcpy(&v, (const uint8_t *)row.mv_data + (1 + LOOKUP_PROP) * sizeof v, sizeof v);
+        sum += v;
+    }
+    mdb_txn_abort(txn);
+    uint64_t elapsed = bench_now_ns() - start;
+    check_result("raw direct lookup", sum, expected_lookup_sum(), N, N);
     return elapsed;
 }
 
@@ -500,13 +539,17 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < N; i++) order[i] = (int64_t)i + 1;
     bench_rng rng = bench_rng_seed(LOOKUP_SEED);
     bench_shuffle(order, N, &rng);
+    raw_direct_fill(&raw);
     best_raw = best_capi = UINT64_MAX;
+    uint64_t best_direct = UINT64_MAX;
     for (int rep = 0; rep < REPEATS; rep++) {
         best_raw = min_u64(best_raw, raw_lookup(&raw, order));
+        best_direct = min_u64(best_direct, raw_direct_lookup(&raw, order));
         best_capi = min_u64(best_capi, capi_lookup(&db, order));
     }
     report("lookup", "raw-lmdb", best_raw, best_raw);
-    report("lookup", "c-api", best_capi, best_raw);
+    report_n_vs("lookup", "raw-lmdb-direct", N, best_direct, best_raw, "direct", best_direct);
+    report_n_vs("lookup", "c-api", N, best_capi, best_raw, "direct", best_direct);
     free(order);
 
     raw_close(&raw);

@@ -18,10 +18,12 @@ enum Kind: String, CaseIterable {
 
 // MARK: The C benchmark's numbers
 
-/// ns_per_op of raw-lmdb and c-api for one workload.
+/// ns_per_op of raw-lmdb and c-api for one workload, and of raw-lmdb-direct (lookup's
+/// one-probe floor: the row keyed by the id itself) where there is one.
 struct CReference {
     var raw: Double
     var cAPI: Double
+    var direct: Double?
 }
 
 /// Reads lines such as `BENCH workload=insert impl=raw-lmdb n=200000 ns_per_op=474.2 vs_raw=1.00`.
@@ -29,7 +31,7 @@ func loadCResults(_ path: String) throws -> [Kind: CReference] {
     guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
         throw BenchError("cannot read \(path): run bench_c first")
     }
-    var raw: [Kind: Double] = [:], cAPI: [Kind: Double] = [:]
+    var raw: [Kind: Double] = [:], cAPI: [Kind: Double] = [:], direct: [Kind: Double] = [:]
     for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
         var fields: [Substring: Substring] = [:]
         for pair in line.split(separator: " ").dropFirst() {
@@ -44,6 +46,7 @@ func loadCResults(_ path: String) throws -> [Kind: CReference] {
         switch fields["impl"] {
         case "raw-lmdb": raw[kind] = nsPerOp
         case "c-api": cAPI[kind] = nsPerOp
+        case "raw-lmdb-direct" where nsPerOp > 0: direct[kind] = nsPerOp
         default: break
         }
     }
@@ -52,7 +55,7 @@ func loadCResults(_ path: String) throws -> [Kind: CReference] {
         guard let r = raw[kind], let c = cAPI[kind], r > 0, c > 0 else {
             throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(kind.rawValue)")
         }
-        reference[kind] = CReference(raw: r, cAPI: c)
+        reference[kind] = CReference(raw: r, cAPI: c, direct: direct[kind])
     }
     return reference
 }
@@ -99,6 +102,7 @@ func report(_ kind: Kind, _ impls: [Implementation], _ reference: CReference) {
         let ns = perOp(impl.name, kind)
         var line = "BENCH workload=\(kind.rawValue) impl=\(impl.name) n=\(Workload.count) ns_per_op=\(fixed(ns, 1))" +
             " vs_raw=\(fixed(ns / reference.raw, 2)) vs_c_api=\(fixed(ns / reference.cAPI, 2))"
+        if let direct = reference.direct { line += " vs_direct=\(fixed(ns / direct, 2))" }
         if impl.name != "swift" { line += " swift_speedup=\(fixed(ns / swift, 2))" }
         print(line)
     }
