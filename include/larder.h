@@ -84,8 +84,10 @@ extern "C" {
 #define LARDER_VERSION_NUMBER 1000
 /** The on-disk format this library writes and reads. Files of another format are
  * refused with #LAR_EVERSION: a newer one, or an older one whose layout changed
- * (format 2 packs set elements into blocks; format 1 stored one entry per element). */
-#define LARDER_FORMAT_VERSION 2
+ * (format 3 keys the objects of a class with an int primary key by that key, with no
+ * primary-key entry; format 2 packs set elements into blocks; format 1 stored one entry
+ * per element). */
+#define LARDER_FORMAT_VERSION 3
 
 /** @brief Return the version of the linked library.
  *
@@ -200,7 +202,10 @@ typedef enum lar_type {
 
 /** A class identifier, stable for the life of the file. */
 typedef uint32_t lar_class;
-/** An object key, unique within its class and never reused. */
+/** An object key, unique within its class. Keys are never reused, with one
+ *  exception: in a class whose primary key is an int, an object's key derives
+ *  from its primary key, so an object created with the primary key of a deleted
+ *  one may take its key (lar_obj_stamp() tells the two apart). */
 typedef uint64_t lar_objkey;
 
 /** A point in time. */
@@ -717,7 +722,28 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj);
  */
 int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out);
 
+/** @brief Read an object's stamp, which tells apart the objects that one key
+ *  named at different times.
+ *
+ * In a class whose primary key is an int, objects are keyed by their primary
+ * key (one B-tree probe finds them), so an object created with the primary key
+ * of a deleted object may take the deleted object's key. Each object of such a
+ * class has a stamp, distinct from that of every other object created in the
+ * file: a holder of a #lar_obj keeps the stamp to learn that its object was
+ * deleted even when a new object took its key. Objects of other classes, whose
+ * keys are never reused, have the stamp 0.
+ * @param[in]  txn  An active transaction.
+ * @param[in]  obj  The object.
+ * @param[out] out  Receives the stamp.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class);
+ *         #LAR_EDELETED (no object has that key); #LAR_EMISUSE; #LAR_ECORRUPT.
+ */
+int lar_obj_stamp(lar_txn *txn, lar_obj obj, uint64_t *out);
+
 /** @brief Find an object by primary key, in O(log n).
+ *
+ * For a class whose primary key is an int, one probe of the class's table
+ * (see lar_obj_stamp()).
  * @param[in]  txn  An active transaction.
  * @param[in]  cls  A class with a primary key.
  * @param[in]  key  The key value; #LAR_TYPE_NULL for an optional key's null.

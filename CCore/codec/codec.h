@@ -52,6 +52,10 @@ int row_decode_for_rewrite(const schema_class *cls, const kv_val *row, lar_value
 int row_decode_raw(const schema_class *cls, const kv_val *row, uint32_t prop, lar_value *out);
 /* Decodes every property into out; strings are copied into txn when it writes. */
 int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar_value *restrict out);
+/* The stamp of a row of a class keyed by its primary key (see row.c), 0 for other classes. */
+uint64_t row_stamp(const schema_class *cls, const kv_val *row);
+/* Sets the stamp of an encoded row (row_encode leaves it 0); nothing for other classes. */
+void row_set_stamp(const schema_class *cls, byte_buffer *row, uint64_t stamp);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
                lar_value *out);

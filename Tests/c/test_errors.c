@@ -218,7 +218,7 @@ TEST(version_matches_the_header)
     CHECK_EQ(LARDER_VERSION_NUMBER, 1000);
     CHECK_EQ(LARDER_VERSION_NUMBER, LARDER_VERSION_MAJOR * 1000000 + LARDER_VERSION_MINOR * 1000 +
                                         LARDER_VERSION_PATCH);
-    CHECK_EQ(LARDER_FORMAT_VERSION, 2);
+    CHECK_EQ(LARDER_FORMAT_VERSION, 3);
     /* Each output may be NULL on its own. */
     major = -1;
     CHECK(lar_version(&major, NULL, NULL) == text || strcmp(lar_version(&major, NULL, NULL), text) == 0);
