@@ -270,6 +270,9 @@ final class ManagedClass {
     /// declared; else a copy that `didDecode` rearranges.
     @usableFromInline let slotValues: UnsafeMutablePointer<lar_value>
     let storedCount: Int
+    /// Whether the primary key is an int, by which the core keys objects: the key of a
+    /// deleted object then returns with a new object of the same primary key (see `lar_obj_stamp`).
+    let reusesKeys: Bool
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
     /// What this instance did to the class, so results know when their key
@@ -281,6 +284,7 @@ final class ManagedClass {
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
         self.id = id
+        reusesKeys = schema.primaryKeySlot.map { schema.properties[$0].type == LAR_TYPE_INT } ?? false
         changes = ClassChanges(propertyCount: schema.properties.count)
         var info = lar_class_info()
         let rc = lar_class_info_get(environment.handle, id, &info)
