@@ -103,6 +103,7 @@ extension RealmInstance {
     }
 
     private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
+        if table.primaryKeyTakesEveryInt, case .int(let int)? = stored { return find(table, int: int) }
         guard let slot = table.schema.primaryKeySlot else {
             fatalError("'\(table.schema.name)' does not have a primary key")
         }
@@ -112,6 +113,18 @@ extension RealmInstance {
                        "for primary key of '\(table.schema.name)'")
         }
         return find(table, stored: stored)
+    }
+
+    /// The usual lookup, by an Int: the C value built in place, no conversion.
+    private func find(_ table: ManagedClass, int: Int64) -> lar_objkey? {
+        var value = lar_value()
+        value.type = LAR_TYPE_INT
+        value.as.integer = int
+        var found = lar_obj()
+        let rc = lar_obj_find(currentTxn(), table.id, &value, &found)
+        if rc == LAR_ENOTFOUND { return nil }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot find an object by primary key") }
+        return found.key
     }
 
     func find(_ table: ManagedClass, stored: _StoredValue) -> lar_objkey? {
