@@ -1379,13 +1379,15 @@ int lar_map_clear_at(lar_txn *txn, const lar_coll *map);
 /** @defgroup iter Iteration
  *  @{
  */
-/** An iterator over the objects of a class, in creation order. */
+/** An iterator over the objects of a class, in key order: creation order, or,
+ *  for a class whose primary key is an int, primary-key order (see lar_obj_stamp()). */
 typedef struct lar_iter lar_iter;
 
 /** @brief Open an iterator over a class.
  *
  * Objects deleted during iteration are skipped; objects created during a
- * write transaction's iteration are visited.
+ * write transaction's iteration are visited when their key comes after the
+ * iterator's position (always, unless the class's primary key is an int).
  * Ownership: the caller owns *out and releases it with lar_iter_close(),
  * also after the transaction ends (the iterator then returns #LAR_EMISUSE).
  * @param[in]  txn  An active transaction.

@@ -70,7 +70,6 @@ static int duplicate_key(const schema_class *cls, const lar_value *value)
     return lar_fail(LAR_EEXISTS, "an object of class '%s' with primary key %s already exists", cls->name, text);
 }
 
-
 static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *value,
                        lar_objkey key)
 {
