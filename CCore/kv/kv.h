@@ -17,6 +17,7 @@ typedef MDB_dbi kv_table;
 #define KV_NOTFOUND MDB_NOTFOUND
 #define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
 #define KV_APPEND MDB_APPEND
+#define KV_RESERVE MDB_RESERVE         /* txn_put: data.mv_data receives where to write mv_size bytes */
 #define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
     KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE

@@ -274,9 +274,18 @@ static int put_keyed(lar_txn *txn, const schema_class *cls, lar_class cls_id, se
     if (!err && key) {
         /* next is 1 + the last key (0 once the last key is the highest): past it, append. */
         bool append = state->next && key >= state->next;
-        kv_val k = {sizeof key, &key}, row = {txn->row.size, txn->row.data};
-        err = txn_put(txn, cls->dbi, &k, &row, KV_NOOVERWRITE | (append ? KV_APPEND : 0));
-        if (err == LAR_EEXISTS && append) err = txn_put(txn, cls->dbi, &k, &row, KV_NOOVERWRITE); /* next was off */
+        kv_val k = {sizeof key, &key}, row = {txn->row.size, NULL};
+        /* Reserved, then filled: the row's place in the map, which the read cache keeps. */
+        err = txn_put(txn, cls->dbi, &k, &row, KV_NOOVERWRITE | KV_RESERVE | (append ? KV_APPEND : 0));
+        if (err == LAR_EEXISTS && append) { /* next was off */
+            row = (kv_val){txn->row.size, NULL};
+            err = txn_put(txn, cls->dbi, &k, &row, KV_NOOVERWRITE | KV_RESERVE);
+        }
+        if (!err) {
+            memcpy(row.mv_data, txn->row.data, txn->row.size);
+            txn->cache_obj = (lar_obj){cls_id, key};
+            txn->cache_row = row; /* valid until the next write, which empties the cache */
+        }
         if (err == LAR_EEXISTS) { /* row now holds the object that has the key */
             lar_value holder;
             err = row_decode_raw(cls, &row, (uint32_t)cls->primary_key, &holder);
