@@ -270,8 +270,9 @@ final class ManagedClass {
     /// declared; else a copy that `didDecode` rearranges.
     @usableFromInline let slotValues: UnsafeMutablePointer<lar_value>
     let storedCount: Int
-    /// Whether the primary key is an int, by which the core keys objects: the key of a
-    /// deleted object then returns with a new object of the same primary key (see `lar_obj_stamp`).
+    /// Whether the primary key is an int, by which the core keys objects (its rule:
+    /// `keyed_by_primary` in CCore/catalog): the key of a deleted object then returns
+    /// with a new object of the same primary key (see `lar_obj_stamp`).
     let reusesKeys: Bool
     /// The primary key is an `Int` or `Int64` (optional or not): every Int is a valid key,
     /// so a lookup by an Int needs no conversion or range check.
