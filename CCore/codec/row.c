@@ -10,7 +10,7 @@
  * its class's current properties: no header, so a class of numbers costs what
  * the numbers do (a later change to a class's properties rewrites its rows).
  * The rows of a class keyed by its int primary key (object/object.c) end their slots
- * with an 8-byte stamp, distinct for every object created in the class, since such
+ * with an 8-byte stamp, distinct for every object created in the file, since such
  * an object takes the key of a deleted one with the same primary key.
  * Numbers are stored in the host's byte order, as LMDB stores its own pages, so
  * a file moves only between machines of the same byte order.
