@@ -63,9 +63,16 @@ final class CollectionRef {
         return exists == 0 || ownerReplaced
     }
 
+    /// The instance's version when the owner's stamp last matched: only a delete, which
+    /// moves the version, lets a new owner take the key, so each read need not ask again.
+    private var ownerCheckedAt: UInt64 = .max
+
     /// Whether the owner was deleted and a new object with its primary key took its key.
     private var ownerReplaced: Bool {
-        ownerTable.reusesKeys && instance.stamp(of: owner.key, in: ownerTable) != ownerStamp
+        guard ownerTable.reusesKeys, ownerCheckedAt != instance.version else { return false }
+        if instance.stamp(of: owner.key, in: ownerTable) != ownerStamp { return true }
+        ownerCheckedAt = instance.version
+        return false
     }
 
     /// The transaction to read in.
