@@ -24,6 +24,9 @@ final class ObjectCore {
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
     /// The write transaction that added this object, if it was added: cancelling it invalidates the object.
     @exclusivity(unchecked) var addedInWrite: UInt64 = 0
+    /// The row's stamp when bound, for a class keyed by its int primary key: a new object
+    /// with the primary key of a deleted one takes its key, with another stamp.
+    @exclusivity(unchecked) var stamp: UInt64 = 0
     /// The primary key of the row `key`, once known: it hashes the object after it is deleted.
     @exclusivity(unchecked) var knownPrimaryKey: (key: lar_objkey, value: _StoredValue)?
 
@@ -37,5 +40,6 @@ final class ObjectCore {
         tableRef = Unmanaged.passUnretained(table)
         self.key = key
         invalidated = false
+        stamp = table.reusesKeys ? realm.stamp(of: key, in: table) : 0
     }
 }
