@@ -607,7 +607,7 @@ final class ResultsWalker {
             return nil
         }
         if current != nil && isKnownUniquelyReferenced(&current!) && !instance.isInvalidated(current!.core) {
-            current!.core.key = key
+            current!.core.rebind(to: key)
         } else {
             current = instance.accessor(table, key: key)
         }

@@ -111,6 +111,24 @@ final class WriteTests: RealmTestCase {
         XCTAssertEqual(Array(owner.object(ofType: KeyedOwner.self, forPrimaryKey: 5)!.numbers), [3])
     }
 
+    /// Iteration and link reads move an accessor nobody else holds to the next object;
+    /// in a class keyed by its int primary key it takes that object's stamp, so reads,
+    /// writes and isInvalidated through it see a live object, not a replaced one.
+    func testReboundAccessorsOfAKeyedClassStayValid() throws {
+        let realm = try openRealm([KeyedToy.self, KeyedToyHolder.self])
+        try realm.write {
+            for i in 0..<4 { realm.create(KeyedToyHolder.self, value: ["n": i, "toy": ["id": 3 - i, "name": "t\(i)"]]) }
+        }
+        try realm.write {
+            for toy in realm.objects(KeyedToy.self) { toy.name += "!" }
+            for holder in realm.objects(KeyedToyHolder.self) { holder.toy!.color = "red" }
+        }
+        for holder in realm.objects(KeyedToyHolder.self) { XCTAssertFalse(holder.toy!.isInvalidated) }
+        for toy in realm.objects(KeyedToy.self) { XCTAssertFalse(toy.isInvalidated) }
+        XCTAssertEqual(realm.objects(KeyedToy.self).map(\.name), ["t3!", "t2!", "t1!", "t0!"]) // primary-key order
+        XCTAssertEqual(realm.objects(KeyedToy.self).map(\.color), ["red", "red", "red", "red"])
+    }
+
     func testDeleteObjectSequenceResultsAndAll() throws {
         let realm = try openRealm()
         let dogs = (0..<6).map { Dog(value: ["age": $0]) }

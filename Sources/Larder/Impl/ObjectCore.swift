@@ -42,4 +42,12 @@ final class ObjectCore {
         invalidated = false
         stamp = table.reusesKeys ? realm.stamp(of: key, in: table) : 0
     }
+
+    /// Points this bound core at another row of its class (iterators and link reads reuse
+    /// an accessor nobody else holds), with that row's stamp.
+    func rebind(to key: lar_objkey) {
+        self.key = key
+        let table = self.table!
+        stamp = table.reusesKeys ? realm!.stamp(of: key, in: table) : 0
+    }
 }
