@@ -1867,10 +1867,12 @@ int lar_query_finish(lar_query *query);
 
 /** @defgroup results Queries: running and results
  *  lar_query_run() checks every object of the query's class and keeps the keys
- *  of those that match, in key order (creation order), in a result. A term
+ *  of those that match, in key order (creation order, or primary-key order for a
+ *  class whose primary key is an int: see lar_iter), in a result. A term
  *  `==`, `IN` or a range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on a primary key or
  *  #LAR_PROP_INDEXED property, alone, in a top-level `AND`, or in every branch
- *  of a top-level `OR`, reads the index instead: only the objects it names are checked (ranges use the index for
+ *  of a top-level `OR`, reads the index instead (for an int primary key, the class's
+ *  own keys): only the objects it names are checked (ranges use the index for
  *  int, timestamp, ObjectId and UUID properties, whose keys keep their order;
  *  string indexes answer `==` and `IN`). Every other predicate is compiled
  *  once per run into checks that read only the properties they need.

@@ -1,4 +1,5 @@
-/* Iterators: walk a class table in key order, which is creation order.
+/* Iterators: walk a class table in key order, which is creation order (primary-key
+ * order for a class keyed by its int primary key: see object.c).
  *
  * In a read transaction a cursor simply steps. A write transaction may change
  * the table between steps, so there each step seeks past the last key seen
