@@ -68,7 +68,12 @@ extension RealmInstance {
 
     /// Whether core's object was deleted and its key taken by a new object with the same primary key.
     func isReplaced(_ core: ObjectCore, _ table: ManagedClass) -> Bool {
-        table.reusesKeys && stamp(of: core.key, in: table) != core.stamp
+        guard table.reusesKeys else { return false }
+        _ = currentTxn() // so that the version below is the current transaction's
+        if core.stampCheckedAt == version { return false }
+        if stamp(of: core.key, in: table) != core.stamp { return true }
+        core.stampCheckedAt = version
+        return false
     }
 
     /// A managed object of table's class for key.
