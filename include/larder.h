@@ -1491,6 +1491,20 @@ int lar_iter_bind_double(lar_iter *iter, uint32_t prop, double *dest);
  */
 int lar_iter_bind_value(lar_iter *iter, uint32_t prop, lar_value *dest);
 
+/** @brief Bind a variable that every step fills with the stamp of the object
+ *  stepped to (see lar_obj_stamp()).
+ *
+ * As lar_iter_bind_int() (lar_iter_next_batch() fills one per object, at dest
+ * plus a stride), without a property: a holder of the objects an iterator
+ * returns reads their stamps without a call per object. Objects of a class
+ * whose primary key is not an int have the stamp 0.
+ * Ownership: dest stays the caller's; it must remain valid while bound.
+ * @param[in] iter  An iterator.
+ * @param[in] dest  The variable to fill, or NULL to remove the binding.
+ * @return #LAR_OK, or: #LAR_EINVAL (iter NULL); #LAR_EMISUSE (its transaction ended).
+ */
+int lar_iter_bind_stamp(lar_iter *iter, uint64_t *dest);
+
 /** @brief Move an iterator so that its next step returns the first object
  *  whose key is at least key.
  *

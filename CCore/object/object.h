@@ -69,6 +69,7 @@ struct lar_iter {
     copy_run *runs;           /* the wide bindings, by slot offset */
     uint32_t binding_count, run_count;
     bool decodes;             /* some binding is not wide */
+    uint64_t *stamp_dest;     /* lar_iter_bind_stamp(): NULL for none */
     /* An iterator over given keys (a query's result) rather than the whole table. */
     lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
     size_t key_count, key_at;

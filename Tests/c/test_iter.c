@@ -83,6 +83,67 @@ TEST(iter_visits_a_keyed_class_in_primary_key_order)
     close_env(env);
 }
 
+/* A bound stamp is each object's lar_obj_stamp() after every kind of step (one per
+ * object of a batch, at its stride), in a read and in a write; 0 in a class whose
+ * primary key is not an int; NULL unbinds. */
+TEST(iter_bind_stamp_fills_each_objects_stamp)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_property_def plain_props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def plain_def = CLASS_DEF("Plain", plain_props);
+    CHECK_OK(lar_schema_apply(env, &plain_def, 1, 2));
+    lar_class plain = class_id(env, "Plain");
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 7; i++) person_create(txn, &p, 40 - i * 7, "someone", i, i);
+    lar_value n = val_int(1);
+    CHECK_OK(lar_obj_create(txn, plain, &n, 1, NULL));
+    commit_txn(txn);
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        uint64_t stamps[4][2], seen[8] = {0}; /* stride: two words */
+        lar_obj objs[4], obj;
+        lar_value values[4];
+        size_t count = 0;
+        CHECK_OK(lar_iter_bind_stamp(iter, &stamps[0][0]));
+        CHECK_OK(lar_iter_next(iter, &objs[0]));
+        CHECK_OK(lar_obj_stamp(txn, objs[0], &seen[0]));
+        CHECK(seen[0] != 0 && stamps[0][0] == seen[0]);
+        CHECK_OK(lar_iter_next_all(iter, &obj, values, 4));
+        CHECK_OK(lar_obj_stamp(txn, obj, &seen[1]));
+        CHECK(seen[1] != seen[0] && stamps[0][0] == seen[1]);
+        CHECK_OK(lar_iter_next_batch(iter, objs, 4, sizeof stamps[0], &count));
+        CHECK_EQ(count, 4);
+        for (size_t i = 0; i < count; i++) {
+            CHECK_OK(lar_obj_stamp(txn, objs[i], &seen[2 + i]));
+            CHECK_EQ(stamps[i][0], seen[2 + i]);
+        }
+        CHECK_OK(lar_iter_bind_stamp(iter, NULL));
+        stamps[0][0] = 77;
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(stamps[0][0], 77);
+        lar_iter_close(iter);
+
+        CHECK_OK(lar_iter_open(txn, plain, &iter));
+        CHECK_OK(lar_iter_bind_stamp(iter, &stamps[0][0]));
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(stamps[0][0], 0);
+        lar_iter_close(iter);
+        if (write) {
+            CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+            commit_txn(txn);
+            CHECK_RC(lar_iter_bind_stamp(iter, &stamps[0][0]), LAR_EMISUSE);
+            lar_iter_close(iter);
+        } else {
+            lar_txn_free(txn);
+        }
+    }
+    CHECK_RC(lar_iter_bind_stamp(NULL, NULL), LAR_EINVAL);
+    close_env(env);
+}
+
 TEST(iter_over_an_empty_class)
 {
     lar_env *env = open_env(test_db_path(NULL));

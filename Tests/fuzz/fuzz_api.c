@@ -652,13 +652,14 @@ static void *bind_dest(fuzz_iter *fi, program *p)
 static void op_iter_bind(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
-    uint8_t how = u8(p) % 3;
+    uint8_t kind = u8(p), how = kind % 3;
     uint32_t prop = pick_prop(p);
     void *dest = bind_dest(fi, p);
     if (!fi->iter) return;
-    int rc = how == 0 ? lar_iter_bind_int(fi->iter, prop, dest)
-           : how == 1 ? lar_iter_bind_double(fi->iter, prop, dest)
-                      : lar_iter_bind_value(fi->iter, prop, dest);
+    int rc = kind >= 252 ? lar_iter_bind_stamp(fi->iter, dest) /* the prop byte unused */
+           : how == 0    ? lar_iter_bind_int(fi->iter, prop, dest)
+           : how == 1    ? lar_iter_bind_double(fi->iter, prop, dest)
+                         : lar_iter_bind_value(fi->iter, prop, dest);
     if (rc) fuzz_consume_error(rc);
 }
 

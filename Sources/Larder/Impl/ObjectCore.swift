@@ -60,6 +60,13 @@ final class ObjectCore {
         instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { takeStamp($0, id) }
     }
 
+    /// As `rebind(to:)`, with the row's stamp already read (by the iterator that stepped to it).
+    @inline(__always) func rebind(to key: lar_objkey, stamp: UInt64) {
+        self.key = key
+        self.stamp = stamp
+        stampCheckedAt = instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.version }
+    }
+
     private func takeStamp(_ realm: RealmInstance, _ cls: lar_class) {
         let txn = realm.currentTxn() // first: it may begin a read, which moves the version
         var stamp: UInt64 = 0
