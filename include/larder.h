@@ -85,8 +85,10 @@ extern "C" {
 /** The on-disk format this library writes and reads. Files of another format are
  * refused with #LAR_EVERSION: a newer one, or an older one whose layout changed
  * (format 3 keeps an embedded object's owner in its row, where format 2 kept it in the
- * backlink table, and orders decimals among the other numbers in sets of mixed values;
- * format 2 packs set elements into blocks, where format 1 stored one entry per element). */
+ * backlink table, orders decimals among the other numbers in sets of mixed values, and
+ * keys the objects of a class with an int primary key by that key, with no primary-key
+ * entry; format 2 packs set elements into blocks, where format 1 stored one entry per
+ * element). */
 #define LARDER_FORMAT_VERSION 3
 
 /** @brief Return the version of the linked library.
@@ -202,7 +204,10 @@ typedef enum lar_type {
 
 /** A class identifier, stable for the life of the file. */
 typedef uint32_t lar_class;
-/** An object key, unique within its class and never reused. */
+/** An object key, unique within its class. Keys are never reused, with one
+ *  exception: in a class whose primary key is an int, an object's key derives
+ *  from its primary key, so an object created with the primary key of a deleted
+ *  one may take its key (lar_obj_stamp() tells the two apart). */
 typedef uint64_t lar_objkey;
 
 /** A point in time. */
@@ -719,7 +724,28 @@ int lar_obj_delete(lar_txn *txn, lar_obj obj);
  */
 int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out);
 
+/** @brief Read an object's stamp, which tells apart the objects that one key
+ *  named at different times.
+ *
+ * In a class whose primary key is an int, objects are keyed by their primary
+ * key (one B-tree probe finds them), so an object created with the primary key
+ * of a deleted object may take the deleted object's key. Each object of such a
+ * class has a stamp, distinct from that of every other object created in the
+ * file: a holder of a #lar_obj keeps the stamp to learn that its object was
+ * deleted even when a new object took its key. Objects of other classes, whose
+ * keys are never reused, have the stamp 0.
+ * @param[in]  txn  An active transaction.
+ * @param[in]  obj  The object.
+ * @param[out] out  Receives the stamp.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, unknown class);
+ *         #LAR_EDELETED (no object has that key); #LAR_EMISUSE; #LAR_ECORRUPT.
+ */
+int lar_obj_stamp(lar_txn *txn, lar_obj obj, uint64_t *out);
+
 /** @brief Find an object by primary key, in O(log n).
+ *
+ * For a class whose primary key is an int, one probe of the class's table
+ * (see lar_obj_stamp()).
  * @param[in]  txn  An active transaction.
  * @param[in]  cls  A class with a primary key.
  * @param[in]  key  The key value; #LAR_TYPE_NULL for an optional key's null.
@@ -1355,14 +1381,16 @@ int lar_map_clear_at(lar_txn *txn, const lar_coll *map);
 /** @defgroup iter Iteration
  *  @{
  */
-/** An iterator over the objects of a class, in creation order, or over those
- *  of a query's result (lar_iter_open_results()), in result order. */
+/** An iterator over the objects of a class, in key order (creation order, or, for a
+ *  class whose primary key is an int, primary-key order: see lar_obj_stamp()), or over
+ *  those of a query's result (lar_iter_open_results()), in result order. */
 typedef struct lar_iter lar_iter;
 
 /** @brief Open an iterator over a class.
  *
  * Objects deleted during iteration are skipped; objects created during a
- * write transaction's iteration are visited.
+ * write transaction's iteration are visited when their key comes after the
+ * iterator's position (always, unless the class's primary key is an int).
  * Ownership: the caller owns *out and releases it with lar_iter_close(),
  * also after the transaction ends (the iterator then returns #LAR_EMISUSE).
  * @param[in]  txn  An active transaction.
@@ -1462,6 +1490,20 @@ int lar_iter_bind_double(lar_iter *iter, uint32_t prop, double *dest);
  * @return As lar_iter_bind_int(), without #LAR_ETYPE.
  */
 int lar_iter_bind_value(lar_iter *iter, uint32_t prop, lar_value *dest);
+
+/** @brief Bind a variable that every step fills with the stamp of the object
+ *  stepped to (see lar_obj_stamp()).
+ *
+ * As lar_iter_bind_int() (lar_iter_next_batch() fills one per object, at dest
+ * plus a stride), without a property: a holder of the objects an iterator
+ * returns reads their stamps without a call per object. Objects of a class
+ * whose primary key is not an int have the stamp 0.
+ * Ownership: dest stays the caller's; it must remain valid while bound.
+ * @param[in] iter  An iterator.
+ * @param[in] dest  The variable to fill, or NULL to remove the binding.
+ * @return #LAR_OK, or: #LAR_EINVAL (iter NULL); #LAR_EMISUSE (its transaction ended).
+ */
+int lar_iter_bind_stamp(lar_iter *iter, uint64_t *dest);
 
 /** @brief Move an iterator so that its next step returns the first object
  *  whose key is at least key.
@@ -1842,10 +1884,12 @@ int lar_query_finish(lar_query *query);
 
 /** @defgroup results Queries: running and results
  *  lar_query_run() checks every object of the query's class and keeps the keys
- *  of those that match, in key order (creation order), in a result. A term
+ *  of those that match, in key order (creation order, or primary-key order for a
+ *  class whose primary key is an int: see lar_iter), in a result. A term
  *  `==`, `IN` or a range (`<`, `<=`, `>`, `>=`, `BETWEEN`) on a primary key or
  *  #LAR_PROP_INDEXED property, alone, in a top-level `AND`, or in every branch
- *  of a top-level `OR`, reads the index instead: only the objects it names are checked (ranges use the index for
+ *  of a top-level `OR`, reads the index instead (for an int primary key, the class's
+ *  own keys): only the objects it names are checked (ranges use the index for
  *  int, timestamp, ObjectId and UUID properties, whose keys keep their order;
  *  string indexes answer `==` and `IN`). Every other predicate is compiled
  *  once per run into checks that read only the properties they need.

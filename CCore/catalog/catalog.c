@@ -113,6 +113,12 @@ static int class_finish(schema_class *cls)
         cls->plan[i].offset = p->slot_offset;
         cls->plan[i].type = p->def.collection == LAR_COLLECTION_NONE ? p->def.type : LAR_TYPE_NULL;
     }
+    /* Embedded classes have no primary key (checked above); excluded here as well so that
+     * a row never carries both a stamp and an owner trailer (codec/row.c). */
+    cls->keyed_by_primary = cls->primary_key >= 0 && !(cls->flags & LAR_CLASS_EMBEDDED) &&
+                            cls->properties[cls->primary_key].def.type == LAR_TYPE_INT;
+    cls->stamp_at = offset;
+    if (cls->keyed_by_primary) offset += ROW_STAMP_SIZE;
     cls->fixed_size = offset;
     cls->var_at = offset + (cls->has_optional ? (cls->property_count + 7) / 8 : 0);
     return LAR_OK;

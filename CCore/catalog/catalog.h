@@ -6,6 +6,7 @@
 #include "base/base.h"
 
 #define MAX_CLASSES 1000
+#define ROW_STAMP_SIZE 8 /* see schema_class.stamp_at */
 
 typedef struct schema_property {
     lar_property_def def;   /* strings owned by the schema */
@@ -26,6 +27,7 @@ typedef struct schema_class {
     uint32_t property_count;
     schema_property *properties;
     int32_t primary_key;    /* property index or -1 */
+    bool keyed_by_primary;  /* an int primary key (optional or not) gives each object its key: object.c */
     bool has_indexes;       /* any LAR_PROP_INDEXED property other than the primary key */
     bool has_optional;      /* any property may be null: rows need their null bitmap read */
     bool has_var;           /* a string or binary property: rows have a variable area */
@@ -34,7 +36,8 @@ typedef struct schema_class {
     bool has_collections;   /* a list, set or map property, or a mixed one (nested collections) */
     bool is_link_target;    /* some class links here: deletes null the links to its objects */
     bool has_cascades;      /* a LAR_PROP_CASCADE property: deletes take its targets along */
-    uint32_t fixed_size;    /* sum of slot sizes */
+    uint32_t fixed_size;    /* sum of slot sizes, and of the stamp's */
+    uint32_t stamp_at;      /* keyed_by_primary: where rows keep their stamp (8 bytes after the slots) */
     uint32_t var_at;        /* where a row's variable area starts: after its slots and bitmap */
     slot_plan *plan;        /* one per property */
     unsigned int dbi;       /* the object table's LMDB handle, set by the kv layer */

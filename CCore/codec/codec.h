@@ -95,6 +95,10 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
 /* Copies a string's or binary's bytes into txn when it writes (LMDB's dirty pages move
  * under later writes); LAR_ENOMEM (not recorded) when out of memory. */
 int value_keep_bytes(lar_txn *txn, lar_value *value);
+/* The stamp of a row of a class keyed by its primary key (see row.c), 0 for other classes. */
+uint64_t row_stamp(const schema_class *cls, const kv_val *row);
+/* Sets the stamp of an encoded row (row_encode leaves it 0); nothing for other classes. */
+void row_set_stamp(const schema_class *cls, byte_buffer *row, uint64_t stamp);
 /* Decodes one property; strings are copied into txn when it writes. */
 int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_t prop,
                lar_value *out);

@@ -9,6 +9,9 @@
  * so readers can use them straight from the memory map. A row holds exactly
  * its class's current properties: no header, so a class of numbers costs what
  * the numbers do (a later change to a class's properties rewrites its rows).
+ * The rows of a class keyed by its int primary key (object/object.c) end their slots
+ * with an 8-byte stamp, distinct for every object created in the file, since such
+ * an object takes the key of a deleted one with the same primary key.
  * Numbers are stored in the host's byte order, as LMDB stores its own pages, so
  * a file moves only between machines of the same byte order.
  *
@@ -103,6 +106,7 @@ int row_encode(const schema_class *cls, const lar_value *values, byte_buffer *bu
     if (trailer) memset(row + total - trailer, 0, trailer); /* no owner yet */
     if (cls->all_wide_numbers) {
         encode_wide(cls, values, row);
+        if (cls->keyed_by_primary) memset(row + cls->stamp_at, 0, ROW_STAMP_SIZE);
         return LAR_OK;
     }
     memset(row, 0, var_at);
@@ -390,4 +394,18 @@ int row_decode(lar_txn *txn, const schema_class *cls, const kv_val *row, uint32_
 {
     int err = row_decode_raw(cls, row, prop, out);
     return err || !txn->write ? err : value_keep_bytes(txn, out);
+}
+
+uint64_t row_stamp(const schema_class *cls, const kv_val *row)
+{
+    uint64_t stamp = 0;
+    if (cls->keyed_by_primary && row->mv_size >= cls->stamp_at + ROW_STAMP_SIZE)
+        memcpy(&stamp, (const uint8_t *)row->mv_data + cls->stamp_at, sizeof stamp);
+    return stamp;
+}
+
+void row_set_stamp(const schema_class *cls, byte_buffer *row, uint64_t stamp)
+{
+    if (cls->keyed_by_primary && row->size >= cls->stamp_at + ROW_STAMP_SIZE)
+        memcpy(row->data + cls->stamp_at, &stamp, sizeof stamp);
 }

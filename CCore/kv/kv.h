@@ -17,6 +17,7 @@ typedef MDB_dbi kv_table;
 #define KV_NOTFOUND MDB_NOTFOUND
 #define KV_NOOVERWRITE MDB_NOOVERWRITE /* txn_put flags */
 #define KV_APPEND MDB_APPEND
+#define KV_RESERVE MDB_RESERVE         /* txn_put: data.mv_data receives where to write mv_size bytes */
 #define KV_CURRENT MDB_CURRENT         /* txn_cursor_put: replace the entry the cursor is on */
 typedef enum kv_step {
     KV_FIRST = MDB_FIRST, KV_NEXT = MDB_NEXT, KV_PREV = MDB_PREV, KV_LAST = MDB_LAST, KV_SEEK = MDB_SET_RANGE,
@@ -133,6 +134,7 @@ typedef struct sequence_state {
     uint64_t first;           /* next when first read in this write: it handed out [first, next) */
     kv_table table;           /* the table whose last key it was read beside */
     bool loaded, dirty;
+    uint8_t owner_note;       /* for the sequence's owner, 0 when loaded: see object.c's displaced objects */
 } sequence_state;
 
 /* Something opened under a transaction, such as an iterator, that must let go of
@@ -252,6 +254,8 @@ int txn_create_collection_table(lar_txn *txn);
 #define KEYED_TABLE "keyed"               /* set elements and map entries */
 /* The sequence of collection node ids: above every class's, which are class ids. */
 #define SEQUENCE_COLLECTION_NODES MAX_CLASSES
+/* The stamps of the rows of classes keyed by their primary key (see codec/row.c). */
+#define SEQUENCE_ROW_STAMPS (MAX_CLASSES + 1)
 #ifdef LARDER_FAULT_INJECTION
 /* Tests only: the nth mutation from now on this thread fails as if LMDB ran out of memory. */
 void txn_fail_after(long mutations);

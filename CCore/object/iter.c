@@ -1,4 +1,5 @@
-/* Iterators: walk a class table in key order, which is creation order.
+/* Iterators: walk a class table in key order, which is creation order (primary-key
+ * order for a class keyed by its int primary key: see object.c).
  *
  * In a read transaction a cursor simply steps. A write transaction may change
  * the table between steps, so there each step seeks past the last key seen
@@ -149,6 +150,13 @@ static int advance_checked(lar_iter *iter, kv_val *key)
     return LAR_OK;
 }
 
+/* Writes the stamp of row (at shift bytes past the bound variable), if one is bound. */
+static inline void fill_stamp(lar_iter *iter, const kv_val *row, size_t shift)
+{
+    uint64_t stamp = row_stamp(iter->cls, row);
+    memcpy((uint8_t *)iter->stamp_dest + shift, &stamp, sizeof stamp);
+}
+
 /* Steps to the next object and fills the bindings from its row, which it
  * leaves in the transaction's row cache: the reads that usually follow need
  * no second lookup. A read scan's steps take the first branch alone: ending
@@ -176,6 +184,7 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     memcpy(&obj.key, key.mv_data, sizeof obj.key);
     *out = obj;
     txn->cache_obj = obj;
+    if (iter->stamp_dest) fill_stamp(iter, &txn->cache_row, shift);
     return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
 }
 
@@ -197,6 +206,7 @@ static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
         txn->cache_row = row;
         *out = obj;
         iter->last_key = obj.key;
+        if (iter->stamp_dest) fill_stamp(iter, &row, shift);
         return iter->binding_count ? fill_bindings(iter, &row, shift) : LAR_OK;
     }
     return LAR_ENOTFOUND;
@@ -228,6 +238,7 @@ static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t st
             err = key_corrupt(iter, &key);
             break;
         }
+        if (iter->stamp_dest) fill_stamp(iter, &row, n * stride);
         if ((err = fill_bindings(iter, &row, n * stride))) break;
         if (objs) {
             lar_obj obj = {iter->cls_id, 0};
@@ -357,6 +368,14 @@ int lar_iter_bind_value(lar_iter *iter, uint32_t prop, lar_value *dest)
 {
     int err = check_bind(iter, prop, LAR_TYPE_NULL, "lar_iter_bind_value");
     return err ? err : bind(iter, prop, dest, false);
+}
+
+int lar_iter_bind_stamp(lar_iter *iter, uint64_t *dest)
+{
+    if (!iter) return lar_fail(LAR_EINVAL, "lar_iter_bind_stamp: iter is NULL");
+    if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_bind_stamp: the iterator's transaction has ended");
+    iter->stamp_dest = dest;
+    return LAR_OK;
 }
 
 int lar_iter_seek(lar_iter *iter, lar_objkey key)

@@ -63,6 +63,13 @@ static void describe(const lar_value *value, char *out, size_t size)
 
 /* ---- primary-key and index entries ---- */
 
+static int duplicate_key(const schema_class *cls, const lar_value *value)
+{
+    char text[160];
+    describe(value, text, sizeof text);
+    return lar_fail(LAR_EEXISTS, "an object of class '%s' with primary key %s already exists", cls->name, text);
+}
+
 static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *value,
                        lar_objkey key)
 {
@@ -72,13 +79,7 @@ static int put_primary(lar_txn *txn, const schema_class *cls, lar_class cls_id, 
                                LAR_PRIMARY_KEY_MAX);
     kv_val k = {size, buffer}, data = {sizeof key, &key};
     int err = txn_put(txn, txn->env->pk_dbi, &k, &data, KV_NOOVERWRITE);
-    if (err == LAR_EEXISTS) {
-        char text[160];
-        describe(value, text, sizeof text);
-        return lar_fail(LAR_EEXISTS, "an object of class '%s' with primary key %s already exists",
-                        cls->name, text);
-    }
-    return err;
+    return err == LAR_EEXISTS ? duplicate_key(cls, value) : err;
 }
 
 static int index_entry(lar_txn *txn, lar_class cls_id, uint32_t prop, const lar_value *value,
@@ -175,23 +176,162 @@ static int stage_nested(lar_txn *txn, const schema_class *cls, lar_value *values
     return err;
 }
 
+/* ---- classes keyed by their primary key ----
+ *
+ * A class whose primary key is an int (optional or not) keeps each object under the
+ * key its primary key gives (object_key_for_primary), so that finding it is one probe
+ * of the class table, and writes no primary-key entry. The few objects that cannot
+ * have that key are "displaced": a null primary key, INT64_MIN (both would get key 0,
+ * which names no object), or one whose key a displaced object holds. They take the
+ * lowest free key and a primary-key entry, as every object of other classes does; so
+ * an object is displaced exactly when its key is not the one its primary key gives.
+ * (realm-core also derives object keys from primary keys, with a table for the keys
+ * that collide.) Keys are not handed out in creation order: the class's key sequence
+ * only tracks the last key, its created-here range stays empty (txn_created_here
+ * must not vouch for a key between two created ones), and an object created with the
+ * primary key of a deleted one gets its key: its row's stamp tells them apart. */
+
+/* The object key for an int primary key, 0 for none (null, INT64_MIN: key 0 names no
+ * object). The int with its sign bit flipped, so keys sort as the ints do. The one
+ * place that maps primary keys to keys: a key bit reserved elsewhere (an embedded
+ * object's, say) must be kept out of here, displacing the keys that have it. */
+lar_objkey object_key_for_primary(const lar_value *value)
+{
+    return value->type == LAR_TYPE_INT ? (uint64_t)value->as.integer ^ (1ull << 63) : 0;
+}
+
+/* sequence_state.owner_note of a keyed class: whether it has displaced objects. */
+enum { DISPLACED_UNKNOWN = 0, DISPLACED_NONE, DISPLACED_SOME };
+
+/* Whether the primary-key table may hold an entry of class cls (looked up once per write). */
+static int has_displaced(lar_txn *txn, sequence_state *state, lar_class cls, bool *out)
+{
+    if (state->owner_note == DISPLACED_UNKNOWN) {
+        uint8_t prefix[4];
+        size_t size = key_encode_class_prefix(cls, prefix);
+        kv_cursor *cursor;
+        int rc = kv_cursor_open(txn, txn->env->pk_dbi, &cursor);
+        kv_val key = {size, prefix}, data;
+        if (!rc) {
+            rc = kv_cursor_step(cursor, &key, &data, KV_SEEK);
+            kv_cursor_close(cursor);
+        }
+        if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot create an object");
+        bool some = !rc && key.mv_size >= size && !memcmp(key.mv_data, prefix, size);
+        state->owner_note = some ? DISPLACED_SOME : DISPLACED_NONE;
+    }
+    *out = state->owner_note == DISPLACED_SOME;
+    return LAR_OK;
+}
+
+/* The displaced object with primary key value, in *out (0: none). */
+static int find_displaced(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *value,
+                          lar_objkey *out)
+{
+    uint8_t buffer[KEY_MAX];
+    kv_val k = {key_encode_primary(cls_id, value, buffer), buffer}, data;
+    int rc = k.mv_size ? kv_get(txn, txn->env->pk_dbi, &k, &data) : KV_NOTFOUND;
+    *out = 0;
+    if (rc == KV_NOTFOUND) return LAR_OK;
+    if (rc) return lar_fail_mdb(rc, "cannot find an object by primary key");
+    if (data.mv_size != sizeof *out) return lar_fail(LAR_ECORRUPT, "bad primary-key entry in class '%s'", cls->name);
+    memcpy(out, data.mv_data, sizeof *out);
+    return LAR_OK;
+}
+
+/* The lowest key no object of the class has (never 0). */
+static int lowest_free_key(lar_txn *txn, const schema_class *cls, lar_objkey *out)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, cls->dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot create an object");
+    lar_objkey free_key = 1;
+    kv_val key, data;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_FIRST); !rc; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        lar_objkey used;
+        if (key.mv_size != sizeof used) continue;
+        memcpy(&used, key.mv_data, sizeof used);
+        if (used > free_key) break;
+        if (used == free_key) free_key++;
+    }
+    kv_cursor_close(cursor);
+    if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot create an object");
+    *out = free_key;
+    return LAR_OK;
+}
+
+/* Stores the encoded row (txn->row) of an object of a keyed class with primary key pk
+ * under the key pk gives, or, displaced, under the lowest free key. */
+static int put_keyed(lar_txn *txn, const schema_class *cls, lar_class cls_id, sequence_state *state,
+                     const lar_value *pk, lar_objkey *out)
+{
+    lar_objkey key = object_key_for_primary(pk);
+    bool displaced = false;
+    int err = key ? has_displaced(txn, state, cls_id, &displaced) : LAR_OK;
+    lar_objkey elsewhere = 0;
+    if (!err && displaced) err = find_displaced(txn, cls, cls_id, pk, &elsewhere);
+    if (!err && elsewhere) return duplicate_key(cls, pk);
+    if (!err && key) {
+        /* next is 1 + the last key (0 once the last key is the highest): past it, append. */
+        bool append = state->next && key >= state->next;
+        kv_val row = {txn->row.size, NULL};
+        /* Reserved, then filled: the row's place in the map, which the read cache keeps. */
+        err = txn_row_put(txn, cls->dbi, key, &row, KV_NOOVERWRITE | KV_RESERVE | (append ? KV_APPEND : 0));
+        if (err == LAR_EEXISTS && append) { /* next was off */
+            row = (kv_val){txn->row.size, NULL};
+            err = txn_row_put(txn, cls->dbi, key, &row, KV_NOOVERWRITE | KV_RESERVE);
+        }
+        if (!err) {
+            memcpy(row.mv_data, txn->row.data, txn->row.size);
+            txn->cache_obj = (lar_obj){cls_id, key};
+            txn->cache_row = row; /* valid until the next write, which empties the cache */
+        }
+        if (err == LAR_EEXISTS) { /* row now holds the object that has the key */
+            lar_value holder;
+            err = row_decode_raw(cls, &row, (uint32_t)cls->primary_key, &holder);
+            if (!err && value_equal(&holder, pk)) return duplicate_key(cls, pk);
+            key = 0;
+        }
+    }
+    if (!err && !key) err = lowest_free_key(txn, cls, &key);
+    if (!err && key != object_key_for_primary(pk)) { /* displaced */
+        err = put_primary(txn, cls, cls_id, pk, key);
+        kv_val row = {txn->row.size, txn->row.data};
+        if (!err) err = txn_row_put(txn, cls->dbi, key, &row, KV_NOOVERWRITE);
+        if (!err) state->owner_note = DISPLACED_SOME;
+    }
+    if (err) return err;
+    if (state->next && key >= state->next) state->next = key + 1; /* 0 past the highest key */
+    state->first = state->next;
+    *out = key;
+    return LAR_OK;
+}
+
 static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const lar_value *values,
                   const row_owner *owner, lar_obj *out)
 {
-    sequence_state *state = txn_sequence(txn, cls_id, cls->dbi); /* one per class: its object keys */
-    if (!state) return LAR_ENOMEM;
+    /* A keyed class's rows take stamps; other classes' objects take keys from their sequence. Stamps
+     * first: loading the sequence of the highest id may move the others. */
+    sequence_state *stamps = cls->keyed_by_primary ? txn_sequence(txn, SEQUENCE_ROW_STAMPS, txn->env->meta_dbi)
+                                                   : NULL;
+    sequence_state *state = txn_sequence(txn, cls_id, cls->dbi);
+    if (!state || (cls->keyed_by_primary && !stamps)) return LAR_ENOMEM;
     lar_objkey key = state->next;
     /* Everything that can fail without LMDB comes before the first write. */
     int err = row_encode(cls, values, &txn->row);
-    if (!err && owner) row_owner_write(txn->row.data, txn->row.size, owner);
-    if (!err && cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
-    if (!err) {
+    if (!err && owner) row_owner_write(txn->row.data, txn->row.size, owner); /* never keyed: no primary key */
+    if (!err && stamps) {
+        row_set_stamp(cls, &txn->row, stamps->next);
+        err = put_keyed(txn, cls, cls_id, state, &values[cls->primary_key], &key);
+    } else if (!err) {
+        if (cls->primary_key >= 0) err = put_primary(txn, cls, cls_id, &values[cls->primary_key], key);
         kv_val row = {txn->row.size, txn->row.data};
-        err = txn_row_put(txn, cls->dbi, key, &row, KV_APPEND);
+        if (!err) err = txn_row_put(txn, cls->dbi, key, &row, KV_APPEND);
     }
     if (!err) err = add_index_entries(txn, cls, cls_id, values, key);
     if (!err && cls->has_links) err = add_backlinks(txn, cls, (lar_obj){cls_id, key}, values);
     if (err) return err;
+    if (stamps) state = stamps;
     state->next++;
     state->dirty = true;
     if (out) *out = (lar_obj){cls_id, key};
@@ -290,9 +430,15 @@ int lar_obj_exists(lar_txn *txn, lar_obj obj, int *out)
     return LAR_OK;
 }
 
-int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out)
+/* Whether row (of a keyed class) is that of the object with primary key value. */
+static bool row_has_primary(const schema_class *cls, const kv_val *row, const lar_value *value)
 {
-    if (!key || !out) return lar_fail(LAR_EINVAL, "lar_obj_find: key and out must not be NULL");
+    lar_value held;
+    return !row_decode_raw(cls, row, (uint32_t)cls->primary_key, &held) && value_equal(&held, value);
+}
+
+int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out)
+{
     const schema_class *c;
     int err = open_class(txn, false, cls, &c);
     if (err) return err;
@@ -301,17 +447,45 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
     if (key->type != def->type && !(key->type == LAR_TYPE_NULL && (def->flags & LAR_PROP_OPTIONAL)))
         return lar_fail(LAR_ETYPE, "the primary key of class '%s' is of type %s, not %s", c->name,
                         type_name(def->type), type_name(key->type));
-    err = value_check(c, (uint32_t)c->primary_key, key); /* a string's data, length and UTF-8 */
+    lar_objkey found = c->keyed_by_primary ? object_key_for_primary(key) : 0;
+    if (found) { /* one probe: the row under the key the primary key gives */
+        kv_val row;
+        int rc = kv_row_get(txn, c->dbi, found, &row);
+        if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot find an object by primary key");
+        if (!rc && (err = row_check_shape(c, &row))) return err; /* damage, not "no such object" */
+        if (!rc && row_has_primary(c, &row, key)) {
+            txn->cache_obj = (lar_obj){cls, found};
+            txn->cache_row = row;
+            *out = found;
+            return LAR_OK;
+        }
+    }
+    err = c->keyed_by_primary ? LAR_OK : value_check(c, (uint32_t)c->primary_key, key); /* a string's bytes */
+    if (!err) err = find_displaced(txn, c, cls, key, &found);
     if (err) return err;
-    uint8_t buffer[KEY_MAX];
-    kv_val k = {key_encode_primary(cls, key, buffer), buffer}, data;
-    int rc = k.mv_size ? kv_get(txn, txn->env->pk_dbi, &k, &data) : KV_NOTFOUND;
-    if (rc == KV_NOTFOUND) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
-    if (rc) return lar_fail_mdb(rc, "lar_obj_find");
-    if (data.mv_size != sizeof out->key) return lar_fail(LAR_ECORRUPT, "bad primary-key entry");
-    out->cls = cls;
-    memcpy(&out->key, data.mv_data, sizeof out->key);
+    if (!found) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
+    *out = found;
     return LAR_OK;
+}
+
+int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out)
+{
+    if (!key || !out) return lar_fail(LAR_EINVAL, "lar_obj_find: key and out must not be NULL");
+    lar_objkey found;
+    int err = object_find_primary(txn, cls, key, &found);
+    if (!err) *out = (lar_obj){cls, found};
+    return err;
+}
+
+int lar_obj_stamp(lar_txn *txn, lar_obj obj, uint64_t *out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_obj_stamp: out is NULL");
+    const schema_class *cls;
+    kv_val row;
+    int err = open_object(txn, false, obj, &cls, &row);
+    if (!err) err = row_check_shape(cls, &row);
+    if (!err) *out = row_stamp(cls, &row);
+    return err;
 }
 
 int lar_objects_count(lar_txn *txn, lar_class cls, uint64_t *out)
@@ -370,6 +544,7 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     if (!err) values.items[prop] = *value;
     if (!err) err = row_encode(cls, values.items, &txn->row);
     if (!err) keep_owner(txn, cls, row);
+    if (!err) row_set_stamp(cls, &txn->row, row_stamp(cls, row));
     if (!err) {
         kv_val encoded = {txn->row.size, txn->row.data};
         err = txn_row_put(txn, cls->dbi, obj.key, &encoded, 0);
@@ -461,6 +636,7 @@ static int collect_keys(lar_txn *txn, const schema_class *cls, lar_obj obj, cons
         uint8_t buffer[KEY_MAX];
         err = row_decode_raw(cls, row, i, &value);
         if (err) break;
+        if (primary && cls->keyed_by_primary && obj.key == object_key_for_primary(&value)) continue;
         uint32_t size = (uint32_t)(primary ? key_encode_primary(obj.cls, &value, buffer)
                                            : key_encode_index(obj.cls, i, &value, buffer));
         uint32_t dbi = primary ? txn->env->pk_dbi : txn->env->index_dbi;

@@ -9,6 +9,14 @@
 /* Reads obj's row; fills *row, or returns LAR_EDELETED. Uses and fills txn's row cache. */
 int object_read_row(lar_txn *txn, const schema_class *cls, lar_obj obj, kv_val *row);
 
+/* The key of the object of a class keyed by its int primary key (see object.c) whose
+ * primary key is value, unless that object is displaced; 0 for none. */
+lar_objkey object_key_for_primary(const lar_value *value);
+/* Finds the object of class cls whose primary key is key (of the key's type, or null
+ * for an optional key): the one way to look a primary key up (lar_obj_find, queries).
+ * Returns LAR_ENOTFOUND (recorded) when there is none. */
+int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out);
+
 /* lar_obj_create(); embedded allows (only) an embedded class, whose object the caller
  * links: owner, if not NULL, is the to-one link it will be (its row records it, and the
  * caller links it with object_link_placed), else the caller's list or map link records it. */
@@ -61,6 +69,7 @@ struct lar_iter {
     copy_run *runs;           /* the wide bindings, by slot offset */
     uint32_t binding_count, run_count;
     bool decodes;             /* some binding is not wide */
+    uint64_t *stamp_dest;     /* lar_iter_bind_stamp(): NULL for none */
     /* An iterator over given keys (a query's result) rather than the whole table. */
     lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
     size_t key_count, key_at;

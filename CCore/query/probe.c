@@ -5,7 +5,13 @@
  * equality is one lookup (a seek plus a walk of the duplicates in an index) and a
  * range is one walk between two encoded bounds. The probe gives candidates, a superset
  * of the matches (index strings are cut short to fit a key, and a range walk includes
- * its bounds): the caller checks the whole predicate on each. */
+ * its bounds): the caller checks the whole predicate on each.
+ *
+ * A class keyed by its int primary key (object/object.c) keeps most of its objects
+ * under the key their primary key gives, with no primary-key entry: equality there is
+ * object_find_primary, and a range is a walk of the class table between the keys its
+ * bounds give, beside the walk of the primary-key entries, which only its displaced
+ * objects (null, INT64_MIN, a key another object took) have. */
 #include "query/results.h"
 
 #include <stdlib.h>
@@ -32,6 +38,12 @@ static int add_keys(key_list *keys, const kv_val *data)
     memcpy(&keys->items[keys->count], data->mv_data, n * sizeof(lar_objkey));
     keys->count += n;
     return LAR_OK;
+}
+
+static int push_key(key_list *keys, lar_objkey key)
+{
+    kv_val one = {sizeof key, &key};
+    return add_keys(keys, &one);
 }
 
 static size_t encode(lar_class cls, const probe_term *t, const lar_value *v, uint8_t *out)
@@ -138,6 +150,68 @@ static int probe_range(lar_txn *txn, lar_class cls, const probe_term *t, key_lis
     return walk(txn, table, from, from_size, high ? to : NULL, to_size, prefix, prefix_size + 1, keys);
 }
 
+/* ---- classes keyed by their int primary key ---- */
+
+static int probe_keyed_equal(lar_txn *txn, const schema_class *c, lar_class cls, const probe_term *t,
+                             key_list *keys)
+{
+    bool optional = c->properties[t->prop].def.flags & LAR_PROP_OPTIONAL;
+    for (size_t i = 0; i < t->count; i++) {
+        if (t->values[i].type == LAR_TYPE_NULL && !optional) continue; /* no object has it */
+        lar_objkey found;
+        int err = object_find_primary(txn, cls, &t->values[i], &found);
+        if (err == LAR_ENOTFOUND) continue;
+        if (!err) err = push_key(keys, found);
+        if (err) return err;
+    }
+    return LAR_OK;
+}
+
+/* The objects of c's table with keys from `from` to *to (to NULL: to the end). */
+static int walk_class(lar_txn *txn, const schema_class *c, lar_objkey from, const lar_objkey *to, key_list *keys)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, c->dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot run a query");
+    kv_val key = {sizeof from, &from}, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_SEEK); !rc && !err; rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        lar_objkey at;
+        if (key.mv_size != sizeof at) {
+            err = lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", c->name, key.mv_size);
+            break;
+        }
+        memcpy(&at, key.mv_data, sizeof at);
+        if (to && at > *to) break;
+        err = push_key(keys, at);
+    }
+    kv_cursor_close(cursor);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot run a query");
+    return err;
+}
+
+/* The keys the range's bounds give (key order is primary-key order), and the displaced
+ * objects' entries in the primary-key table. */
+static int probe_keyed_range(lar_txn *txn, const schema_class *c, lar_class cls, const probe_term *t,
+                             key_list *keys)
+{
+    bool low = t->op != OP_LT && t->op != OP_LE, high = t->op != OP_GT && t->op != OP_GE;
+    lar_objkey from = low ? object_key_for_primary(&t->values[0]) : 0; /* 0 (INT64_MIN): from the first */
+    lar_objkey to = high ? object_key_for_primary(&t->values[t->op == OP_BETWEEN ? 1 : 0]) : 0;
+    int err = walk_class(txn, c, from, high ? &to : NULL, keys);
+    return err ? err : probe_range(txn, cls, t, keys);
+}
+
+static int probe_term_candidates(lar_txn *txn, const schema_class *c, lar_class cls, const probe_term *t,
+                                 key_list *keys, bool *exact)
+{
+    bool equal = t->op == OP_EQ || t->op == OP_IN;
+    if (!equal) *exact = false; /* a range walk includes its bounds */
+    if (t->primary && c->keyed_by_primary)
+        return equal ? probe_keyed_equal(txn, c, cls, t, keys) : probe_keyed_range(txn, c, cls, t, keys);
+    return equal ? probe_equal(txn, cls, t, keys, exact) : probe_range(txn, cls, t, keys);
+}
+
 static int compare_keys(const void *a, const void *b)
 {
     lar_objkey x = *(const lar_objkey *)a, y = *(const lar_objkey *)b;
@@ -148,14 +222,10 @@ int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_
                      size_t *count, bool *exact)
 {
     key_list keys = {0};
-    int err = LAR_OK;
+    const schema_class *c = schema_class_at(txn->schema, cls);
+    int err = c ? LAR_OK : lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", cls);
     *exact = true;
-    for (size_t i = 0; !err && i < term_count; i++) {
-        const probe_term *t = &terms[i];
-        bool equal = t->op == OP_EQ || t->op == OP_IN;
-        if (!equal) *exact = false; /* a range walk includes its bounds */
-        err = equal ? probe_equal(txn, cls, t, &keys, exact) : probe_range(txn, cls, t, &keys);
-    }
+    for (size_t i = 0; !err && i < term_count; i++) err = probe_term_candidates(txn, c, cls, &terms[i], &keys, exact);
     if (err) {
         free(keys.items);
         return err;

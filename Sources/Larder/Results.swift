@@ -563,11 +563,16 @@ final class ResultsWalker {
     private var version: UInt64 = .max
     private var lastKey: lar_objkey = 0
     private var done = false
+    /// The stamp of the row a streamed step read, bound to the C iterator
+    /// (`lar_iter_bind_stamp`) for a class keyed by its int primary key.
+    private let stepStamp: UnsafeMutablePointer<UInt64>
 
     init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?) {
         self.instance = instance
         self.table = table
         self.keys = keys
+        stepStamp = .allocate(capacity: 1)
+        stepStamp.initialize(to: 0)
     }
 
     /// Where a streamed walk ends; nil until it starts.
@@ -576,6 +581,7 @@ final class ResultsWalker {
     deinit {
         if let handle { lar_iter_close(handle) }
         if let end { table.changes.endWalk(end) }
+        stepStamp.deallocate()
     }
 
     /// The next object: the previous accessor rebound when nobody else holds it.
@@ -587,7 +593,11 @@ final class ResultsWalker {
             return nil
         }
         if current != nil && isKnownUniquelyReferenced(&current!) && !instance.isInvalidated(current!.core) {
-            current!.core.key = key
+            if keys == nil && table.reusesKeys {
+                current!.core.rebind(to: key, stamp: stepStamp.pointee)
+            } else {
+                current!.core.rebind(to: key)
+            }
         } else {
             current = instance.accessor(table, key: key)
         }
@@ -639,6 +649,7 @@ final class ResultsWalker {
         if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
+            if table.reusesKeys { lar_iter_bind_stamp(handle, stepStamp) }
             version = instance.version
             if end == nil { end = table.changes.beginWalk() }
         }

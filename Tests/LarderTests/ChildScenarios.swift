@@ -42,6 +42,15 @@ final class ChildScenarios: XCTestCase {
                 realm.delete(dog)
                 _ = dog.name
             }
+        case "read-replaced":  // deleted, and its primary key taken by a new object
+            let realm = try Realm(configuration: configuration(path))
+            try realm.write { realm.create(Person.self, value: ["id": 3]) }
+            let person = realm.object(ofType: Person.self, forPrimaryKey: 3)!
+            try realm.write {
+                realm.delete(realm.object(ofType: Person.self, forPrimaryKey: 3)!)
+                realm.create(Person.self, value: ["id": 3, "name": "new"])
+            }
+            _ = person.name
         case "add-outside-write":
             let realm = try Realm(configuration: configuration(path))
             realm.add(Dog())

@@ -33,6 +33,12 @@ final class Owner: Object {
     @Persisted var names: List<String?>
 }
 
+/// A to-one link to a class keyed by its int primary key.
+final class KeyedToyHolder: Object {
+    @Persisted var n = 0
+    @Persisted var toy: KeyedToy?
+}
+
 final class KeyedOwner: Object {
     @Persisted(primaryKey: true) var id = 0
     @Persisted var toys: List<KeyedToy>

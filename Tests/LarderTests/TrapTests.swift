@@ -18,6 +18,8 @@ final class TrapTests: RealmTestCase {
         try assertTraps("read-deleted", message: "Object has been deleted or invalidated.")
         // Its row was in the read cache just before the delete.
         try assertTraps("read-deleted-cached", message: "Object has been deleted or invalidated.")
+        // Its key was taken by a new object with its primary key.
+        try assertTraps("read-replaced", message: "Object has been deleted or invalidated.")
     }
 
     func testAddingOutsideAWriteTraps() throws {

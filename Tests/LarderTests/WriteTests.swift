@@ -68,6 +68,67 @@ final class WriteTests: RealmTestCase {
         XCTAssertEqual(withDefaults.city, "Berlin")
     }
 
+    /// An int primary key gives the object its key in the core, so a new object with a
+    /// deleted one's primary key takes its key: the deleted object's other accessors,
+    /// and its lists, stay invalidated, in the same write and in a later one.
+    func testAccessorsOfADeletedObjectStayInvalidatedWhenItsPrimaryKeyReturns() throws {
+        let realm = try openRealm()
+        try realm.write { realm.create(Person.self, value: ["id": 1, "name": "first"]) }
+        let deleter = realm.object(ofType: Person.self, forPrimaryKey: 1)!
+        let other = realm.object(ofType: Person.self, forPrimaryKey: 1)!
+        XCTAssertEqual(other.name, "first")
+        try realm.write {
+            realm.delete(deleter)
+            realm.create(Person.self, value: ["id": 1, "name": "second"])
+        }
+        XCTAssertTrue(deleter.isInvalidated)
+        XCTAssertTrue(other.isInvalidated)
+        let second = realm.object(ofType: Person.self, forPrimaryKey: 1)!
+        XCTAssertFalse(second.isInvalidated)
+        XCTAssertEqual(second.name, "second")
+
+        let unread = realm.objects(Person.self).first!  // bound, never read before the delete
+        try realm.write { realm.delete(realm.object(ofType: Person.self, forPrimaryKey: 1)!) }
+        try realm.write { realm.add(Person(value: ["id": 1, "name": "third"])) }
+        XCTAssertTrue(second.isInvalidated)
+        XCTAssertTrue(unread.isInvalidated)
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name, "third")
+        XCTAssertEqual(realm.objects(Person.self).count, 1)
+
+        // upserts find the new object, and the old accessors stay invalid
+        try realm.write { realm.create(Person.self, value: ["id": 1, "name": "fourth"], update: .modified) }
+        XCTAssertTrue(second.isInvalidated)
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name, "fourth")
+
+        let owner = try openRealm([KeyedOwner.self, KeyedToy.self])
+        try owner.write { owner.create(KeyedOwner.self, value: ["id": 5, "numbers": [1, 2]]) }
+        let numbers = owner.object(ofType: KeyedOwner.self, forPrimaryKey: 5)!.numbers
+        try owner.write {
+            owner.delete(owner.object(ofType: KeyedOwner.self, forPrimaryKey: 5)!)
+            owner.create(KeyedOwner.self, value: ["id": 5, "numbers": [3]])
+        }
+        XCTAssertTrue(numbers.isInvalidated)
+        XCTAssertEqual(Array(owner.object(ofType: KeyedOwner.self, forPrimaryKey: 5)!.numbers), [3])
+    }
+
+    /// Iteration and link reads move an accessor nobody else holds to the next object;
+    /// in a class keyed by its int primary key it takes that object's stamp, so reads,
+    /// writes and isInvalidated through it see a live object, not a replaced one.
+    func testReboundAccessorsOfAKeyedClassStayValid() throws {
+        let realm = try openRealm([KeyedToy.self, KeyedToyHolder.self])
+        try realm.write {
+            for i in 0..<4 { realm.create(KeyedToyHolder.self, value: ["n": i, "toy": ["id": 3 - i, "name": "t\(i)"]]) }
+        }
+        try realm.write {
+            for toy in realm.objects(KeyedToy.self) { toy.name += "!" }
+            for holder in realm.objects(KeyedToyHolder.self) { holder.toy!.color = "red" }
+        }
+        for holder in realm.objects(KeyedToyHolder.self) { XCTAssertFalse(holder.toy!.isInvalidated) }
+        for toy in realm.objects(KeyedToy.self) { XCTAssertFalse(toy.isInvalidated) }
+        XCTAssertEqual(realm.objects(KeyedToy.self).map(\.name), ["t3!", "t2!", "t1!", "t0!"]) // primary-key order
+        XCTAssertEqual(realm.objects(KeyedToy.self).map(\.color), ["red", "red", "red", "red"])
+    }
+
     func testDeleteObjectSequenceResultsAndAll() throws {
         let realm = try openRealm()
         let dogs = (0..<6).map { Dog(value: ["age": $0]) }

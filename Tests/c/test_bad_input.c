@@ -337,7 +337,7 @@ TEST(bad_input_short_object_key_is_corrupt)
     lar_env *env = open_env(path);
     person_schema p = person_setup(env);
     lar_txn *txn = begin_write(env);
-    person_create(txn, &p, 1, "one", 1, 1);
+    person_create(txn, &p, INT64_MIN + 1, "one", 1, 1); /* keyed by its primary key: key 1, before the damage */
     commit_txn(txn);
     close_env(env);
     uint32_t short_key = 0xffffffffu;

@@ -443,9 +443,10 @@ TEST(env_refuses_newer_format_and_leaves_it_untouched)
 }
 
 /* Format 1 stored a set's elements one entry each; format 2 packs them into blocks; format 3
- * keys decimals among the numbers of sets of mixed values (format 2 ranked them apart) and
- * keeps an embedded object's owner in its row (format 2: in the backlink table). A
- * file of an older format is refused, untouched, rather than misread. */
+ * keys decimals among the numbers of sets of mixed values (format 2 ranked them apart),
+ * keeps an embedded object's owner in its row (format 2: in the backlink table) and keys
+ * the objects of a class with an int primary key by that key (format 2: a `pk` entry for
+ * each). A file of an older format is refused, untouched, rather than misread. */
 TEST(env_refuses_an_older_format_and_leaves_it_untouched)
 {
     for (uint32_t older = 1; older < LARDER_FORMAT_VERSION; older++) {

@@ -173,6 +173,11 @@ TEST(errors_null_arguments_are_refused_everywhere)
     CHECK_RC(lar_obj_delete(NULL, ada), LAR_EINVAL);
     CHECK_RC(lar_obj_exists(NULL, ada, &flag), LAR_EINVAL);
     CHECK_RC(lar_obj_exists(txn, ada, NULL), LAR_EINVAL);
+    uint64_t stamp;
+    CHECK_RC(lar_obj_stamp(NULL, ada, &stamp), LAR_EINVAL);
+    CHECK_RC(lar_obj_stamp(txn, ada, NULL), LAR_EINVAL);
+    CHECK_RC(lar_obj_stamp(txn, (lar_obj){UINT32_MAX, ada.key}, &stamp), LAR_EINVAL);
+    CHECK_RC(lar_obj_stamp(txn, (lar_obj){ada.cls, ada.key + 1}, &stamp), LAR_EDELETED);
     CHECK_RC(lar_obj_find(NULL, p.cls, &key, &obj), LAR_EINVAL);
     CHECK_RC(lar_obj_find(txn, p.cls, NULL, &obj), LAR_EINVAL);
     CHECK_RC(lar_obj_find(txn, p.cls, &key, NULL), LAR_EINVAL);

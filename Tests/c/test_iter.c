@@ -4,12 +4,13 @@
 #include <lmdb.h>
 #include <stdlib.h>
 
-/* Creates count people whose primary keys run backwards, so key order is not creation order;
- * age holds the creation index. */
+/* Creates count people; age holds the creation index. Person is keyed by its int
+ * primary key, so the keys, and the iteration order, follow the primary keys, which
+ * here grow with creation. */
 static void create_people(lar_env *env, const person_schema *p, int count)
 {
     lar_txn *txn = begin_write(env);
-    for (int i = 0; i < count; i++) person_create(txn, p, 100000 - i, "someone", i, i);
+    for (int i = 0; i < count; i++) person_create(txn, p, 1000 + i, "someone", i, i);
     commit_txn(txn);
 }
 
@@ -61,6 +62,88 @@ TEST(iter_visits_in_creation_order)
     close_env(env);
 }
 
+/* A class keyed by its int primary key iterates in primary-key order (negative keys
+ * first); another class, in creation order. */
+TEST(iter_visits_a_keyed_class_in_primary_key_order)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    const int64_t ids[] = {7, -3, INT64_MAX, 0, INT64_MIN + 1, 12};
+    for (int i = 0; i < 6; i++) person_create(txn, &p, ids[i], "someone", i, i);
+    commit_txn(txn);
+    txn = begin_read(env);
+    size_t n;
+    int64_t *ages = walk_ages(txn, &p, &n);
+    const int64_t by_key[] = {4, 1, 3, 0, 5, 2};
+    CHECK_EQ(n, 6);
+    for (size_t i = 0; i < n; i++) CHECK_EQ(ages[i], by_key[i]);
+    free(ages);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* A bound stamp is each object's lar_obj_stamp() after every kind of step (one per
+ * object of a batch, at its stride), in a read and in a write; 0 in a class whose
+ * primary key is not an int; NULL unbinds. */
+TEST(iter_bind_stamp_fills_each_objects_stamp)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_property_def plain_props[] = {PROP("n", LAR_TYPE_INT, 0)};
+    lar_class_def plain_def = CLASS_DEF("Plain", plain_props);
+    CHECK_OK(lar_schema_apply(env, &plain_def, 1, 2));
+    lar_class plain = class_id(env, "Plain");
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 7; i++) person_create(txn, &p, 40 - i * 7, "someone", i, i);
+    lar_value n = val_int(1);
+    CHECK_OK(lar_obj_create(txn, plain, &n, 1, NULL));
+    commit_txn(txn);
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        lar_iter *iter;
+        CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+        uint64_t stamps[4][2], seen[8] = {0}; /* stride: two words */
+        lar_obj objs[4], obj;
+        lar_value values[4];
+        size_t count = 0;
+        CHECK_OK(lar_iter_bind_stamp(iter, &stamps[0][0]));
+        CHECK_OK(lar_iter_next(iter, &objs[0]));
+        CHECK_OK(lar_obj_stamp(txn, objs[0], &seen[0]));
+        CHECK(seen[0] != 0 && stamps[0][0] == seen[0]);
+        CHECK_OK(lar_iter_next_all(iter, &obj, values, 4));
+        CHECK_OK(lar_obj_stamp(txn, obj, &seen[1]));
+        CHECK(seen[1] != seen[0] && stamps[0][0] == seen[1]);
+        CHECK_OK(lar_iter_next_batch(iter, objs, 4, sizeof stamps[0], &count));
+        CHECK_EQ(count, 4);
+        for (size_t i = 0; i < count; i++) {
+            CHECK_OK(lar_obj_stamp(txn, objs[i], &seen[2 + i]));
+            CHECK_EQ(stamps[i][0], seen[2 + i]);
+        }
+        CHECK_OK(lar_iter_bind_stamp(iter, NULL));
+        stamps[0][0] = 77;
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(stamps[0][0], 77);
+        lar_iter_close(iter);
+
+        CHECK_OK(lar_iter_open(txn, plain, &iter));
+        CHECK_OK(lar_iter_bind_stamp(iter, &stamps[0][0]));
+        CHECK_OK(lar_iter_next(iter, &obj));
+        CHECK_EQ(stamps[0][0], 0);
+        lar_iter_close(iter);
+        if (write) {
+            CHECK_OK(lar_iter_open(txn, p.cls, &iter));
+            commit_txn(txn);
+            CHECK_RC(lar_iter_bind_stamp(iter, &stamps[0][0]), LAR_EMISUSE);
+            lar_iter_close(iter);
+        } else {
+            lar_txn_free(txn);
+        }
+    }
+    CHECK_RC(lar_iter_bind_stamp(NULL, NULL), LAR_EINVAL);
+    close_env(env);
+}
+
 TEST(iter_over_an_empty_class)
 {
     lar_env *env = open_env(test_db_path(NULL));
@@ -96,8 +179,8 @@ TEST(iter_skips_objects_deleted_during_iteration)
         if (age == 4) {
             /* Delete the current object and two ahead of it (ages 5 and 9). */
             CHECK_OK(lar_obj_delete(txn, obj));
-            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 5)));
-            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 9)));
+            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 1000 + 5)));
+            CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 1000 + 9)));
         }
         CHECK(n < 20);
     }
@@ -126,7 +209,7 @@ TEST(iter_visits_objects_created_during_a_write)
     while (lar_iter_next(iter, &obj) == LAR_OK) {
         CHECK(n < 20);
         ages[n++] = get_value(txn, obj, p.age).as.integer;
-        if (n <= 3) person_create(txn, &p, (int64_t)n, "new", 100 + (int64_t)n, 0); /* 3 new ones */
+        if (n <= 3) person_create(txn, &p, 2000 + (int64_t)n, "new", 100 + (int64_t)n, 0); /* 3 new ones */
     }
     lar_iter_close(iter);
     CHECK_EQ(n, 8);
@@ -149,7 +232,7 @@ TEST(iter_in_a_read_snapshot_ignores_later_commits)
     CHECK_OK(lar_iter_next(iter, &obj));
     lar_txn *txn = begin_write(env);
     person_create(txn, &p, 1, "later", 50, 0);
-    CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 100000 - 3)));
+    CHECK_OK(lar_obj_delete(txn, person_find(txn, &p, 1000 + 3)));
     commit_txn(txn);
     size_t n = 1;
     while (lar_iter_next(iter, &obj) == LAR_OK) n++;
@@ -213,7 +296,7 @@ TEST(iter_end_leaves_the_last_error_alone)
 
     /* An earlier failure's error survives the end of an iteration. */
     lar_value v;
-    lar_obj first = person_find(txn, &p, 100000);
+    lar_obj first = person_find(txn, &p, 1000);
     CHECK_RC(lar_obj_get(txn, first, 99, &v), LAR_EINVAL);
     char message[512];
     snprintf(message, sizeof message, "%s", lar_error_last()->message);
@@ -536,14 +619,14 @@ TEST(iter_seek_positions_the_next_step)
     person_schema p = person_setup(env);
     create_people(env, &p, 10);
     lar_txn *txn = begin_write(env);
-    lar_obj gone = person_find(txn, &p, 100000 - 4);
+    lar_obj gone = person_find(txn, &p, 1000 + 4);
     CHECK_OK(lar_obj_delete(txn, gone)); /* a hole at age 4 */
     commit_txn(txn);
 
     for (int write = 0; write <= 1; write++) {
         txn = write ? begin_write(env) : begin_read(env);
         lar_obj objs[10];
-        for (int i = 0; i < 10; i++) objs[i] = i == 4 ? gone : person_find(txn, &p, 100000 - i);
+        for (int i = 0; i < 10; i++) objs[i] = i == 4 ? gone : person_find(txn, &p, 1000 + i);
         lar_iter *iter;
         CHECK_OK(lar_iter_open(txn, p.cls, &iter));
         lar_obj obj;

@@ -239,9 +239,16 @@ TEST(pk_can_be_reused_after_delete)
     person_schema p = person_setup(env);
     lar_txn *txn = begin_write(env);
     lar_obj first = person_create(txn, &p, 5, "first", 1, 1);
+    uint64_t first_stamp = 0, second_stamp = 0;
+    CHECK_OK(lar_obj_stamp(txn, first, &first_stamp));
     CHECK_OK(lar_obj_delete(txn, first));
+    CHECK_RC(lar_obj_stamp(txn, first, &second_stamp), LAR_EDELETED);
     lar_obj second = person_create(txn, &p, 5, "second", 2, 2); /* same transaction */
-    CHECK(second.key != first.key);
+    /* Person is keyed by its int primary key: the new object takes the deleted one's key,
+     * with another stamp (which the deleted one's holders kept). */
+    CHECK_EQ(second.key, first.key);
+    CHECK_OK(lar_obj_stamp(txn, second, &second_stamp));
+    CHECK(second_stamp != first_stamp && first_stamp != 0);
     commit_txn(txn);
 
     txn = begin_write(env);
@@ -254,6 +261,9 @@ TEST(pk_can_be_reused_after_delete)
     txn = begin_read(env);
     lar_obj found = person_find(txn, &p, 5);
     CHECK_EQ(found.key, third.key);
+    uint64_t third_stamp = 0;
+    CHECK_OK(lar_obj_stamp(txn, found, &third_stamp));
+    CHECK(third_stamp != second_stamp && third_stamp != first_stamp && third_stamp != 0);
     CHECK_VALUE(get_value(txn, found, p.name), val_str("third"));
     CHECK_EQ(count_objects(txn, p.cls), 1);
     commit_txn(txn);
@@ -304,5 +314,157 @@ TEST(pk_find_among_many_objects)
     }
     CHECK(now_ms() - start < 10000);
     commit_txn(txn);
+    close_env(env);
+}
+
+/* ---- classes keyed by their int primary key (object.c) ---- */
+
+static void check_duplicate(lar_txn *txn, const key_class *k, lar_value key, const char *described)
+{
+    lar_value values[2];
+    values[k->key] = key;
+    values[k->n] = val_int(-1);
+    CHECK_RC(lar_obj_create(txn, k->cls, values, 2, NULL), LAR_EEXISTS);
+    char expected[128];
+    snprintf(expected, sizeof expected, "an object of class '%s' with primary key %s already exists",
+             "K_int_opt", described);
+    CHECK_MSG_HAS(expected);
+}
+
+/* Null and INT64_MIN cannot have the key their primary key gives (0), and INT64_MIN + 1
+ * finds its key (1) taken by the first of them: all three are displaced, found, refused
+ * twice with the usual message, and deleted and created again, in any order. */
+TEST(pk_keyed_class_displaced_objects)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    key_class k = key_class_setup(env, LAR_TYPE_INT, true);
+    lar_txn *txn = begin_write(env);
+    lar_obj null_obj = create_keyed(txn, &k, val_null(), 1);
+    lar_obj plain = create_keyed(txn, &k, val_int(7), 2);
+    lar_obj lowest = create_keyed(txn, &k, val_int(INT64_MIN), 3);
+    lar_obj second = create_keyed(txn, &k, val_int(INT64_MIN + 1), 4);
+    CHECK_EQ(plain.key, (lar_objkey)7 ^ (1ull << 63));
+    CHECK(null_obj.key != lowest.key && lowest.key != second.key && second.key != 1);
+    check_duplicate(txn, &k, val_null(), "null");
+    check_duplicate(txn, &k, val_int(INT64_MIN), "-9223372036854775808");
+    check_duplicate(txn, &k, val_int(INT64_MIN + 1), "-9223372036854775807");
+    check_duplicate(txn, &k, val_int(7), "7");
+    commit_txn(txn);
+
+    for (int write = 0; write <= 1; write++) {
+        txn = write ? begin_write(env) : begin_read(env);
+        check_find(txn, &k, val_null(), null_obj, 1);
+        check_find(txn, &k, val_int(7), plain, 2);
+        check_find(txn, &k, val_int(INT64_MIN), lowest, 3);
+        check_find(txn, &k, val_int(INT64_MIN + 1), second, 4);
+        lar_value missing = val_int(INT64_MIN + 2);
+        lar_obj found;
+        CHECK_RC(lar_obj_find(txn, k.cls, &missing, &found), LAR_ENOTFOUND);
+        if (write) {
+            /* The null object held INT64_MIN + 1's key: with it gone, that object is still
+             * found where it is, and its primary key is still taken. */
+            CHECK_OK(lar_obj_delete(txn, null_obj));
+            check_find(txn, &k, val_int(INT64_MIN + 1), second, 4);
+            check_duplicate(txn, &k, val_int(INT64_MIN + 1), "-9223372036854775807");
+            CHECK_OK(lar_obj_delete(txn, second));
+            CHECK_RC(lar_obj_find(txn, k.cls, &missing, &found), LAR_ENOTFOUND);
+            lar_obj again = create_keyed(txn, &k, val_int(INT64_MIN + 1), 5); /* now under its own key */
+            CHECK_EQ(again.key, (lar_objkey)1);
+            check_find(txn, &k, val_int(INT64_MIN + 1), again, 5);
+            lar_obj null_again = create_keyed(txn, &k, val_null(), 6);
+            check_find(txn, &k, val_null(), null_again, 6);
+            CHECK_EQ(count_objects(txn, k.cls), 4);
+        }
+        commit_txn(txn);
+    }
+    close_env(env);
+}
+
+/* Objects created in one write under keys their primary keys gave are not vouched for by
+ * the write's created-here shortcut: a link to a key between two of them (no object)
+ * is refused. */
+TEST(pk_keyed_class_link_to_a_missing_key_between_created_ones)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_property_def props[] = {{"owner", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Person", NULL}};
+    lar_class_def def = CLASS_DEF("Pet", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class pet = class_id(env, "Pet");
+    lar_txn *txn = begin_write(env);
+    lar_obj one = person_create(txn, &p, 1, "one", 1, 1);
+    lar_obj three = person_create(txn, &p, 3, "three", 3, 3);
+    lar_value link = {.type = LAR_TYPE_LINK};
+    link.as.link = (lar_obj){p.cls, one.key + 1}; /* primary key 2's key: no object */
+    CHECK(link.as.link.key < three.key);
+    CHECK_RC(lar_obj_create(txn, pet, &link, 1, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("does not exist");
+    link.as.link = three;
+    CHECK_OK(lar_obj_create(txn, pet, &link, 1, NULL));
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* Upserting through find-then-create, deleting and creating again in one write and in
+ * the next, in a large class: every object stays found under its key, and the key
+ * order is the primary-key order. */
+TEST(pk_keyed_class_many_objects_in_any_order)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    key_class k = key_class_setup(env, LAR_TYPE_INT, false);
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 2000; i++) {
+        int64_t id = (int64_t)((i * 7919) % 2000) - 1000; /* every id in [-1000, 1000) once, shuffled */
+        create_keyed(txn, &k, val_int(id), id * 2);
+    }
+    commit_txn(txn);
+    txn = begin_write(env);
+    for (int64_t id = -1000; id < 1000; id += 3) {
+        lar_value key = val_int(id);
+        lar_obj found;
+        CHECK_OK(lar_obj_find(txn, k.cls, &key, &found));
+        CHECK_OK(lar_obj_delete(txn, found));
+        if (id % 2) create_keyed(txn, &k, key, id * 3);
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, k.cls, &iter));
+    lar_obj obj;
+    int64_t previous = INT64_MIN, seen = 0;
+    while (lar_iter_next(iter, &obj) == LAR_OK) {
+        int64_t id = get_value(txn, obj, k.key).as.integer;
+        CHECK(id > previous);
+        previous = id;
+        bool redone = (id + 1000) % 3 == 0;
+        CHECK_VALUE(get_value(txn, obj, k.n), val_int(redone ? id * 3 : id * 2));
+        CHECK(!redone || id % 2);
+        seen++;
+    }
+    lar_iter_close(iter);
+    CHECK_EQ(seen, count_objects(txn, k.cls));
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* A damaged row under the key an int primary key gives is reported as damage, not as
+ * "no such object" (which a caller would answer by creating it again). */
+TEST(pk_keyed_class_find_reports_a_damaged_row)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    key_class k = key_class_setup(env, LAR_TYPE_INT, false);
+    lar_txn *txn = begin_write(env);
+    lar_obj made = create_keyed(txn, &k, val_int(42), 1);
+    commit_txn(txn);
+    close_env(env);
+    test_damage_row(path, k.cls, made.key);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    lar_value key = val_int(42);
+    lar_obj found;
+    CHECK_RC(lar_obj_find(txn, k.cls, &key, &found), LAR_ECORRUPT);
+    lar_txn_free(txn);
     close_env(env);
 }

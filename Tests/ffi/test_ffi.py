@@ -482,6 +482,8 @@ GADGETS = [
     (3, "", 1e300, -(2 ** 63), True, bytes(range(256)), (0, 0)),
     (-7, "x" * 1000, 0.0, 2 ** 63 - 1, False, b"\0" * 3, (253402300799, 999999999)),
 ]
+# Iteration order: Gadget's primary key is an int, so its objects are keyed, and walked, by it.
+GADGETS_BY_KEY = sorted(GADGETS, key=lambda g: g[0])
 
 
 class NewDatabaseTests(unittest.TestCase):
@@ -549,7 +551,7 @@ class NewDatabaseTests(unittest.TestCase):
                 # One property at a time gives the same values.
                 self.assertEqual(tuple(get(txn, obj, p) for p in self.props), row)
             rows = [self.read(txn, obj) for obj in iterate(txn, self.cls)]
-            self.assertEqual(rows, GADGETS)  # creation order
+            self.assertEqual(rows, GADGETS_BY_KEY)  # key order: Gadget is keyed by its int primary key
         finally:
             end(txn)
 
@@ -568,7 +570,7 @@ class NewDatabaseTests(unittest.TestCase):
                 check(rc, "lar_iter_next_all")
                 objs.append(obj)
                 rows.append(tuple(to_python(arr[p]) for p in self.props))
-            self.assertEqual(rows, GADGETS)
+            self.assertEqual(rows, GADGETS_BY_KEY)
             self.assertEqual(lib.lar_iter_next_all(it, byref(LarObj()), (LarValue * n)(), n - 1), LAR_EINVAL)
             # Resume at the third object, as a caller would in a new transaction.
             check(lib.lar_iter_seek(it, objs[2].key), "lar_iter_seek")
@@ -614,7 +616,7 @@ class NewDatabaseTests(unittest.TestCase):
                     self.assertEqual(get(txn, objs[i], id_prop), rows[i].id)
             self.assertEqual(got.value, 0)
             self.assertEqual(batches, [3, 1])
-            self.assertEqual(seen, [(g[0], g[1], g[2]) for g in GADGETS])
+            self.assertEqual(seen, [(g[0], g[1], g[2]) for g in GADGETS_BY_KEY])
             self.assertEqual(lib.lar_iter_next_batch(it, objs, 0, ctypes.sizeof(Row), byref(got)), LAR_EINVAL)
         finally:
             lib.lar_iter_close(it)
@@ -671,8 +673,8 @@ class NewDatabaseTests(unittest.TestCase):
         try:
             self.assertEqual(self.run_query(txn, "weight > 0 AND active == true"), [1, 3])
             self.assertEqual(self.run_query(txn, "label BEGINSWITH[c] 'B\u00c9'"), [2])
-            self.assertEqual(self.run_query(txn, "id IN {-7, 1, 99}"), [1, -7])  # creation order
-            self.assertEqual(self.run_query(txn, "rating == nil OR label.@count > 100"), [2, -7])
+            self.assertEqual(self.run_query(txn, "id IN {-7, 1, 99}"), [-7, 1])  # key order: by the int primary key
+            self.assertEqual(self.run_query(txn, "rating == nil OR label.@count > 100"), [-7, 2])
             self.assertEqual(self.run_query(txn, "rating == $0", [(LAR_TYPE_INT, 10)]), [1])
             self.assertEqual(self.run_query(txn, "made < %@", [(LAR_TYPE_TIMESTAMP, (0, 0))]), [2])
             self.assertEqual(self.run_query(txn, "FALSEPREDICATE"), [])
@@ -789,7 +791,7 @@ class NewDatabaseTests(unittest.TestCase):
         txn = self.db.begin()
         try:
             rows = [self.read(txn, obj) for obj in iterate(txn, cls)]
-            self.assertEqual(rows, GADGETS)
+            self.assertEqual(rows, GADGETS_BY_KEY)
         finally:
             end(txn)
 

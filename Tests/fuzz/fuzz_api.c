@@ -5,7 +5,7 @@
  * The program runs against a fresh database file and may declare schemas
  * (random names, types, flags and counts, invalid UTF-8 included; mixed
  * properties and collections of mixed values among them), begin, end
- * and free transactions, create, read, change, find and delete objects with
+ * and free transactions, create, read, change, find (and read stamps of) and delete objects with
  * values of every type and of wrong types (links to objects of any class, live
  * or deleted, among them; in a mixed property, list, set or map any of them
  * fits or is refused by its own rule; nested lists and dictionaries in mixed values, read
@@ -326,6 +326,12 @@ static void op_find(state *s, program *p)
     int rc = lar_obj_find(txn, cls, &key, &obj);
     if (rc) fuzz_consume_error(rc);
     else remember(s, obj);
+    /* The stamp of what was found, or of a key forged from the key value (no input of its own). */
+    uint64_t stamp = 0;
+    if (rc) obj = (lar_obj){cls, key.type == LAR_TYPE_INT ? (lar_objkey)key.as.integer : 0};
+    rc = lar_obj_stamp(txn, obj, &stamp);
+    fuzz_sink += stamp;
+    if (rc) fuzz_consume_error(rc);
 }
 
 static void op_backlinks(state *s, program *p)
@@ -646,13 +652,14 @@ static void *bind_dest(fuzz_iter *fi, program *p)
 static void op_iter_bind(state *s, program *p)
 {
     fuzz_iter *fi = &s->iters[u8(p) % ITERS];
-    uint8_t how = u8(p) % 3;
+    uint8_t kind = u8(p), how = kind % 3;
     uint32_t prop = pick_prop(p);
     void *dest = bind_dest(fi, p);
     if (!fi->iter) return;
-    int rc = how == 0 ? lar_iter_bind_int(fi->iter, prop, dest)
-           : how == 1 ? lar_iter_bind_double(fi->iter, prop, dest)
-                      : lar_iter_bind_value(fi->iter, prop, dest);
+    int rc = kind >= 252 ? lar_iter_bind_stamp(fi->iter, dest) /* the prop byte unused */
+           : how == 0    ? lar_iter_bind_int(fi->iter, prop, dest)
+           : how == 1    ? lar_iter_bind_double(fi->iter, prop, dest)
+                         : lar_iter_bind_value(fi->iter, prop, dest);
     if (rc) fuzz_consume_error(rc);
 }
 

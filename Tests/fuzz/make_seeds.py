@@ -385,7 +385,8 @@ SEEDS = {
     + b"".join(create(0, 0, person(i, b"p%d" % i)) for i in range(6)) + end(0, COMMIT) + begin(1, False)
     + iter_open(0, 1, 0) + bind(0, 0, 0, 0) + bind(0, 1, 3, 1) + bind(0, 2, 1, 4) + step(0, 0)
     + step(0, 2, 3, 3) + step(0, 2, 8, 0) + step(0, 3, 2) + step(0, 1 + 4 * 4) + step(0, 2, 1, 255)
-    + iter_open(1, 1, 0) + bind(1, 2, 2, 2) + step(1, 2, 7, 32) + end(1, COMMIT) + step(1, 0) + bind(1, 0, 0, 0)
+    + iter_open(1, 1, 0) + bind(1, 2, 2, 2) + bind(1, 252, 0, 3) + step(1, 2, 7, 32) + end(1, COMMIT) + step(1, 0)
+    + bind(1, 0, 0, 0) + bind(1, 252, 0, 0)
     + bytes([ITER_CLOSE, 1]) + begin(2, True) + iter_open(2, 2, 0) + step(2, 1 + 16)
     + create(2, 0, person(9, b"during")) + step(2, 2, 4, 24) + end(2, ABORT) + step(2, 0),
     # Schemas refused: invalid UTF-8 names, unknown types and flags, collections, links, two keys, huge counts.

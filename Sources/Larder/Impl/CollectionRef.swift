@@ -11,6 +11,8 @@ final class CollectionRef {
     let prop: UInt32
     let slot: Int
     private let generation: UInt64
+    /// The owner's stamp (see `ObjectCore.stamp`): a new owner under the same key is another object.
+    private let ownerStamp: UInt64
     /// 0 for the property's own collection; else the id of the nested list or
     /// dictionary (inside the property's mixed values) this ref is bound to,
     /// which the `_at` functions reach through `handle` (Impl/NestedCollections.swift).
@@ -24,6 +26,7 @@ final class CollectionRef {
         self.instance = instance
         ownerTable = core.table
         owner = lar_obj(cls: core.table.id, key: core.key)
+        ownerStamp = core.stamp
         prop = UInt32(core.table.propertyIndex[slot])
         self.slot = slot
         generation = instance.generation
@@ -39,6 +42,7 @@ final class CollectionRef {
         self.instance = instance
         self.ownerTable = ownerTable
         self.owner = owner
+        ownerStamp = ownerTable.reusesKeys ? instance.stamp(of: owner.key, in: ownerTable) : 0
         prop = UInt32(ownerTable.propertyIndex[slot])
         self.slot = slot
         generation = instance.generation
@@ -56,13 +60,25 @@ final class CollectionRef {
         if nested != 0 { return nestedIsStale }
         var exists: Int32 = 0
         lar_obj_exists(instance.currentTxn(), owner, &exists)
-        return exists == 0
+        return exists == 0 || ownerReplaced
+    }
+
+    /// The instance's version when the owner's stamp last matched: only a delete, which
+    /// moves the version, lets a new owner take the key, so each read need not ask again.
+    private var ownerCheckedAt: UInt64 = .max
+
+    /// Whether the owner was deleted and a new object with its primary key took its key.
+    private var ownerReplaced: Bool {
+        guard ownerTable.reusesKeys, ownerCheckedAt != instance.version else { return false }
+        if instance.stamp(of: owner.key, in: ownerTable) != ownerStamp { return true }
+        ownerCheckedAt = instance.version
+        return false
     }
 
     /// The transaction to read in.
     func readTxn() -> OpaquePointer {
         instance.verifyThread()
-        if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        if generation != instance.generation || ownerReplaced { fatalError("Object has been deleted or invalidated.") }
         return instance.currentTxn()
     }
 
@@ -70,7 +86,7 @@ final class CollectionRef {
     func writeTxn(_ kind: String) -> OpaquePointer {
         instance.verifyThread()
         if !instance.isInWriteTransaction { fatalError("Cannot modify \(kind) outside of a write transaction.") }
-        if generation != instance.generation { fatalError("Object has been deleted or invalidated.") }
+        if generation != instance.generation || ownerReplaced { fatalError("Object has been deleted or invalidated.") }
         instance.collectionWrites &+= 1
         return instance.txn!
     }

@@ -270,6 +270,13 @@ final class ManagedClass {
     /// declared; else a copy that `didDecode` rearranges.
     @usableFromInline let slotValues: UnsafeMutablePointer<lar_value>
     let storedCount: Int
+    /// Whether the primary key is an int, by which the core keys objects (its rule:
+    /// `keyed_by_primary` in CCore/catalog): the key of a deleted object then returns
+    /// with a new object of the same primary key (see `lar_obj_stamp`).
+    let reusesKeys: Bool
+    /// The primary key is an `Int` or `Int64` (optional or not): every Int is a valid key,
+    /// so a lookup by an Int needs no conversion or range check.
+    let primaryKeyTakesEveryInt: Bool
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
     /// The accessor the last link read into this class made, for `linkTarget` to rebind.
@@ -283,6 +290,11 @@ final class ManagedClass {
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
         self.id = id
+        reusesKeys = schema.primaryKeySlot.map { schema.properties[$0].type == LAR_TYPE_INT } ?? false
+        primaryKeyTakesEveryInt = schema.primaryKeySlot.map { slot in
+            let type = ObjectIdentifier(schema.properties[slot].valueType)
+            return [Int.self, Int64.self, Int?.self, Int64?.self].contains { ObjectIdentifier($0) == type }
+        } ?? false
         changes = ClassChanges(propertyCount: schema.properties.count)
         var info = lar_class_info()
         let rc = lar_class_info_get(environment.handle, id, &info)

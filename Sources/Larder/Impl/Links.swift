@@ -38,7 +38,7 @@ extension RealmInstance {
         let table = table(for: type)
         if table.linkAccessor != nil, isKnownUniquelyReferenced(&table.linkAccessor!),
            !isInvalidated(table.linkAccessor!.core) {
-            table.linkAccessor.unsafelyUnwrapped.core.key = key
+            table.linkAccessor.unsafelyUnwrapped.core.rebind(to: key)
             return table.linkAccessor.unsafelyUnwrapped
         }
         let object = accessor(table, key: key)

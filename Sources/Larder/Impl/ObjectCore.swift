@@ -24,6 +24,14 @@ final class ObjectCore {
     @exclusivity(unchecked) @usableFromInline var generation: UInt64 = 0
     /// The write transaction that added this object, if it was added: cancelling it invalidates the object.
     @exclusivity(unchecked) var addedInWrite: UInt64 = 0
+    /// The row's stamp when bound, for a class keyed by its int primary key: a new object
+    /// with the primary key of a deleted one takes its key, with another stamp.
+    @exclusivity(unchecked) var stamp: UInt64 = 0
+    /// The instance's version when `stamp` last matched the row's: only a delete, which
+    /// moves the version, lets a new object take the key, so reads need not ask again.
+    @exclusivity(unchecked) var stampCheckedAt: UInt64 = .max
+    /// The class is keyed by its int primary key (`ManagedClass.reusesKeys`): rows have stamps.
+    @exclusivity(unchecked) var keyedByPrimary = false
     /// The primary key of the row `key`, once known: it hashes the object after it is deleted.
     @exclusivity(unchecked) var knownPrimaryKey: (key: lar_objkey, value: _StoredValue)?
 
@@ -37,5 +45,32 @@ final class ObjectCore {
         tableRef = Unmanaged.passUnretained(table)
         self.key = key
         invalidated = false
+        keyedByPrimary = table.reusesKeys
+        stamp = 0
+        if keyedByPrimary { takeStamp(realm, table.id) }
+    }
+
+    /// Points this bound core at another row of its class (iterators and link reads reuse
+    /// an accessor nobody else holds), with that row's stamp. Unretained references: a
+    /// scan rebinds once per object.
+    @inline(__always) func rebind(to key: lar_objkey) {
+        self.key = key
+        guard keyedByPrimary else { return }
+        let id = tableRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.id }
+        instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { takeStamp($0, id) }
+    }
+
+    /// As `rebind(to:)`, with the row's stamp already read (by the iterator that stepped to it).
+    @inline(__always) func rebind(to key: lar_objkey, stamp: UInt64) {
+        self.key = key
+        self.stamp = stamp
+        stampCheckedAt = instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef { $0.version }
+    }
+
+    private func takeStamp(_ realm: RealmInstance, _ cls: lar_class) {
+        let txn = realm.currentTxn() // first: it may begin a read, which moves the version
+        var stamp: UInt64 = 0
+        self.stamp = lar_obj_stamp(txn, lar_obj(cls: cls, key: key), &stamp) == LAR_OK ? stamp : 0
+        stampCheckedAt = realm.version
     }
 }

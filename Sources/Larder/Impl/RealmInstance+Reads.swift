@@ -39,7 +39,9 @@ extension RealmInstance {
         verifyThread()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
-        if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+        if rc == LAR_EDELETED || (rc == LAR_OK && isReplaced(core, table)) {
+            fatalError("Object has been deleted or invalidated.")
+        }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
         table.didDecode(key: core.key, version: cacheStamp)
     }
@@ -55,7 +57,23 @@ extension RealmInstance {
         if isInvalidated(core) { return false }
         var exists: Int32 = 0
         lar_obj_exists(currentTxn(), lar_obj(cls: core.table.id, key: core.key), &exists)
-        return exists != 0
+        return exists != 0 && !isReplaced(core, core.table)
+    }
+
+    /// The stamp of table's object key (0 when it has none, or no object has the key).
+    func stamp(of key: lar_objkey, in table: ManagedClass) -> UInt64 {
+        var stamp: UInt64 = 0
+        return lar_obj_stamp(currentTxn(), lar_obj(cls: table.id, key: key), &stamp) == LAR_OK ? stamp : 0
+    }
+
+    /// Whether core's object was deleted and its key taken by a new object with the same primary key.
+    func isReplaced(_ core: ObjectCore, _ table: ManagedClass) -> Bool {
+        guard table.reusesKeys else { return false }
+        _ = currentTxn() // so that the version below is the current transaction's
+        if core.stampCheckedAt == version { return false }
+        if stamp(of: core.key, in: table) != core.stamp { return true }
+        core.stampCheckedAt = version
+        return false
     }
 
     /// A managed object of table's class for key.
@@ -90,6 +108,7 @@ extension RealmInstance {
     }
 
     private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
+        if table.primaryKeyTakesEveryInt, case .int(let int)? = stored { return find(table, int: int) }
         guard let slot = table.schema.primaryKeySlot else {
             fatalError("'\(table.schema.name)' does not have a primary key")
         }
@@ -99,6 +118,18 @@ extension RealmInstance {
                        "for primary key of '\(table.schema.name)'")
         }
         return find(table, stored: stored)
+    }
+
+    /// The usual lookup, by an Int: the C value built in place, no conversion.
+    private func find(_ table: ManagedClass, int: Int64) -> lar_objkey? {
+        var value = lar_value()
+        value.type = LAR_TYPE_INT
+        value.as.integer = int
+        var found = lar_obj()
+        let rc = lar_obj_find(currentTxn(), table.id, &value, &found)
+        if rc == LAR_ENOTFOUND { return nil }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot find an object by primary key") }
+        return found.key
     }
 
     func find(_ table: ManagedClass, stored: _StoredValue) -> lar_objkey? {

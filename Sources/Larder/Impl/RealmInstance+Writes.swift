@@ -9,8 +9,8 @@ extension RealmInstance {
         core.table.changes.didWrite(slot: slot) // results sorted on that property re-sort
         verifyThread()
         requirePropertyWrite()
-        if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
+        if isInvalidated(core) || isReplaced(core, table) { fatalError("Object has been deleted or invalidated.") }
         // Even to an equal value, as Realm.
         if slot == table.schema.primaryKeySlot { fatalError("Primary key can't be changed after an object is inserted.") }
         let obj = lar_obj(cls: table.id, key: core.key)
@@ -207,6 +207,7 @@ extension RealmInstance {
         guard core.realm === self, !isInvalidated(core) else {
             fatalError("Can only delete an object from the Realm it belongs to.")
         }
+        if isReplaced(core, core.table) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_delete(txn, lar_obj(cls: core.table.id, key: core.key))
         version &+= 1
         core.table.changes.didDelete()
