@@ -204,33 +204,11 @@ struct AddressRecord: Codable, FetchableRecord, PersistableRecord {
 
 /// raw-lmdb and c-api ns_per_op of the embedded workloads in c-results.txt.
 func loadEmbeddedResults(_ path: String) throws -> [EmbeddedWorkload: CReference] {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-        throw BenchError("cannot read \(path): run bench_c first")
-    }
-    var raw: [EmbeddedWorkload: Double] = [:], cAPI: [EmbeddedWorkload: Double] = [:]
-    for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
-        var fields: [Substring: Substring] = [:]
-        for pair in line.split(separator: " ").dropFirst() {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            fields[pair[..<equals]] = pair[pair.index(after: equals)...]
-        }
-        guard let workload = fields["workload"].flatMap({ EmbeddedWorkload(rawValue: String($0)) }),
-              let nsPerOp = fields["ns_per_op"].flatMap({ Double($0) }) else { continue }
-        if let n = fields["n"], Int(n) != EmbeddedData.count {
-            throw BenchError("\(path): workload=\(workload.rawValue) n=\(n), but this benchmark uses n=\(EmbeddedData.count)")
-        }
-        switch fields["impl"] {
-        case "raw-lmdb": raw[workload] = nsPerOp
-        case "c-api": cAPI[workload] = nsPerOp
-        default: break
-        }
-    }
+    let table = try loadCResultTable(path, workloads: EmbeddedWorkload.allCases.map(\.rawValue)) { _ in EmbeddedData.count }
     var reference: [EmbeddedWorkload: CReference] = [:]
     for workload in EmbeddedWorkload.allCases {
-        guard let r = raw[workload], let c = cAPI[workload], r > 0, c > 0 else {
-            throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload.rawValue)")
-        }
-        reference[workload] = CReference(raw: r, cAPI: c)
+        let lines = table[workload.rawValue]!
+        reference[workload] = CReference(raw: lines["raw-lmdb"]!, cAPI: lines["c-api"]!)
     }
     return reference
 }

@@ -224,32 +224,12 @@ final class GRDBMixedBench {
 
 /// raw-lmdb, raw-lmdb+backlinks and c-api ns_per_op of each mixed workload in c-results.txt.
 func loadMixedResults(_ path: String) throws -> [MixedWorkload: [String: Double]] {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-        throw BenchError("cannot read \(path): run bench_c first")
-    }
-    var results: [MixedWorkload: [String: Double]] = [:]
-    for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
-        var fields: [Substring: Substring] = [:]
-        for pair in line.split(separator: " ").dropFirst() {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            fields[pair[..<equals]] = pair[pair.index(after: equals)...]
-        }
-        guard let workload = fields["workload"].flatMap({ MixedWorkload(rawValue: String($0)) }),
-              let impl = fields["impl"], let nsPerOp = fields["ns_per_op"].flatMap({ Double($0) }), nsPerOp > 0
-        else { continue }
-        if let n = fields["n"], Int(n) != MixedData.count {
-            throw BenchError("\(path): workload=\(workload.rawValue) n=\(n), but this benchmark uses n=\(MixedData.count)")
-        }
-        results[workload, default: [:]][String(impl)] = nsPerOp
-    }
-    for workload in MixedWorkload.allCases {
-        guard results[workload]?["raw-lmdb"] != nil, results[workload]?["c-api"] != nil else {
-            throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload.rawValue)")
-        }
-    }
-    guard results[.insert]?["raw-lmdb+backlinks"] != nil else {
+    let table = try loadCResultTable(path, workloads: MixedWorkload.allCases.map(\.rawValue)) { _ in MixedData.count }
+    guard table[MixedWorkload.insert.rawValue]?["raw-lmdb+backlinks"] != nil else {
         throw BenchError("\(path) has no raw-lmdb+backlinks line for workload=\(MixedWorkload.insert.rawValue)")
     }
+    var results: [MixedWorkload: [String: Double]] = [:]
+    for workload in MixedWorkload.allCases { results[workload] = table[workload.rawValue] }
     return results
 }
 

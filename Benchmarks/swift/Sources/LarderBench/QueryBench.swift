@@ -369,7 +369,9 @@ enum QueryBench {
 }
 
 func runQueries(directory: String) throws {
-    let reference = try loadCResultTable("\(directory)/c-results.txt", workloads: QueryWorkload.allCases.map(\.rawValue))
+    let reference = try loadCResultTable("\(directory)/c-results.txt", workloads: QueryWorkload.allCases.map(\.rawValue)) {
+        QueryWorkload(rawValue: $0)!.operations
+    }
     _ = QueryData.expected // computed before any clock starts
     FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(QueryData.readRepeats)\n".utf8))
     let best = try QueryBench.measure(directory: directory)
@@ -385,29 +387,6 @@ func runQueries(directory: String) throws {
         }
         fflush(stdout)
     }
-}
-
-/// Every BENCH line of c-results.txt for the given workloads: ns_per_op by workload and
-/// impl. Throws when a workload lacks its raw-lmdb or c-api line.
-func loadCResultTable(_ path: String, workloads: [String]) throws -> [String: [String: Double]] {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-        throw BenchError("cannot read \(path): run bench_c first")
-    }
-    var table: [String: [String: Double]] = [:]
-    for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
-        var fields: [Substring: Substring] = [:]
-        for pair in line.split(separator: " ").dropFirst() {
-            guard let equals = pair.firstIndex(of: "=") else { continue }
-            fields[pair[..<equals]] = pair[pair.index(after: equals)...]
-        }
-        guard let workload = fields["workload"].map(String.init), workloads.contains(workload),
-              let impl = fields["impl"], let ns = fields["ns_per_op"].flatMap({ Double($0) }), ns > 0 else { continue }
-        table[workload, default: [:]][String(impl)] = ns
-    }
-    for workload in workloads where table[workload]?["raw-lmdb"] == nil || table[workload]?["c-api"] == nil {
-        throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload)")
-    }
-    return table
 }
 
 struct QueryOwnerRecord: Codable, FetchableRecord, TableRecord {

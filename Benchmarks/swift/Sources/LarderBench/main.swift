@@ -61,6 +61,33 @@ func loadCResults(_ path: String) throws -> [Kind: CReference] {
     return reference
 }
 
+/// Every BENCH line of c-results.txt for the given workloads: ns_per_op by workload and
+/// impl. Throws when a workload lacks its raw-lmdb or c-api line, or a line's n is not
+/// expectedN(workload). The workload families (collections, mixed, embedded, queries) read it.
+func loadCResultTable(_ path: String, workloads: [String], expectedN: (String) -> Int) throws -> [String: [String: Double]] {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw BenchError("cannot read \(path): run bench_c first")
+    }
+    var table: [String: [String: Double]] = [:]
+    for line in text.split(separator: "\n") where line.hasPrefix("BENCH ") {
+        var fields: [Substring: Substring] = [:]
+        for pair in line.split(separator: " ").dropFirst() {
+            guard let equals = pair.firstIndex(of: "=") else { continue }
+            fields[pair[..<equals]] = pair[pair.index(after: equals)...]
+        }
+        guard let workload = fields["workload"].map(String.init), workloads.contains(workload),
+              let impl = fields["impl"], let ns = fields["ns_per_op"].flatMap({ Double($0) }), ns > 0 else { continue }
+        if let n = fields["n"], Int(n) != expectedN(workload) {
+            throw BenchError("\(path): workload=\(workload) n=\(n), but this benchmark uses n=\(expectedN(workload))")
+        }
+        table[workload, default: [:]][String(impl)] = ns
+    }
+    for workload in workloads where table[workload]?["raw-lmdb"] == nil || table[workload]?["c-api"] == nil {
+        throw BenchError("\(path) has no raw-lmdb and c-api lines for workload=\(workload)")
+    }
+    return table
+}
+
 // MARK: Timing and checks
 
 func nanoseconds(_ body: () throws -> Void) rethrows -> Double {
