@@ -619,7 +619,7 @@ final class ResultsWalker {
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_OK && obj.key == expected {
-            table.didDecode(key: obj.key, version: instance.cacheStamp)
+            table.didDecode(key: obj.key, version: instance.decodeStamp)
             return expected
         }
         if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
@@ -666,7 +666,7 @@ final class ResultsWalker {
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        table.didDecode(key: obj.key, version: instance.cacheStamp)
+        table.didDecode(key: obj.key, version: instance.decodeStamp)
         return obj.key
     }
 

@@ -148,6 +148,7 @@ final class ChildScenarios: XCTestCase {
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
             if try QueryResultsTests.runScenario(scenario, path: path) { return }
+            if try ConfinementTests.runScenario(scenario, path: path) { return }
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }

@@ -12,10 +12,36 @@ extern _Thread_local const void *larder_swift_accessor_class;
 static inline const void *larder_swift_accessor_class_get(void) { return larder_swift_accessor_class; }
 static inline void larder_swift_accessor_class_set(const void *cls) { larder_swift_accessor_class = cls; }
 
-/* A token for the calling thread: the address of one of its thread-locals, which
+/* Set (non-NULL) while this thread runs work on behalf of a queue or an actor a
+ * Realm instance is confined to: the token of that confinement. */
+extern _Thread_local const void *larder_swift_confinement_override;
+
+/* The calling thread itself: the address of one of its thread-locals, which
  * differs between live threads and costs one add to the thread pointer, where
- * pthread_self() is a call. Realm instances compare it to stay on their thread. */
-static inline const void *larder_swift_thread_token(void) { return &larder_swift_accessor_class; }
+ * pthread_self() is a call. */
+static inline const void *larder_swift_os_thread_token(void) { return &larder_swift_accessor_class; }
+
+/* Who the caller runs as: the confinement override when one is set, else the
+ * thread. Realm instances compare it to their own token to stay confined. */
+static inline const void *larder_swift_thread_token(void) {
+    const void *o = larder_swift_confinement_override; return o ? o : &larder_swift_accessor_class; }
+
+/* Sets the override and returns the previous one, to be put back. */
+static inline const void *larder_swift_confinement_swap(const void *token) {
+    const void *previous = larder_swift_confinement_override;
+    larder_swift_confinement_override = token;
+    return previous;
+}
+
+/* Whether the calling code runs on the serial executor given as its two words
+ * (an UnownedSerialExecutor). The Swift runtime's own test, behind assumeIsolated,
+ * without its trap: a Realm used off its actor traps with Realm's message. Swift
+ * cannot declare it (the standard library already does, internally). */
+extern _Bool swift_task_isCurrentExecutor(const void *identity, uintptr_t implementation)
+    __attribute__((swiftcall));
+static inline int larder_swift_is_current_executor(const void *identity, uintptr_t implementation) {
+    return swift_task_isCurrentExecutor(identity, implementation);
+}
 
 /* Numbers stored in place. Swift assembles an imported union byte by byte
  * (about 90 instructions a value); C writes the tag and the number. */

@@ -12,16 +12,35 @@ extension RealmInstance {
             dictionary[threadDictionaryKey] = fresh
             return fresh
         }()
+        return try cached(configuration, in: cache, confinement: .thread(isMain: Thread.isMainThread))
+    }
+
+    /// queue's instance for configuration's file; the caller runs on queue.
+    static func forQueue(_ configuration: Realm.Configuration, _ queue: DispatchQueue) throws -> RealmInstance {
+        let context = QueueContext.of(queue)
+        if QueueContext.current !== context { fatalError("Realm opened from incorrect dispatch queue.") }
+        return try cached(configuration, in: context.cache, confinement: .queue(context))
+    }
+
+    private static func cached(_ configuration: Realm.Configuration, in cache: InstanceCache,
+                               confinement: Confinement) throws -> RealmInstance {
         let key = cacheKey(configuration)
         if let cached = cache.instance(at: key) {
             try cached.checkSameSettings(as: configuration)
             if cached.autorefresh { cached.refresh() }
             return cached
         }
-        let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration))
+        let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration),
+                                     confinement: confinement)
         cache.insert(instance, at: key)
         instance.cache = cache
         return instance
+    }
+
+    /// A new instance confined to actor; actors keep their Realm themselves.
+    static func forActor(_ configuration: Realm.Configuration, _ actor: any Actor) throws -> RealmInstance {
+        RealmInstance(configuration: configuration, environment: try Environment.open(configuration),
+                      confinement: .actor(actor, ActorContext()))
     }
 
     /// Instances are per file and per list of classes: a Realm limited to some

@@ -96,7 +96,7 @@ extension RealmInstance {
 
     /// The owner of a nested collection id held by a row in a class's cache.
     private func cachedRowParent(_ id: UInt64) -> NestedParent? {
-        for table in tablesWithMixedValues where table.cachedVersion == cacheStamp {
+        for table in tablesWithMixedValues where table.cachedVersion == decodeStamp {
             for slot in table.mixedValueSlots {
                 let value = table.slotValues[slot]
                 if (value.type == LAR_TYPE_LIST || value.type == LAR_TYPE_DICTIONARY) && value.as.nested == id {

@@ -43,7 +43,7 @@ extension RealmInstance {
             fatalError("Object has been deleted or invalidated.")
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-        table.didDecode(key: core.key, version: cacheStamp)
+        table.didDecode(key: core.key, version: decodeStamp)
     }
 
     /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.

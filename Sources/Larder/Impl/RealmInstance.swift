@@ -10,8 +10,10 @@ import Foundation
 final class RealmInstance {
     let configuration: Realm.Configuration
     let environment: Environment
-    /// The thread that created the instance, the only one that may use it.
-    @usableFromInline let threadToken = larder_swift_thread_token()
+    /// What may use the instance (Impl/Confinement.swift) and its token, which
+    /// `verifyThread` compares first.
+    @usableFromInline let confinement: Confinement
+    @usableFromInline let threadToken: UnsafeRawPointer
     var autorefresh = true
 
     @exclusivity(unchecked) @usableFromInline var state = TransactionState()
@@ -27,9 +29,11 @@ final class RealmInstance {
     var nestedParents: [UInt64: NestedParent] = [:]
     var tablesWithMixedValues: [ManagedClass] = []
 
-    init(configuration: Realm.Configuration, environment: Environment) {
+    init(configuration: Realm.Configuration, environment: Environment, confinement: Confinement) {
         self.configuration = configuration
         self.environment = environment
+        self.confinement = confinement
+        threadToken = confinement.token
     }
 
     deinit {
@@ -63,12 +67,26 @@ final class RealmInstance {
         version ^ UInt64(UInt(bitPattern: larder_swift_thread_token()))
     }
 
+    /// The stamp rows decoded now carry. Where `verifyThread` took its fast path it is
+    /// `cacheStamp`. In a queue's or an actor's work checked the slow way it is one no
+    /// read matches (the high bit, which versions xor addresses never reach): the next
+    /// read on this thread may come after the queue or actor left it, and must be checked.
+    @inlinable var decodeStamp: UInt64 {
+        threadToken == larder_swift_thread_token() ? cacheStamp : cacheStamp | (1 << 63)
+    }
+
     // MARK: Transactions
 
-    /// Checked on every entry point: instances, objects and results are confined to their thread.
+    /// Checked on every entry point: instances, objects and results are confined to
+    /// their thread, queue or actor (Impl/Confinement.swift).
     @inlinable
     func verifyThread() {
-        if threadToken != larder_swift_thread_token() { accessedFromIncorrectThread() }
+        if threadToken != larder_swift_thread_token() { verifyConfinement() }
+    }
+
+    @usableFromInline @inline(never)
+    func verifyConfinement() {
+        if !confinement.isCurrent(instanceToken: threadToken) { accessedFromIncorrectThread() }
     }
 
     @usableFromInline

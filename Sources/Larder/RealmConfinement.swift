@@ -1,0 +1,21 @@
+import Dispatch
+import Foundation
+
+/// Opening a Realm confined to a dispatch queue or to an actor, rather than to
+/// the calling thread (see Impl/Confinement.swift for how each is checked).
+extension Realm {
+    /// The default Realm, confined to queue when one is given: it may then be used
+    /// from any block running on queue, whatever thread runs it. Must be called on queue.
+    public init(queue: DispatchQueue?) throws {
+        try self.init(configuration: .defaultConfiguration, queue: queue)
+    }
+
+    /// A Realm confined to queue (see `init(queue:)`), or to the calling thread when queue is nil.
+    public init(configuration: Configuration, queue: DispatchQueue?) throws {
+        guard let queue else {
+            try self.init(configuration: configuration)
+            return
+        }
+        self.init(instance: try RealmInstance.forQueue(configuration, queue))
+    }
+}

@@ -1,0 +1,127 @@
+import CLarderSwift
+import Dispatch
+import Foundation
+import XCTest
+@testable import Larder
+
+/// Realms confined to a dispatch queue, and the confinement override (Impl/Confinement.swift).
+final class ConfinementTests: RealmTestCase {
+    /// Holds what the queue's blocks share; the queue serialises them.
+    private final class Shared: @unchecked Sendable {
+        var realm: Realm?
+        var dog: Dog?
+        var threads: Set<UInt> = []
+        var names: [String] = []
+    }
+
+    func testAQueueConfinedRealmServesEveryBlockOfItsQueueOnWhateverThread() throws {
+        let queue = DispatchQueue(label: "larder.confinement")
+        let shared = Shared()
+        let configuration = configuration()
+        try queue.sync {
+            let realm = try Realm(configuration: configuration, queue: queue)
+            XCTAssertEqual(try Realm(configuration: configuration, queue: queue), realm)
+            let dog = Dog(value: ["name": "Rex"])
+            try realm.write { realm.add(dog) }
+            shared.realm = realm
+            shared.dog = dog
+        }
+        // Blocks run on whichever thread: sync ones on the caller's, here two threads alive together.
+        let done = DispatchGroup()
+        for first in 0..<2 {
+            done.enter()
+            Thread {
+                for index in stride(from: first, to: 40, by: 2) { queue.sync {
+                let realm = shared.realm!
+                shared.threads.insert(UInt(bitPattern: larder_swift_os_thread_token()))
+                shared.names.append(shared.dog!.name)
+                XCTAssertEqual(try? Realm(configuration: configuration, queue: queue), realm)
+                if index % 10 == 0 {
+                    try? realm.write { shared.dog!.age += 1 }
+                }
+                XCTAssertEqual(realm.objects(Dog.self).count, 1)
+                } }
+                done.leave()
+            }.start()
+        }
+        done.wait()
+        XCTAssertEqual(shared.names, Array(repeating: "Rex", count: 40))
+        queue.sync { XCTAssertEqual(shared.dog!.age, 4) }
+        XCTAssertGreaterThan(shared.threads.count, 1, "libdispatch ran every block on one thread: nothing checked")
+        queue.sync { shared.dog = nil; shared.realm = nil }
+    }
+
+    func testAQueueRealmIsNotTheThreadsRealm() throws {
+        let queue = DispatchQueue(label: "larder.confinement")
+        let threadRealm = try openRealm()
+        let configuration = configuration()
+        let shared = Shared()
+        queue.sync { shared.realm = try? Realm(configuration: configuration, queue: queue) }
+        XCTAssertNotNil(shared.realm)
+        XCTAssertNotEqual(shared.realm, threadRealm)
+        // With a nil queue it is the thread's own.
+        XCTAssertEqual(try Realm(configuration: configuration, queue: nil), threadRealm)
+        queue.sync { shared.realm = nil }
+    }
+
+    /// Work run for a queue under its token takes the fast path; the thread's own Realm
+    /// stays usable when a token of someone else is set on its thread.
+    func testTheOverrideStandsForTheQueueAndLeavesTheThreadsRealmUsable() throws {
+        let realm = try openRealm()
+        try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+        let dog = realm.objects(Dog.self).first!
+        let queue = DispatchQueue(label: "larder.confinement")
+        let context = QueueContext.of(queue)
+        let token = UnsafeRawPointer(Unmanaged.passUnretained(context).toOpaque())
+        withConfinement(token) {
+            XCTAssertEqual(larder_swift_thread_token(), token)
+            XCTAssertEqual(dog.name, "Rex")
+            XCTAssertEqual(realm.objects(Dog.self).count, 1)
+        }
+        XCTAssertEqual(larder_swift_thread_token(), larder_swift_os_thread_token())
+        XCTAssertEqual(dog.name, "Rex")
+    }
+
+    func testUsingAQueueRealmOffItsQueueTraps() throws {
+        // Also right after a read on the queue cached the row on this very thread (sync runs here).
+        for scenario in ["queue-realm-other-thread", "queue-realm-cached-row-off-queue", "queue-realm-opened-elsewhere"] {
+            let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
+            XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap: \(outcome.output)")
+            let message = scenario == "queue-realm-opened-elsewhere"
+                ? "Realm opened from incorrect dispatch queue." : "Realm accessed from incorrect thread."
+            XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)")
+        }
+    }
+
+    static func runScenario(_ scenario: String, path: String) throws -> Bool {
+        let configuration = ChildScenarios.configuration(path)
+        let queue = DispatchQueue(label: "larder.child")
+        switch scenario {
+        case "queue-realm-other-thread":
+            let dog = try queue.sync {
+                let realm = try Realm(configuration: configuration, queue: queue)
+                let dog = Dog(value: ["name": "Rex"])
+                try realm.write { realm.add(dog) }
+                return dog
+            }
+            let thread = Thread { print(dog.name) }
+            thread.start()
+            Thread.sleep(forTimeInterval: 5)
+        case "queue-realm-cached-row-off-queue":
+            let dog = try queue.sync {
+                let realm = try Realm(configuration: configuration, queue: queue)
+                let dog = Dog(value: ["name": "Rex"])
+                try realm.write { realm.add(dog) }
+                _ = dog.name
+                return dog
+            }
+            print(dog.name)
+        case "queue-realm-opened-elsewhere":
+            _ = try Realm(configuration: configuration, queue: queue)
+        default:
+            return false
+        }
+        print("NO TRAP")
+        return true
+    }
+}
