@@ -19,3 +19,20 @@ extension Realm {
         self.init(instance: try RealmInstance.forQueue(configuration, queue))
     }
 }
+
+extension Realm {
+    /// A Realm confined to actor: usable only from code isolated to it, on whichever
+    /// thread the actor runs. `asyncWrite` writes from there without blocking.
+    public init<A: Actor>(configuration: Configuration = .defaultConfiguration, actor: A) async throws {
+        self.init(instance: try RealmInstance.forActor(configuration, actor))
+    }
+
+    /// A Realm confined to the caller's actor (the main thread's Realm on the main actor).
+    public static func open(configuration: Configuration = .defaultConfiguration,
+                            _isolation actor: isolated any Actor = #isolation) async throws -> Realm {
+        if actor === MainActor.shared {
+            return Realm(instance: try RealmInstance.forCurrentThread(configuration))
+        }
+        return Realm(instance: try RealmInstance.forActor(configuration, actor))
+    }
+}

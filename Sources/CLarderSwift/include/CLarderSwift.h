@@ -35,12 +35,13 @@ static inline const void *larder_swift_confinement_swap(const void *token) {
 
 /* Whether the calling code runs on the serial executor given as its two words
  * (an UnownedSerialExecutor). The Swift runtime's own test, behind assumeIsolated,
- * without its trap: a Realm used off its actor traps with Realm's message. Swift
- * cannot declare it (the standard library already does, internally). */
-extern _Bool swift_task_isCurrentExecutor(const void *identity, uintptr_t implementation)
+ * with flags 0, which answer rather than crash (the Swift 6 default crashes with
+ * the runtime's message): a Realm used off its actor traps with Realm's message.
+ * Swift cannot declare it (the standard library already does, internally). */
+extern _Bool swift_task_isCurrentExecutorWithFlags(const void *identity, uintptr_t implementation, uint64_t flags)
     __attribute__((swiftcall));
 static inline int larder_swift_is_current_executor(const void *identity, uintptr_t implementation) {
-    return swift_task_isCurrentExecutor(identity, implementation);
+    return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0 /* answer, never crash */);
 }
 
 /* Numbers stored in place. Swift assembles an imported union byte by byte

@@ -6,6 +6,8 @@ import Foundation
 final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
+    /// One writer at a time in this process, waited for before LMDB's lock.
+    let writeGate = WriteGate()
     private let lock = NSLock()
     private var classIDs: [ObjectIdentifier: lar_class] = [:]
 

@@ -28,6 +28,11 @@ final class RealmInstance {
     /// classes whose cached rows may hold some (Impl/NestedCollections.swift).
     var nestedParents: [UInt64: NestedParent] = [:]
     var tablesWithMixedValues: [ManagedClass] = []
+    /// The OS thread that began the write in progress: LMDB's writer lock belongs to it.
+    private var writerThread: UnsafeRawPointer?
+    /// Writes queued by writeAsync and beginAsyncWrite, and asyncWrites in progress
+    /// (RealmAsyncWrites.swift); nil until the first.
+    var asyncWrites: AsyncWriteQueue?
 
     init(configuration: Realm.Configuration, environment: Environment, confinement: Confinement) {
         self.configuration = configuration
@@ -38,7 +43,9 @@ final class RealmInstance {
 
     deinit {
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
+        let wasWriting = isInWriteTransaction
         state.free()
+        if wasWriting { environment.writeGate.leave() }
     }
 
     // MARK: Transaction state, as the object store reads it
@@ -105,7 +112,30 @@ final class RealmInstance {
         verifyThread()
         if isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
+        environment.writeGate.enter()
+        beginWriteHoldingGate()
+    }
+
+    /// Begins the write once this instance holds the file's write gate (Impl/WriteGate.swift).
+    func beginWriteHoldingGate() {
         state.beginWrite(in: environment)
+        writerThread = larder_swift_os_thread_token()
+    }
+
+    /// A queue's or an actor's work changes threads between blocks and awaits, and
+    /// LMDB's writer lock can only be released by the thread that took it.
+    private func verifyWriterThread() {
+        if writerThread != larder_swift_os_thread_token() {
+            fatalError("A write transaction must end on the thread that began it: a Realm confined to a queue " +
+                       "or an actor cannot keep a write open from one block or await to the next.")
+        }
+    }
+
+    /// Called once the write ended, committed or not.
+    private func didEndWrite() {
+        writerThread = nil
+        environment.writeGate.leave()
+        asyncWrites?.writeDidEnd(self)
     }
 
     func commitWrite() throws {
@@ -115,19 +145,22 @@ final class RealmInstance {
             cancelWrite()
             throw error
         }
+        verifyWriterThread()
         classes.didCommitWrite()
-        if let error = state.commitWrite() {
-            environment.forgetClassIDs()
-            throw error
-        }
+        let failure = state.commitWrite()
+        if failure != nil { environment.forgetClassIDs() }
+        didEndWrite()
+        if let failure { throw failure }
     }
 
     func cancelWrite() {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't cancel a non-existing write transaction") }
+        verifyWriterThread()
         state.cancelWrite()
         classes.didCancelWrite()
         environment.forgetClassIDs()
+        didEndWrite()
     }
 
     @discardableResult
@@ -135,6 +168,7 @@ final class RealmInstance {
         verifyThread()
         if isInWriteTransaction { return false }
         state.endRead()
+        asyncWrites?.runThreadWork()
         return true
     }
 
