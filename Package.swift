@@ -1,4 +1,4 @@
-// swift-tools-version:5.9
+// swift-tools-version:6.0
 import PackageDescription
 
 let package = Package(
@@ -20,7 +20,12 @@ let package = Package(
             linkerSettings: [.linkedLibrary("lmdb"), .linkedLibrary("pthread")]
         ),
         .target(name: "CLarderSwift", dependencies: ["CLarder"], path: "Sources/CLarderSwift"),
-        .target(name: "Larder", dependencies: ["CLarder", "CLarderSwift"], path: "Sources/Larder"),
-        .testTarget(name: "LarderTests", dependencies: ["Larder"], path: "Tests/LarderTests"),
-    ]
+        // Swift 6 language mode: complete concurrency checking of the library.
+        .target(name: "Larder", dependencies: ["CLarder", "CLarderSwift"], path: "Sources/Larder",
+                swiftSettings: [.swiftLanguageMode(.v6)]),
+        // The tests share models and state between threads freely (as tests do): Swift 5 mode.
+        .testTarget(name: "LarderTests", dependencies: ["Larder"], path: "Tests/LarderTests",
+                    swiftSettings: [.swiftLanguageMode(.v5)]),
+    ],
+    swiftLanguageModes: [.v6]
 )

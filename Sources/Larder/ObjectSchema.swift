@@ -2,7 +2,7 @@ import CLarder
 
 /// The schema of one class, as Realm's `ObjectSchema`: its name and its properties
 /// in the order the file stores them (a superclass's before its subclass's).
-public struct ObjectSchema: CustomStringConvertible, Equatable, @unchecked Sendable {
+public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
     /// The class's name.
     public let className: String
     /// Its persisted properties, in stored order.

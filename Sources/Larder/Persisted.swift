@@ -132,7 +132,7 @@ extension Persisted {
 }
 
 @usableFromInline
-struct PropertyOptions: OptionSet {
+struct PropertyOptions: OptionSet, Sendable {
     @usableFromInline let rawValue: UInt8
     @inlinable init(rawValue: UInt8) { self.rawValue = rawValue }
     @usableFromInline static let primaryKey = PropertyOptions(rawValue: 1)

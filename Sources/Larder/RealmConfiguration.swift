@@ -48,6 +48,7 @@ extension Realm {
         }
 
         private static let lock = NSLock()
+        // Safe: read and written only under `lock`.
         nonisolated(unsafe) private static var storedDefault = Configuration()
 
         /// The configuration `Realm()` uses.

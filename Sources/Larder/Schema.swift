@@ -2,7 +2,7 @@ import CLarder
 
 /// The classes of a Realm's file, as Realm's `Schema`: every class the file stores,
 /// including those no model class of this program declares.
-public struct Schema: CustomStringConvertible, Equatable, @unchecked Sendable {
+public struct Schema: CustomStringConvertible, Equatable, Sendable {
     /// One object schema per class, in the order the classes were added to the file.
     public let objectSchema: [ObjectSchema]
 

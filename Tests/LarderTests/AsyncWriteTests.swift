@@ -90,6 +90,11 @@ actor Writer {
     }
 
     var isPerforming: Bool { realm.isPerformingAsynchronousWriteOperations }
+
+    /// Misuse for a trap test: hands the actor's Realm out of the actor.
+    fileprivate func export(to box: UncheckedSendable<AsyncWriteTests.Box>) {
+        box.value.realm = realm
+    }
 }
 
 final class AsyncWriteTests: RealmTestCase {
@@ -300,7 +305,7 @@ final class AsyncWriteTests: RealmTestCase {
             Task.detached {
                 let writer = try await Writer(configuration: configuration)
                 try await writer.add("Rex")
-                box.value.realm = await writer.realm
+                await writer.export(to: box)
                 done.signal()
             }
             done.wait()
@@ -344,7 +349,7 @@ final class AsyncWriteTests: RealmTestCase {
         return true
     }
 
-    private final class Box { var realm: Realm? }
+    fileprivate final class Box { var realm: Realm? }
 
     private final class Log: @unchecked Sendable {
         private let lock = NSLock()

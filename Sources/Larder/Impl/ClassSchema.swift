@@ -33,6 +33,8 @@ struct LinkingObjectsSchema {
 }
 
 /// The schema of a Swift model class, discovered once by reflecting on the class.
+// Unchecked: `linkingObjects`, its one var, is set in `discover` before the schema is
+// published (under `lock`) and never after.
 final class ClassSchema: @unchecked Sendable {
     let type: Object.Type
     let name: String
@@ -99,6 +101,7 @@ final class ClassSchema: @unchecked Sendable {
     }
 
     private static let lock = NSLock()
+    // Safe: read and written only under `lock`.
     nonisolated(unsafe) private static var known: [ObjectIdentifier: ClassSchema] = [:]
 
     /// The schema of type, discovering it on first use.
@@ -149,7 +152,7 @@ final class ClassSchema: @unchecked Sendable {
     /// The `@Persisted(originProperty:)` wrappers of type, read from an accessor (whose wrappers hold their origin).
     private static func linkingObjects(of type: Object.Type, prototype: Object) -> [LinkingObjectsSchema] {
         var found: [LinkingObjectsSchema] = []
-        _forEachField(of: type, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
+        _forEachField(of: type, options: .classFieldsIgnoringUnknown) { label, offset, fieldType, _ in
             let name = String(cString: label)
             guard name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, wrapper.valueType._larderIsComputed,
                   let origin = wrapper.valueType._larderTargetClass else { return true }
@@ -187,7 +190,7 @@ final class ClassSchema: @unchecked Sendable {
     /// The wrappers of cls and its superclasses, superclasses first, as the runtime lays them out.
     private static func persistedFieldsDeclared(in cls: AnyClass) -> [(name: String, field: FieldLayout)] {
         var found: [(name: String, field: FieldLayout)] = []
-        _forEachField(of: cls, options: [.classType, .ignoreUnknown]) { label, offset, fieldType, _ in
+        _forEachField(of: cls, options: .classFieldsIgnoringUnknown) { label, offset, fieldType, _ in
             let name = String(cString: label)
             // Computed properties (LinkingObjects) are no part of the stored schema.
             if name.hasPrefix("_"), let wrapper = fieldType as? any PersistedField.Type, !wrapper.valueType._larderIsComputed {
@@ -223,4 +226,10 @@ final class ClassSchema: @unchecked Sendable {
                                flags: isEmbedded ? LAR_CLASS_EMBEDDED : 0))
         }
     }
+}
+
+extension _EachFieldOptions {
+    /// `[.classType, .ignoreUnknown]`, built from their raw values: the standard library
+    /// declares those as mutable statics, which Swift 6 refuses to read from a nonisolated context.
+    static var classFieldsIgnoringUnknown: _EachFieldOptions { _EachFieldOptions(rawValue: 1 << 0 | 1 << 1) }
 }

@@ -3,6 +3,8 @@ import Foundation
 
 /// One open database file, shared by every Realm instance on it in this process.
 /// Owns the C environment handle.
+// Unchecked: `classIDs` is guarded by `lock`; the C environment handle is thread-safe
+// (LMDB environments are shared by threads; transactions are not, and stay per instance).
 final class Environment: @unchecked Sendable {
     let handle: OpaquePointer
     let path: String
@@ -21,6 +23,7 @@ final class Environment: @unchecked Sendable {
     }
 
     private static let registryLock = NSLock()
+    // Safe: read and written only under `lock`.
     nonisolated(unsafe) private static var registry: [String: WeakEnvironment] = [:]
 
     /// The environment of configuration's file, opened if needed, with configuration's

@@ -223,6 +223,7 @@ enum QueryValues {
 /// distinct value in each. Names are cached per key path.
 enum QueryKeyPaths {
     private static let lock = NSLock()
+    // Safe: read and written only under `lock`.
     nonisolated(unsafe) private static var cache: [AnyKeyPath: QueryStep] = [:]
 
     static func step(for keyPath: AnyKeyPath, of type: Object.Type) -> QueryStep {
