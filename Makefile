@@ -19,7 +19,7 @@ CORE_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/obj/%.o)
 CORE_ASAN_OBJ := $(CORE_SRC:CCore/%.c=$(BUILD)/asan/%.o)
 CTEST_SRC := $(wildcard Tests/c/*.c)
 
-.PHONY: all lib deps test test-layers test-c test-ffi test-swift test-header test-memory test-fuzz fuzz \
+.PHONY: all lib deps test test-layers test-c test-ffi test-swift test-swift6 test-header test-memory test-fuzz fuzz \
         fuzz-file fuzz-query fuzz-build crash test-crash demo demo-c demo-swift bench clean install
 
 all: lib
@@ -56,7 +56,7 @@ $(BUILD)/larder.pc: build-aux/larder.pc.in Makefile
 
 # ---- tests ----
 
-test: test-header test-layers test-c test-memory test-ffi test-fuzz test-crash test-swift
+test: test-header test-layers test-c test-memory test-ffi test-fuzz test-crash test-swift test-swift6
 
 test-header: | deps
 	@for std in c99 c11; do \
@@ -103,6 +103,12 @@ test-ffi: lib test-c
 
 test-swift: | deps
 	$(SWIFT) test
+
+# A client package in Swift 6 language mode with warnings as errors: Realm's actor and
+# async patterns must compile without a diagnostic, and it runs them.
+test-swift6: | deps
+	$(SWIFT) build $(SWIFT_DEPENDENT) --package-path Tests/Swift6Client --scratch-path Tests/Swift6Client/.build
+	Tests/Swift6Client/.build/debug/Swift6Client
 
 # ---- fuzzing ----
 # libFuzzer through Swift's clang. fuzz_api runs programs of API calls (Tests/fuzz/fuzz_api.c);

@@ -27,12 +27,11 @@ extension Realm {
         self.init(instance: try RealmInstance.forActor(configuration, actor))
     }
 
-    /// A Realm confined to the caller's actor (the main thread's Realm on the main actor).
+    /// A Realm confined to the caller's actor. On the main actor too it is confined
+    /// to the actor, not to a thread: on Linux a program in `dispatchMain()` runs the
+    /// main queue, and so the main actor, on threads other than the main one.
     public static func open(configuration: Configuration = .defaultConfiguration,
                             _isolation actor: isolated any Actor = #isolation) async throws -> Realm {
-        if actor === MainActor.shared {
-            return Realm(instance: try RealmInstance.forCurrentThread(configuration))
-        }
-        return Realm(instance: try RealmInstance.forActor(configuration, actor))
+        Realm(instance: try RealmInstance.forActor(configuration, actor))
     }
 }

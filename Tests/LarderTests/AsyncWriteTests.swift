@@ -203,15 +203,17 @@ final class AsyncWriteTests: RealmTestCase {
         XCTAssertFalse(performing)
     }
 
-    func testRealmOpenOnTheMainActorIsTheMainThreadsRealm() async throws {
-        let same = try await Self.openOnMainActor(configuration())
-        XCTAssertTrue(same)
+    func testRealmOpenOnTheMainActorIsConfinedToIt() async throws {
+        let count = try await Self.writeOnMainActor(configuration())
+        XCTAssertEqual(count, 1)
     }
 
     @MainActor
-    private static func openOnMainActor(_ configuration: Realm.Configuration) async throws -> Bool {
-        let opened = try await Realm.open(configuration: configuration)
-        return opened == (try Realm(configuration: configuration))
+    private static func writeOnMainActor(_ configuration: Realm.Configuration) async throws -> Int {
+        let realm = try await Realm.open(configuration: configuration)
+        try await realm.asyncWrite { realm.add(Dog(value: ["name": "Rex"])) }
+        XCTAssertNotEqual(realm, try Realm(configuration: configuration))
+        return realm.objects(Dog.self).count
     }
 
     /// Callback writes on a queue's Realm: queued in order (also from inside a write),

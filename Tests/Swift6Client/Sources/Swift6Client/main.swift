@@ -1,0 +1,112 @@
+import Foundation
+import Larder
+
+final class Todo: Object {
+    @Persisted(primaryKey: true) var _id: ObjectId
+    @Persisted var name = ""
+    @Persisted var owner = ""
+    @Persisted var status = ""
+}
+
+/// The actor of Realm's "Use Realm with Actors" page.
+actor RealmActor {
+    // An implicitly-unwrapped optional is used here to let us pass `self` to
+    // `Realm(actor:)` within `init`
+    var realm: Realm!
+    init(configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    var count: Int {
+        realm.objects(Todo.self).count
+    }
+
+    func createTodo(name: String, owner: String, status: String) async throws {
+        try await realm.asyncWrite {
+            realm.create(Todo.self, value: [
+                "_id": ObjectId.generate(),
+                "name": name,
+                "owner": owner,
+                "status": status
+            ])
+        }
+    }
+
+    func updateTodo(_id: ObjectId, name: String, owner: String, status: String) async throws {
+        try await realm.asyncWrite {
+            realm.create(Todo.self, value: [
+                "_id": _id,
+                "name": name,
+                "owner": owner,
+                "status": status
+            ], update: .modified)
+        }
+    }
+
+    func deleteTodo(id: ObjectId) async throws {
+        try await realm.asyncWrite {
+            let todoToDelete = realm.object(ofType: Todo.self, forPrimaryKey: id)
+            realm.delete(todoToDelete!)
+        }
+    }
+
+    /// writeAsync with its completion, awaited.
+    func queueTodo(name: String) async -> Swift.Error? {
+        await withCheckedContinuation { continuation in
+            realm.writeAsync({
+                self.realm.create(Todo.self, value: ["_id": ObjectId.generate(), "name": name])
+            }, onComplete: { error in
+                continuation.resume(returning: error)
+            })
+        }
+    }
+
+    /// Realm.open: confined to this actor through `#isolation`.
+    func countThroughAnotherRealm() async throws -> Int {
+        let realm = try await Realm.open(configuration: self.realm.configuration)
+        return realm.objects(Todo.self).count
+    }
+
+    func close() {
+        realm = nil
+    }
+}
+
+// Read objects in functions isolated to the actor and pass primitive values to the caller
+func getObjectId(in actor: isolated RealmActor, forTodoNamed name: String) async -> ObjectId {
+    let todo = actor.realm.objects(Todo.self).where {
+        $0.name == name
+    }.first!
+    return todo._id
+}
+
+func check(_ condition: Bool, _ what: String) {
+    if !condition {
+        print("FAILED: \(what)")
+        exit(1)
+    }
+}
+
+let directory = FileManager.default.temporaryDirectory.appendingPathComponent("larder-swift6-\(UUID().uuidString)")
+try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: directory) }
+let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("todos.realm"),
+                                        objectTypes: [Todo.self])
+
+let actor = try await RealmActor(configuration: configuration)
+try await actor.createTodo(name: "Keep it safe", owner: "Frodo", status: "In Progress")
+let objectId = await getObjectId(in: actor, forTodoNamed: "Keep it safe")
+try await actor.updateTodo(_id: objectId, name: "Keep it safe", owner: "Frodo", status: "Completed")
+check(await actor.queueTodo(name: "Second breakfast") == nil, "writeAsync completed without error")
+check(try await actor.countThroughAnotherRealm() == 2, "Realm.open in the actor sees both todos")
+try await actor.deleteTodo(id: objectId)
+check(await actor.count == 1, "one todo left")
+await actor.close()
+
+// The main actor: top-level code runs on it; Realm.open gives the main thread's Realm.
+let mainRealm = try await Realm.open(configuration: configuration)
+try await mainRealm.asyncWrite {
+    mainRealm.create(Todo.self, value: ["_id": ObjectId.generate(), "name": "From the main actor"])
+}
+check(mainRealm.objects(Todo.self).count == 2, "the main actor's write")
+print("Swift 6 client: actor, asyncWrite, writeAsync and Realm.open work")
