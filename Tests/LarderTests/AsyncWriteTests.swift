@@ -289,6 +289,12 @@ final class AsyncWriteTests: RealmTestCase {
         try assertChildTraps("queue-write-across-blocks", message: "A write transaction must end on the thread that began it")
     }
 
+    /// Two instances of one file on one thread (different objectTypes): the second
+    /// write is refused by the C core, not left waiting for the first forever.
+    func testASecondWriteOfTheSameThreadTrapsRatherThanWaits() throws {
+        try assertChildTraps("second-write-same-thread", message: "already holds a write transaction")
+    }
+
     func testUsingAnActorsRealmOffTheActorTraps() throws {
         try assertChildTraps("actor-realm-other-thread", message: "Realm accessed from incorrect thread.")
     }
@@ -329,6 +335,16 @@ final class AsyncWriteTests: RealmTestCase {
                 done.signal()
             }
             done.wait()
+        case "second-write-same-thread":
+            Thread {
+                Thread.sleep(forTimeInterval: 10)
+                print("HUNG")
+                exit(0)
+            }.start()
+            let first = try Realm(configuration: configuration)
+            let second = try Realm(configuration: ChildScenarios.dogsOnly(path))
+            first.beginWrite()
+            second.beginWrite()
         case "queue-write-across-blocks":
             let queue = DispatchQueue(label: "larder.child")
             let box = UncheckedSendable(value: Box())

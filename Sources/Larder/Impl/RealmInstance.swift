@@ -120,6 +120,7 @@ final class RealmInstance {
     func beginWriteHoldingGate() {
         state.beginWrite(in: environment)
         writerThread = larder_swift_os_thread_token()
+        environment.writeGate.didBeginWrite()
     }
 
     /// A queue's or an actor's work changes threads between blocks and awaits, and

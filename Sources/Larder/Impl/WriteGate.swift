@@ -1,3 +1,4 @@
+import CLarderSwift
 import Dispatch
 import Foundation
 
@@ -16,6 +17,8 @@ final class WriteGate: @unchecked Sendable {
     private var held = false
     private var waiters: [Waiter] = []
     private var nextWaiterID: UInt64 = 0
+    /// The OS thread whose write holds the gate (`larder_swift_os_thread_token()`), once begun.
+    private var ownerThread: UnsafeRawPointer?
 
     private struct Waiter {
         let id: UInt64
@@ -23,8 +26,12 @@ final class WriteGate: @unchecked Sendable {
     }
 
     /// Takes the gate, blocking the calling thread while another writer holds it.
+    /// Returns at once when the holder is a write of this very thread (another
+    /// instance of the file): the C core refuses that write with its message, where
+    /// waiting would never end.
     func enter() {
         let semaphore = lock.withLock { () -> DispatchSemaphore? in
+            if held && ownerThread == larder_swift_os_thread_token() { return nil }
             if !held {
                 held = true
                 return nil
@@ -68,9 +75,15 @@ final class WriteGate: @unchecked Sendable {
         }
     }
 
+    /// Records the thread that began the write holding the gate.
+    func didBeginWrite() {
+        lock.withLock { ownerThread = larder_swift_os_thread_token() }
+    }
+
     /// Hands the gate to the first waiter, or frees it.
     func leave() {
         let next = lock.withLock { () -> Waiter? in
+            ownerThread = nil
             if waiters.isEmpty {
                 held = false
                 return nil
