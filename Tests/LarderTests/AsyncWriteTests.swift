@@ -193,6 +193,33 @@ final class AsyncWriteTests: RealmTestCase {
         XCTAssertTrue(opened)
     }
 
+    /// A task waiting for the gate is not handed it while it has no thread: with every
+    /// thread of the pool blocked in synchronous writes behind it, that would never end.
+    func testSynchronousWritesOnEveryPoolThreadDoNotDeadlockATaskWaitingBeforeThem() throws {
+        let configuration = configuration()
+        let holder = WriteHolder(configuration: configuration)
+        holder.begin()
+        let done = DispatchGroup()
+        done.enter()
+        Task.detached {
+            let writer = try await Writer(configuration: configuration)
+            try await writer.add("async")
+            done.leave()
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        for index in 0..<(ProcessInfo.processInfo.activeProcessorCount + 2) {
+            done.enter()
+            Task.detached {
+                let realm = try Realm(configuration: configuration)
+                try realm.write { realm.add(Dog(value: ["name": "sync \(index)"])) }
+                done.leave()
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+        holder.commit()
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the writers deadlocked")
+    }
+
     func testWriteAsyncOnAnActorRunsTheBlockAndCallsItsCompletion() async throws {
         let writer = try await Writer(configuration: configuration())
         let succeeded = await writer.queue("Rex")

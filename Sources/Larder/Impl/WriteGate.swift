@@ -9,8 +9,12 @@ import Foundation
 /// so a cooperative-pool thread is never parked behind another writer of this
 /// process; once it holds the gate only writers of other processes can still make
 /// LMDB's lock wait. Synchronous writers take the gate too (blocking), so that a
-/// writer holding the gate never finds the LMDB lock held by this process. Waiters
-/// are served in arrival order.
+/// writer holding the gate never finds the LMDB lock held by this process.
+///
+/// A blocked thread is handed the gate directly when it frees, before any task. A
+/// suspended task is only woken to try again: the gate is never held by a task that
+/// has no thread to run on, which could otherwise wait forever for threads of the
+/// pool blocked here by synchronous writes.
 final class WriteGate: @unchecked Sendable {
     // Unchecked: every field is read and written under `lock`.
     private let lock = NSLock()
@@ -22,7 +26,9 @@ final class WriteGate: @unchecked Sendable {
 
     private struct Waiter {
         let id: UInt64
-        let resume: @Sendable (Bool) -> Void  // true: the gate is handed over; false: cancelled
+        /// A blocked thread, handed the gate; otherwise a task, woken to try again.
+        let isThread: Bool
+        let resume: @Sendable (Bool) -> Void  // true: handed over or woken; false: cancelled
     }
 
     /// Takes the gate, blocking the calling thread while another writer holds it.
@@ -37,7 +43,7 @@ final class WriteGate: @unchecked Sendable {
                 return nil
             }
             let semaphore = DispatchSemaphore(value: 0)
-            waiters.append(Waiter(id: takeWaiterID(), resume: { _ in semaphore.signal() }))
+            waiters.append(Waiter(id: takeWaiterID(), isThread: true, resume: { _ in semaphore.signal() }))
             return semaphore
         }
         semaphore?.wait()
@@ -46,9 +52,14 @@ final class WriteGate: @unchecked Sendable {
     /// Takes the gate, suspending while another writer holds it; throws
     /// CancellationError, without the gate, when the task is cancelled first.
     func enter() async throws {
+        while try await tryEnterOrWait() == false {}
+    }
+
+    /// Takes the gate when it is free (true); else waits to be woken (false) or cancelled (throws).
+    private func tryEnterOrWait() async throws -> Bool {
         let id = lock.withLock { takeWaiterID() }
-        try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Void, Error>) in
+        return try await withTaskCancellationHandler {
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Bool, Error>) in
                 lock.lock()
                 // Checked under the lock: a cancellation either came before (seen here)
                 // or finds the waiter queued below.
@@ -58,10 +69,10 @@ final class WriteGate: @unchecked Sendable {
                 } else if !held {
                     held = true
                     lock.unlock()
-                    continuation.resume()
+                    continuation.resume(returning: true)
                 } else {
-                    waiters.append(Waiter(id: id, resume: { handedOver in
-                        if handedOver { continuation.resume() } else { continuation.resume(throwing: CancellationError()) }
+                    waiters.append(Waiter(id: id, isThread: false, resume: { woken in
+                        if woken { continuation.resume(returning: false) } else { continuation.resume(throwing: CancellationError()) }
                     }))
                     lock.unlock()
                 }
@@ -80,15 +91,15 @@ final class WriteGate: @unchecked Sendable {
         lock.withLock { ownerThread = larder_swift_os_thread_token() }
     }
 
-    /// Hands the gate to the first waiter, or frees it.
+    /// Hands the gate to the first blocked thread; with none, frees it and wakes the
+    /// first waiting task to take it. Threads go first: each one waiting is a thread
+    /// the tasks (and the pool) may need.
     func leave() {
         let next = lock.withLock { () -> Waiter? in
             ownerThread = nil
-            if waiters.isEmpty {
-                held = false
-                return nil
-            }
-            return waiters.removeFirst()
+            if let index = waiters.firstIndex(where: \.isThread) { return waiters.remove(at: index) }
+            held = false
+            return waiters.isEmpty ? nil : waiters.removeFirst()
         }
         next?.resume(true)
     }
