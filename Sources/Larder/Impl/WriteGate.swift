@@ -51,12 +51,14 @@ final class WriteGate: @unchecked Sendable {
 
     /// Takes the gate, suspending while another writer holds it; throws
     /// CancellationError, without the gate, when the task is cancelled first.
-    func enter() async throws {
-        while try await tryEnterOrWait() == false {}
+    /// Runs on the caller's actor, so that taking the gate and going on with the
+    /// write needs no hop (a hop would hold the gate while waiting for a thread).
+    func enter(isolation: isolated (any Actor)? = #isolation) async throws {
+        while try await tryEnterOrWait(isolation: isolation) == false {}
     }
 
     /// Takes the gate when it is free (true); else waits to be woken (false) or cancelled (throws).
-    private func tryEnterOrWait() async throws -> Bool {
+    private func tryEnterOrWait(isolation: isolated (any Actor)?) async throws -> Bool {
         let id = lock.withLock { takeWaiterID() }
         return try await withTaskCancellationHandler {
             try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<Bool, Error>) in
