@@ -50,6 +50,11 @@ public struct Realm: Equatable {
     @discardableResult
     public func write<Result>(_ block: () throws -> Result) throws -> Result {
         beginWrite()
+        return try runInWrite(block)
+    }
+
+    /// Runs block in the write just begun and commits it, or cancels it when block throws.
+    func runInWrite<Result>(_ block: () throws -> Result) throws -> Result {
         let result: Result
         do {
             result = try block()

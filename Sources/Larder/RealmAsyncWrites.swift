@@ -39,15 +39,7 @@ extension Realm {
         }
         return try withConfinement(instance.threadToken) {
             instance.beginWriteHoldingGate()
-            let result: Result
-            do {
-                result = try block()
-            } catch {
-                if isInWriteTransaction { cancelWrite() }
-                throw error
-            }
-            if isInWriteTransaction { try commitWrite() }
-            return result
+            return try runInWrite(block)
         }
     }
 

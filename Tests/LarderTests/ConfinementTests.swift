@@ -84,13 +84,10 @@ final class ConfinementTests: RealmTestCase {
 
     func testUsingAQueueRealmOffItsQueueTraps() throws {
         // Also right after a read on the queue cached the row on this very thread (sync runs here).
-        for scenario in ["queue-realm-other-thread", "queue-realm-cached-row-off-queue", "queue-realm-opened-elsewhere"] {
-            let outcome = try ChildProcess.run(scenario, argument: fileURL.path)
-            XCTAssertTrue(outcome.trapped, "scenario \(scenario) did not trap: \(outcome.output)")
-            let message = scenario == "queue-realm-opened-elsewhere"
-                ? "Realm opened from incorrect dispatch queue." : "Realm accessed from incorrect thread."
-            XCTAssertTrue(outcome.output.contains(message), "scenario \(scenario) printed: \(outcome.output)")
+        for scenario in ["queue-realm-other-thread", "queue-realm-cached-row-off-queue"] {
+            try assertChildTraps(scenario, message: "Realm accessed from incorrect thread.")
         }
+        try assertChildTraps("queue-realm-opened-elsewhere", message: "Realm opened from incorrect dispatch queue.")
     }
 
     static func runScenario(_ scenario: String, path: String) throws -> Bool {
