@@ -90,6 +90,14 @@ final class ConfinementTests: RealmTestCase {
         try assertChildTraps("queue-realm-opened-elsewhere", message: "Realm opened from incorrect dispatch queue.")
     }
 
+    /// After `dispatchMain()` (an async main calls it) Linux runs the main queue and the
+    /// main actor on other threads: the main thread's Realm is still theirs.
+    func testTheMainThreadsRealmServesTheMainActorAfterDispatchMain() throws {
+        let outcome = try ChildProcess.run("main-realm-after-dispatch-main", argument: fileURL.path)
+        XCTAssertFalse(outcome.trapped, outcome.output)
+        XCTAssertTrue(outcome.output.contains("MAIN 1 true"), outcome.output)
+    }
+
     static func runScenario(_ scenario: String, path: String) throws -> Bool {
         let configuration = ChildScenarios.configuration(path)
         let queue = DispatchQueue(label: "larder.child")
@@ -113,6 +121,20 @@ final class ConfinementTests: RealmTestCase {
                 return dog
             }
             print(dog.name)
+        case "main-realm-after-dispatch-main":
+            let realm = try Realm(configuration: configuration)
+            try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+            let box = UncheckedSendable(value: realm)
+            Task { @MainActor in
+                for _ in 0..<10 { try? await Task.sleep(nanoseconds: 1_000_000) }
+                let again = try! Realm(configuration: configuration)
+                try! again.write { again.add(Dog(value: ["name": "Fido"])) }
+                try! await again.asyncWrite { again.delete(again.objects(Dog.self).filter("name == 'Fido'")) }
+                print("MAIN \(box.value.objects(Dog.self).count) \(again == box.value) on main thread: \(Thread.isMainThread)")
+                fflush(stdout)
+                exit(0)
+            }
+            dispatchMain()
         case "queue-realm-opened-elsewhere":
             _ = try Realm(configuration: configuration, queue: queue)
         default:

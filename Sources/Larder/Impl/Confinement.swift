@@ -13,7 +13,8 @@ import Foundation
 /// inside any block of its queue (a DispatchQueue specific), an actor-confined one
 /// on its actor's executor (the runtime's executor check, what `assertIsolated`
 /// uses), a thread-confined one when the override belongs to someone else but the
-/// thread is its own.
+/// thread is its own; the main thread's also on the main queue, wherever Linux
+/// runs it (`QueueContext.isMainQueueOrThread`).
 ///
 /// Rows a class caches carry the reading thread in their stamp (`cacheStamp`), so a
 /// read from another thread misses the cache and reaches the check. A queue's or an
@@ -42,7 +43,8 @@ enum Confinement {
     /// The slow half of the check, for callers whose token differs from instanceToken.
     func isCurrent(instanceToken: UnsafeRawPointer) -> Bool {
         switch self {
-        case .thread: return instanceToken == larder_swift_os_thread_token()
+        case .thread(let isMain):
+            return instanceToken == larder_swift_os_thread_token() || isMain && QueueContext.isMainQueueOrThread
         case .queue(let context): return QueueContext.current === context
         case .actor(let actor, _): return isCurrentExecutor(actor.unownedExecutor)
         }
@@ -88,6 +90,15 @@ final class QueueContext: @unchecked Sendable {
 
     /// The context of the queue whose block is running, if it has one.
     static var current: QueueContext? { DispatchQueue.getSpecific(key: key) }
+
+    /// The main queue's, which the main thread's Realm belongs to as well (see isMainQueueOrThread).
+    static let main = QueueContext.of(DispatchQueue.main)
+
+    /// Whether the caller is the main thread or runs a block of the main queue. On
+    /// Linux, once a program calls `dispatchMain()` (as an async `main` does), the
+    /// main queue, and with it the main actor, runs on other threads: the main
+    /// thread's Realm stays usable there, as it is on the main queue elsewhere.
+    static var isMainQueueOrThread: Bool { Thread.isMainThread || current === main }
 
     /// queue's context, made on first use.
     static func of(_ queue: DispatchQueue) -> QueueContext {

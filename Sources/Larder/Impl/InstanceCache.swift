@@ -4,15 +4,19 @@ import Foundation
 extension RealmInstance {
     private static let threadDictionaryKey = "larder.realms"
 
-    /// This thread's instance for configuration's file, opening it on first use.
+    /// This thread's instance for configuration's file, opening it on first use. The
+    /// main thread and the main queue's blocks share one (Confinement.swift).
     static func forCurrentThread(_ configuration: Realm.Configuration) throws -> RealmInstance {
+        if QueueContext.isMainQueueOrThread {
+            return try cached(configuration, in: QueueContext.main.cache, confinement: .thread(isMain: true))
+        }
         let dictionary = Thread.current.threadDictionary
         let cache = (dictionary[threadDictionaryKey] as? InstanceCache) ?? {
             let fresh = InstanceCache()
             dictionary[threadDictionaryKey] = fresh
             return fresh
         }()
-        return try cached(configuration, in: cache, confinement: .thread(isMain: Thread.isMainThread))
+        return try cached(configuration, in: cache, confinement: .thread(isMain: false))
     }
 
     /// queue's instance for configuration's file; the caller runs on queue.

@@ -93,6 +93,10 @@ defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("todos.realm"),
                                         objectTypes: [Todo.self])
 
+// The main thread's Realm, opened before the first await: top-level code runs on the
+// main actor, which Linux moves to other threads once the program awaits.
+let realm = try Realm(configuration: configuration)
+
 let actor = try await RealmActor(configuration: configuration)
 try await actor.createTodo(name: "Keep it safe", owner: "Frodo", status: "In Progress")
 let objectId = await getObjectId(in: actor, forTodoNamed: "Keep it safe")
@@ -109,4 +113,9 @@ try await mainRealm.asyncWrite {
     mainRealm.create(Todo.self, value: ["_id": ObjectId.generate(), "name": "From the main actor"])
 }
 check(mainRealm.objects(Todo.self).count == 2, "the main actor's write")
+realm.refresh()
+check(realm.objects(Todo.self).count == 2, "the main thread's Realm after awaits")
+try realm.write { realm.delete(realm.objects(Todo.self)) }
+mainRealm.refresh()
+check(mainRealm.objects(Todo.self).isEmpty, "a write through the main thread's Realm")
 print("Swift 6 client: actor, asyncWrite, writeAsync and Realm.open work")
