@@ -51,6 +51,51 @@ final class ConfinementTests: RealmTestCase {
         queue.sync { shared.dog = nil; shared.realm = nil }
     }
 
+    /// A row one thread of the queue read is not read stale by it after another thread
+    /// of the queue wrote the object, nor after a write on another instance was refreshed.
+    func testQueueThreadsReadWhatTheOthersWrote() throws {
+        let queue = DispatchQueue(label: "larder.confinement")
+        let configuration = configuration()
+        let shared = Shared()
+        queue.sync {
+            shared.realm = try! Realm(configuration: configuration, queue: queue)
+            let dog = Dog(value: ["name": "Rex", "age": 0])
+            try! shared.realm!.write { shared.realm!.add(dog) }
+            shared.dog = dog
+        }
+        let turns = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let done = DispatchSemaphore(value: 0)
+        var seen: [Int] = []
+        Thread {  // reads on its turn
+            for _ in 0..<20 {
+                turns.0.wait()
+                queue.sync { seen.append(shared.dog!.age) }
+                turns.1.signal()
+            }
+            done.signal()
+        }.start()
+        Thread {  // writes, through the queue's Realm and through its own
+            for round in 0..<20 {
+                queue.sync {
+                    if round % 2 == 0 {
+                        try! shared.realm!.write { shared.dog!.age += 1 }
+                    } else {
+                        let own = try! Realm(configuration: configuration)
+                        try! own.write { own.objects(Dog.self).first!.age += 1 }
+                        shared.realm!.refresh()
+                    }
+                }
+                turns.0.signal()
+                turns.1.wait()
+            }
+            done.signal()
+        }.start()
+        done.wait()
+        done.wait()
+        XCTAssertEqual(seen, Array(1...20))
+        queue.sync { shared.dog = nil; shared.realm = nil }
+    }
+
     func testAQueueRealmIsNotTheThreadsRealm() throws {
         let queue = DispatchQueue(label: "larder.confinement")
         let threadRealm = try openRealm()

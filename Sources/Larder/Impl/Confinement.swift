@@ -20,8 +20,9 @@ import Foundation
 /// read from another thread misses the cache and reaches the check. A queue's or an
 /// actor's work moves between threads, and a thread that ran it may later run
 /// anything: rows decoded where only the slow check passed are stamped so that no
-/// read hits them (`decodeStamp`), and every read there is checked and decoded.
-/// Work Larder runs for the queue or actor (`withConfinement`) keeps the cache.
+/// read hits them (`decodeStamp`); every read there takes the slow check again, and
+/// reads the row again only if another thread or version decoded it since (`load`).
+/// Work Larder runs for the queue or actor (`withConfinement`) keeps the fast path.
 /// Swift 6 language mode rules most misuse out statically besides: Realm, objects
 /// and live collections are not Sendable, so they cannot leave the actor or the
 /// queue's closures without `@unchecked`/`nonisolated(unsafe)`.

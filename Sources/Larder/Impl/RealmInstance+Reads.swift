@@ -37,6 +37,10 @@ extension RealmInstance {
     @usableFromInline @inline(never)
     func load(_ core: ObjectCore, _ table: ManagedClass) {
         verifyThread()
+        // In a queue's or an actor's work a row decoded here keeps a stamp no read
+        // matches (`decodeStamp`); the check just made lets this thread read it again.
+        if table.cachedKey == core.key && table.cachedVersion == decodeStamp
+            && threadToken != larder_swift_thread_token() { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
         if rc == LAR_EDELETED || (rc == LAR_OK && isReplaced(core, table)) {
