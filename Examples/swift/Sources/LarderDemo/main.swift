@@ -163,3 +163,21 @@ if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
     }
     print("Found by primary key:\n\(bowie)")
 }
+
+// An actor with its own Realm: asyncWrite waits for other writers without blocking a thread.
+actor Kennel {
+    var realm: Realm!
+    init(configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+    }
+
+    func adopt(_ name: String) async throws -> Int {
+        try await realm.asyncWrite { realm.create(Dog.self, value: ["name": name, "age": 1]) }
+        return realm.objects(Dog.self).count
+    }
+}
+let kennel = try await Kennel(configuration: configuration)
+let count = try await kennel.adopt("Pixel")
+print("An actor adopted Pixel with asyncWrite: \(count) dogs now")
+realm.refresh()  // the main thread's Realm, still usable after the awaits
+print("The main thread's Realm sees Pixel too: \(realm.objects(Dog.self).filter("name == 'Pixel'").count == 1)")
