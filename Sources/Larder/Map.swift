@@ -33,9 +33,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
 
     public var count: Int {
         guard let ref else { return entries.count }
-        var count = 0
-        ref.check(ref.mapCount(ref.readTxn(), &count), "Cannot count a map")
-        return count
+        return ref.instance.serialized {
+            var count = 0
+            ref.check(ref.mapCount(ref.readTxn(), &count), "Cannot count a map")
+            return count
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -52,6 +54,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     @usableFromInline
     func value(of key: String) -> Value? {
         guard let ref else { return entries[key] }
+        return ref.instance.serialized { value(of: key, in: ref) }
+    }
+
+    private func value(of key: String, in ref: CollectionRef) -> Value? {
         var value = lar_value()
         let txn = ref.readTxn()
         let rc = MapKey.with(key) { ref.mapGet(txn, $0, &value) }
@@ -113,7 +119,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
 
     /// Live results of the values, in key order.
     private func valueResults() -> Results<Value> {
-        Results(values: self, kind: "RLMDictionary", elements: { [self] in values })
+        Results(values: self, kind: "RLMDictionary", read: { $0.values })
     }
 
     // MARK: Changing

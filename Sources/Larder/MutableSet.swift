@@ -23,9 +23,11 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
 
     public var count: Int {
         guard let ref else { return items.count }
-        var count = 0
-        ref.check(lar_set_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a set")
-        return count
+        return ref.instance.serialized {
+            var count = 0
+            ref.check(lar_set_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a set")
+            return count
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -84,12 +86,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     /// The elements sorted by their own value (the key path "self"), as Realm's
     /// `sorted(ascending:)`: live results that read the set on each use (a managed set only, as in Realm).
     public func sorted(ascending: Bool = true) -> Results<Element> {
-        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).sorted(ascending: ascending)
+        Results(values: self, kind: "RLMSet", read: { Array($0) }).sorted(ascending: ascending)
     }
 
     /// The elements, as Realm's `distinct()`: live results (a managed set only; its elements are distinct already).
     public func distinct() -> Results<Element> {
-        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).distinct()
+        Results(values: self, kind: "RLMSet", read: { Array($0) }).distinct()
     }
 
     // MARK: Changing
@@ -311,7 +313,8 @@ extension MutableSet: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
+        return Results(instance: ref.instance, table: table, source: { [self] in objectKeys() },
+                       sourceIn: { [self] in rebound(to: $0).map { set in { set.objectKeys() } } })
             .sorted(by: descriptors)
     }
 

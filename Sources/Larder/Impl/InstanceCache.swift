@@ -19,6 +19,7 @@ extension RealmInstance {
             return cached
         }
         let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration))
+        if let error = instance.activeVersionsError() { throw error }
         cache.insert(instance, at: key)
         instance.cache = cache
         return instance

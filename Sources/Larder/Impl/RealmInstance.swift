@@ -27,10 +27,32 @@ final class RealmInstance {
     var nestedParents: [UInt64: NestedParent] = [:]
     var tablesWithMixedValues: [ManagedClass] = []
 
+    /// Set on a frozen instance (Impl/RealmInstance+Freezing.swift): it reads one version
+    /// forever, from any thread, and this lock lets one thread at a time use its
+    /// transaction and caches. Nil on a live instance.
+    @usableFromInline let frozenLock: NSRecursiveLock?
+    /// The version a frozen instance reads (`lar_txn_version`); 0 on a live instance.
+    let frozenVersion: UInt64
+    /// A live instance's last frozen copy, handed out again while the version is the same.
+    weak var frozenCopy: RealmInstance?
+
     init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
         self.environment = environment
+        frozenLock = nil
+        frozenVersion = 0
     }
+
+    /// A frozen instance reading txn, a read transaction at version, until it is freed.
+    init(frozen txn: OpaquePointer, version: UInt64, of live: RealmInstance) {
+        configuration = live.configuration
+        environment = live.environment
+        frozenLock = NSRecursiveLock()
+        frozenVersion = version
+        state = TransactionState(frozen: txn)
+    }
+
+    @inlinable var isFrozen: Bool { frozenLock != nil }
 
     deinit {
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
@@ -68,7 +90,7 @@ final class RealmInstance {
     /// Checked on every entry point: instances, objects and results are confined to their thread.
     @inlinable
     func verifyThread() {
-        if threadToken != larder_swift_thread_token() { accessedFromIncorrectThread() }
+        if threadToken != larder_swift_thread_token() && !isFrozen { accessedFromIncorrectThread() }
     }
 
     @usableFromInline
@@ -85,6 +107,7 @@ final class RealmInstance {
 
     func beginWrite() {
         verifyThread()
+        if isFrozen { fatalError("Can't perform transactions on a frozen Realm") }
         if isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
         state.beginWrite(in: environment)
@@ -93,7 +116,7 @@ final class RealmInstance {
     func commitWrite() throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
-        if let error = state.pendingError {
+        if let error = state.pendingError ?? activeVersionsError() {
             cancelWrite()
             throw error
         }
@@ -115,13 +138,14 @@ final class RealmInstance {
     @discardableResult
     func refresh() -> Bool {
         verifyThread()
-        if isInWriteTransaction { return false }
+        if isInWriteTransaction || isFrozen { return false }
         state.endRead()
         return true
     }
 
     func invalidate() {
         verifyThread()
+        if isFrozen { return } // its objects stay readable: the version is what it holds
         if isInWriteTransaction { cancelWrite() }
         state.invalidate()
     }
@@ -158,7 +182,7 @@ final class RealmInstance {
         if schema.properties.isEmpty { fatalError(schema.noPropertiesMessage) }
         if let message = schema.optionalMixedMessage { fatalError(message) }
         do {
-            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
+            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly && !isFrozen)
             let table = try ManagedClass(schema: schema, id: id, environment: environment)
             if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
             return table
