@@ -28,9 +28,9 @@ extension Realm {
         /// The classes this Realm stores; nil means every model class used so far.
         public var objectTypes: [Object.Type]?
         /// The most versions of the file that may be kept at once (see
-        /// `Realm.numberOfActiveVersions`): opening a Realm, committing a write or
-        /// freezing beyond it fails with Realm's error, "Number of active versions (N)
-        /// in the Realm exceeded the limit of M". Frozen Realms and Realms that read an
+        /// `Realm.numberOfActiveVersions`): opening a Realm or committing a write while
+        /// more are kept throws Realm's error, "Number of active versions (N) in the
+        /// Realm exceeded the limit of M" (the write is cancelled); freezing traps with it. Frozen Realms and Realms that read an
         /// old version without refreshing keep versions, and the pages only they use,
         /// so the file grows; the limit finds them early. Nil: no limit.
         public var maximumNumberOfActiveVersions: UInt?
