@@ -40,9 +40,11 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     /// True once the object linked to was deleted or its Realm invalidated.
     public var isInvalidated: Bool {
         guard let target else { return false }
-        var exists: Int32 = 0
-        lar_obj_exists(target.instance.currentTxn(), target.obj, &exists)
-        return exists == 0 || target.generation != target.instance.generation
+        return target.instance.serialized {
+            var exists: Int32 = 0
+            lar_obj_exists(target.instance.currentTxn(), target.obj, &exists)
+            return exists == 0 || target.generation != target.instance.generation
+        }
     }
 
     // MARK: Collection

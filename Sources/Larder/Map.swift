@@ -234,19 +234,21 @@ public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorPr
     private mutating func readBatch(_ ref: CollectionRef) {
         let capacity = 64
         var batch: [(key: Key, value: Value)] = []
-        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
-            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-                var count = 0
-                let txn = ref.readTxn()
-                let rc: Int32
-                if let after {
-                    rc = MapKey.with(after) { ref.mapList(txn, $0, keys.baseAddress!, values.baseAddress!, capacity, &count) }
-                } else {
-                    rc = ref.mapList(txn, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
-                }
-                if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
-                for index in 0..<count {
-                    batch.append((Key(_larderKey: String(larderString: keys[index])), ref.element(values[index], as: Value.self)))
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+                withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if let after {
+                        rc = MapKey.with(after) { ref.mapList(txn, $0, keys.baseAddress!, values.baseAddress!, capacity, &count) }
+                    } else {
+                        rc = ref.mapList(txn, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    }
+                    if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
+                    for index in 0..<count {
+                        batch.append((Key(_larderKey: String(larderString: keys[index])), ref.element(values[index], as: Value.self)))
+                    }
                 }
             }
         }
@@ -289,26 +291,28 @@ extension Map {
     private func objectKeys(_ ref: CollectionRef) -> [lar_objkey] {
         var objectKeys: [lar_objkey] = []
         let capacity = 256
-        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
-            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-                var after: String? // copied: a key read lives only in its transaction
-                while true {
-                    var count = 0
-                    let txn = ref.readTxn()
-                    let rc: Int32
-                    if let after {
-                        rc = MapKey.with(after) {
-                            lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+                withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                    var after: String? // copied: a key read lives only in its transaction
+                    while true {
+                        var count = 0
+                        let txn = ref.readTxn()
+                        let rc: Int32
+                        if let after {
+                            rc = MapKey.with(after) {
+                                lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                            }
+                        } else {
+                            rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
                         }
-                    } else {
-                        rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                        if rc == LAR_ENOTFOUND { return }
+                        ref.check(rc, "Cannot read a map")
+                        for index in 0..<count where values[index].type == LAR_TYPE_LINK {
+                            objectKeys.append(values[index].as.link.key)
+                        }
+                        after = String(larderString: keys[count - 1])
                     }
-                    if rc == LAR_ENOTFOUND { return }
-                    ref.check(rc, "Cannot read a map")
-                    for index in 0..<count where values[index].type == LAR_TYPE_LINK {
-                        objectKeys.append(values[index].as.link.key)
-                    }
-                    after = String(larderString: keys[count - 1])
                 }
             }
         }

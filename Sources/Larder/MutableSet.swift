@@ -35,10 +35,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     public func contains(_ element: Element) -> Bool {
         guard let ref else { return items.contains { List<Element>.same($0, element) } }
         if case .object(let object) = element._larderStored, object.realm == nil || object.isInvalidated { return false }
-        var found: Int32 = 0
-        let txn = ref.readTxn()
-        element._larderStored.withCValue { ref.check(lar_set_contains(txn, ref.owner, ref.prop, $0, &found), "Cannot read a set") }
-        return found != 0
+        return ref.instance.serialized {
+            var found: Int32 = 0
+            let txn = ref.readTxn()
+            element._larderStored.withCValue { ref.check(lar_set_contains(txn, ref.owner, ref.prop, $0, &found), "Cannot read a set") }
+            return found != 0
+        }
     }
 
     public var startIndex: Int { 0 }
@@ -221,21 +223,23 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         guard let ref else { return [] }
         var keys: [lar_objkey] = []
         let capacity = 256
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
-            while true {
-                var count = 0
-                let txn = ref.readTxn()
-                let rc: Int32
-                if var last = after {
-                    rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
-                } else {
-                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
+                while true {
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if var last = after {
+                        rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
+                    } else {
+                        rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                    }
+                    if rc == LAR_ENOTFOUND { return }
+                    ref.check(rc, "Cannot read a set")
+                    for index in 0..<count { keys.append(values[index].as.link.key) }
+                    after = values[count - 1]
                 }
-                if rc == LAR_ENOTFOUND { return }
-                ref.check(rc, "Cannot read a set")
-                for index in 0..<count { keys.append(values[index].as.link.key) }
-                after = values[count - 1]
             }
         }
         return keys
@@ -272,18 +276,20 @@ public struct SetIterator<Element: RealmCollectionValue>: IteratorProtocol {
         let capacity = 64
         var batch: [Element] = []
         var last: _StoredValue?
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            var count = 0
-            let txn = ref.readTxn()
-            let rc: Int32
-            if let after {
-                rc = after.withCValue { lar_set_list(txn, ref.owner, ref.prop, $0, values.baseAddress!, capacity, &count) }
-            } else {
-                rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var count = 0
+                let txn = ref.readTxn()
+                let rc: Int32
+                if let after {
+                    rc = after.withCValue { lar_set_list(txn, ref.owner, ref.prop, $0, values.baseAddress!, capacity, &count) }
+                } else {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                }
+                if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a set") }
+                for index in 0..<count { batch.append(ref.element(values[index], as: Element.self)) }
+                if count > 0 { last = ref.instance.storedElement(values[count - 1], property: ref.property) }
             }
-            if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a set") }
-            for index in 0..<count { batch.append(ref.element(values[index], as: Element.self)) }
-            if count > 0 { last = ref.instance.storedElement(values[count - 1], property: ref.property) }
         }
         buffer = batch
         after = last

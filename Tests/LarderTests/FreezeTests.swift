@@ -181,6 +181,12 @@ final class FreezeTests: RealmTestCase {
                 if ages != 6 || owner.dogs.count != 4 || owner.dogs.filter("age > 1").count != 2 { failures.add() }
                 if firstDog.name != "dog 0-0" || firstDog.owners.first?.id != 0 { failures.add() }
                 if frozen.objects(FrozenDog.self).count != 200 { failures.add() }
+                if owners.sum(ofProperty: "id") as Int != 1225 || owners.max(ofProperty: "id") as Int? != 49 { failures.add() }
+                if !owner.tags.isEmpty || owner.tags.contains("x") || Array(owner.scores).count != 1 { failures.add() }
+                if owner.dogs.first!.owners.isInvalidated || owner.dogs.sorted(byKeyPath: "age").last?.age != 3 {
+                    failures.add()
+                }
+                if owners.filter("name BEGINSWITH 'owner 1'").count != 11 || owners[worker].id != worker { failures.add() }
             }
         }
         XCTAssertEqual(failures.value, 0)
