@@ -624,8 +624,10 @@ final class ResultsWalker {
     private var end: WalkEnd?
 
     deinit {
-        if let handle { lar_iter_close(handle) }
-        if let end { table.changes.endWalk(end) }
+        instance.serialized { // a frozen instance's transaction and class are shared by threads
+            if let handle { lar_iter_close(handle) }
+            if let end { table.changes.endWalk(end) }
+        }
         stepStamp.deallocate()
     }
 
@@ -633,13 +635,8 @@ final class ResultsWalker {
     @usableFromInline
     func step() -> Object? {
         instance.verifyThread()
-        // A frozen instance's walk decodes into caches other threads read: under its lock, leaving none.
-        if _slowPath(instance.isFrozen) {
-            return instance.serialized {
-                defer { table.cachedVersion = .max }
-                return nextObject()
-            }
-        }
+        // A frozen instance's walk decodes into buffers other threads decode into too.
+        if _slowPath(instance.isFrozen) { return instance.serialized { nextObject() } }
         return nextObject()
     }
 

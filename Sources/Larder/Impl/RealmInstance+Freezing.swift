@@ -77,16 +77,14 @@ extension RealmInstance {
         return try body()
     }
 
-    /// A property read that missed the row cache, on a frozen instance: under the
-    /// lock, and leaving no row cached, so that every read of another thread (or of
-    /// this one, later) comes back here instead of reading a row being replaced.
+    /// A property read on a frozen instance, whose classes cache no row
+    /// (`ManagedClass.isShared`): every read of every thread comes here and decodes
+    /// the row under the lock.
     @usableFromInline @inline(never)
     func frozenRead<Value: _Persistable>(_ core: ObjectCore, _ table: ManagedClass, slot: Int) -> Value {
         serialized {
             load(core, table)
-            let value = Value._larderRead(table.slotValues[slot], owner: self)
-            table.cachedVersion = .max
-            return value
+            return Value._larderRead(table.slotValues[slot], owner: self)
         }
     }
 

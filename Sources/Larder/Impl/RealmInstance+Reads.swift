@@ -13,7 +13,7 @@ extension RealmInstance {
             // cached at this version is never that of an invalidated core.
             // The stamp holds the reading thread, so another thread misses the cache and load traps.
             if table.cachedKey != core.key || table.cachedVersion != cacheStamp {
-                // A frozen instance caches no row (see frozenRead): the check costs live reads nothing.
+                // A frozen instance's classes cache no row (see frozenRead): live reads never get here.
                 if _slowPath(isFrozen) { return frozenRead(core, table, slot: slot) }
                 load(core, table)
             }
@@ -38,7 +38,6 @@ extension RealmInstance {
         let value = table.slotValues[slot]
         if value.type == LAR_TYPE_LINK { return .object(linkedObject(value, property: table.schema.properties[slot])) }
         if let nested = storedMixed(value, table: table, key: core.key, slot: slot) { return nested }
-        if isFrozen { table.cachedVersion = .max }
         return _StoredValue(value)
     }
 
@@ -104,6 +103,10 @@ extension RealmInstance {
     }
 
     var isEmpty: Bool {
+        serialized { isEmptyNow }
+    }
+
+    private var isEmptyNow: Bool {
         let txn = currentTxn()
         return (0..<environment.classCount).allSatisfy { id in
             var count: UInt64 = 0
@@ -116,7 +119,7 @@ extension RealmInstance {
     @usableFromInline
     func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
         let table = table(for: type)
-        guard let found = find(table, primaryKey: stored, key: key) else { return nil }
+        guard let found = serialized({ find(table, primaryKey: stored, key: key) }) else { return nil }
         return accessor(table, key: found)
     }
 

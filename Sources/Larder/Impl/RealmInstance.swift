@@ -164,7 +164,7 @@ final class RealmInstance {
     /// Realm's APIs that get here cannot throw: a class this Realm may not use traps.
     func table(for type: Object.Type) -> ManagedClass {
         verifyThread()
-        return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
+        return serialized { classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) } }
     }
 
     /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
@@ -184,6 +184,7 @@ final class RealmInstance {
         do {
             let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly && !isFrozen)
             let table = try ManagedClass(schema: schema, id: id, environment: environment)
+            table.isShared = isFrozen
             if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
             return table
         } catch let error as Realm.Error {
