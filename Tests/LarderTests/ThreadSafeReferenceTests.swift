@@ -50,22 +50,22 @@ final class ThreadSafeReferenceTests: RealmTestCase {
     func testARealmBehindTheReferencesVersionMovesToIt() throws {
         let realm = try openRealm(frozenTypes)
         XCTAssertTrue(realm.objects(FrozenOwner.self).isEmpty) // a read at the version before the object
-        nonisolated(unsafe) var reference: ThreadSafeReference<FrozenOwner>?
+        let reference = Handoff<ThreadSafeReference<FrozenOwner>>()
         onAnotherThread {
             let other = try Realm(configuration: self.configuration(frozenTypes))
             let owner = FrozenOwner(value: ["id": 5, "name": "New"])
             try other.write { other.add(owner) }
-            reference = ThreadSafeReference(to: owner)
+            reference.value = ThreadSafeReference(to: owner)
         }
-        XCTAssertEqual(realm.resolve(reference!)?.name, "New")
+        XCTAssertEqual(realm.resolve(reference.value!)?.name, "New")
     }
 
     func testRealmIsCachedPerThread() throws {
         let realm = try openRealm(frozenTypes)
         XCTAssertTrue(try openRealm(frozenTypes) == realm)
-        nonisolated(unsafe) var other: Realm?
-        onAnotherThread { other = try Realm(configuration: self.configuration(frozenTypes)) }
-        XCTAssertFalse(other! == realm)
+        let other = Handoff<Realm>()
+        onAnotherThread { other.value = try Realm(configuration: self.configuration(frozenTypes)) }
+        XCTAssertFalse(other.value! == realm)
     }
 
     func testMisusingReferencesAndThreadsTrapsWithRealmsMessages() throws {
@@ -140,5 +140,15 @@ final class ThreadSafeReferenceTests: RealmTestCase {
         let releasedStart = try fileSize()
         try rewrite(200)
         XCTAssertEqual(try fileSize(), releasedStart, "with nothing pinned, freed pages are reused")
+    }
+}
+
+/// A value one thread leaves for another, under a lock.
+final class Handoff<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value?
+    var value: Value? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
