@@ -366,6 +366,18 @@ typedef struct lar_env_info {
  * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EIO.
  */
 int lar_env_info_get(lar_env *env, lar_env_info *out);
+
+/** @brief Count the versions of the file that LMDB keeps.
+ *
+ * The newest version, and every older one a read transaction still sees, in
+ * any process (LMDB's reader table), each once. Pages an older version still
+ * uses cannot be reused: while it is high, writes grow the file. Reader slots of
+ * dead processes count until cleared (see lar_env_open()).
+ * @param[in]  env  An open environment.
+ * @param[out] out  Receives the count, at least 1.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_ENOMEM; #LAR_EIO.
+ */
+int lar_env_version_count(lar_env *env, uint64_t *out);
 /** @} */
 
 /** @defgroup schema Schema
@@ -599,6 +611,18 @@ void lar_txn_free(lar_txn *txn);
  * @return #LAR_OK, or #LAR_EINVAL (txn is NULL).
  */
 int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write);
+
+/** @brief Read the version a transaction sees.
+ *
+ * Versions number the commits of a file and only grow: a read transaction sees
+ * the version of the last commit when it began; a write transaction, the one
+ * its commit will make (one more than the version it began on).
+ * @param[in]  txn  An active transaction.
+ * @param[out] out  Receives the version.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EMISUSE (the
+ *         transaction has ended).
+ */
+int lar_txn_version(const lar_txn *txn, uint64_t *out);
 /** @} */
 
 /** @defgroup objects Objects

@@ -467,6 +467,49 @@ int lar_env_info_get(lar_env *env, lar_env_info *out)
     return LAR_OK;
 }
 
+/* The versions mdb_reader_list() prints, one reader a line ("pid thread txnid",
+ * txnid "-" for an idle slot), gathered without duplicates. */
+typedef struct version_set {
+    uint64_t *versions;
+    size_t count, capacity;
+} version_set;
+
+static void version_set_add(version_set *set, uint64_t version)
+{
+    for (size_t i = 0; i < set->count; i++)
+        if (set->versions[i] == version) return;
+    if (set->count < set->capacity) set->versions[set->count++] = version;
+}
+
+static int collect_reader_version(const char *line, void *ctx)
+{
+    int pid;
+    size_t thread;
+    char txnid[32];
+    if (sscanf(line, "%d %zx %31s", &pid, &thread, txnid) != 3 || txnid[0] == '-') return 0;
+    char *end;
+    unsigned long long version = strtoull(txnid, &end, 10);
+    if (*end == '\0') version_set_add(ctx, version);
+    return 0;
+}
+
+int lar_env_version_count(lar_env *env, uint64_t *out)
+{
+    if (!env || !out) return lar_fail(LAR_EINVAL, "lar_env_version_count: env and out must not be NULL");
+    unsigned int readers = 0;
+    MDB_envinfo info;
+    int rc = mdb_env_get_maxreaders(env->mdb, &readers);
+    if (!rc) rc = mdb_env_info(env->mdb, &info);
+    if (rc) return lar_fail_mdb(rc, "lar_env_version_count");
+    version_set set = {malloc(((size_t)readers + 1) * sizeof(uint64_t)), 0, (size_t)readers + 1};
+    if (!set.versions) return lar_fail(LAR_ENOMEM, "lar_env_version_count: out of memory");
+    version_set_add(&set, (uint64_t)info.me_last_txnid); /* the newest is always kept */
+    rc = mdb_reader_list(env->mdb, collect_reader_version, &set);
+    *out = set.count;
+    free(set.versions);
+    return rc < 0 ? lar_fail_mdb(rc, "lar_env_version_count") : LAR_OK;
+}
+
 size_t env_map_size(lar_env *env)
 {
     MDB_envinfo info;

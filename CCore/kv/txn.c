@@ -309,6 +309,14 @@ int lar_txn_state(const lar_txn *txn, int *is_active, int *is_write)
     return LAR_OK;
 }
 
+int lar_txn_version(const lar_txn *txn, uint64_t *out)
+{
+    if (!txn || !out) return lar_fail(LAR_EINVAL, "lar_txn_version: NULL argument");
+    if (txn->state != TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "lar_txn_version: the transaction has ended");
+    *out = (uint64_t)mdb_txn_id(txn->mdb);
+    return LAR_OK;
+}
+
 /* ---- services for the other modules ---- */
 
 int txn_check(lar_txn *txn, bool write)

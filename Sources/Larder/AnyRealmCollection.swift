@@ -3,9 +3,13 @@ import Foundation
 /// Any Realm collection of Element, behind one type, as in Realm: for code that
 /// takes results today and lists later; `Results` of values too.
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
-    private let base: any RealmCollection<Element>
+    let base: any RealmCollection<Element>
 
     public init<C: RealmCollection>(_ base: C) where C.Element == Element {
+        self.base = base
+    }
+
+    init(erased base: any RealmCollection<Element>) {
         self.base = base
     }
 

@@ -22,7 +22,17 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
 
     init(propertyName: String, owner core: ObjectCore) {
         self.propertyName = propertyName
-        target = core.realm.map { BacklinkTarget(instance: $0, table: core.table, key: core.key) }
+        target = core.realm.map { BacklinkTarget(instance: $0, table: core.table, key: core.key, stamp: core.stamp) }
+    }
+
+    /// The same linking objects in another instance of the file; nil when the object linked to is gone there.
+    func rebound(to instance: RealmInstance) -> LinkingObjects? {
+        guard let target else { return self }
+        if target.instance === instance { return self }
+        guard let owner = instance.counterpart(of: target.ownerType, key: target.obj.key, stamp: target.stamp) else {
+            return nil
+        }
+        return LinkingObjects(propertyName: propertyName, owner: owner.core)
     }
 
     public var realm: Realm? { target.map { Realm(instance: $0.instance) } }
@@ -30,9 +40,11 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     /// True once the object linked to was deleted or its Realm invalidated.
     public var isInvalidated: Bool {
         guard let target else { return false }
-        var exists: Int32 = 0
-        lar_obj_exists(target.instance.currentTxn(), target.obj, &exists)
-        return exists == 0 || target.generation != target.instance.generation
+        return target.instance.serialized {
+            var exists: Int32 = 0
+            lar_obj_exists(target.instance.currentTxn(), target.obj, &exists)
+            return exists == 0 || target.generation != target.instance.generation
+        }
     }
 
     // MARK: Collection
@@ -42,11 +54,13 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
 
     public var count: Int {
         guard let target else { return 0 }
-        let (cls, prop) = origin(target)
-        var count: UInt64 = 0
-        let rc = lar_backlinks_count(target.readTxn(), target.obj, cls, prop, &count)
-        if rc != LAR_OK { target.fail(rc) }
-        return Int(count)
+        return target.instance.serialized {
+            let (cls, prop) = origin(target)
+            var count: UInt64 = 0
+            let rc = lar_backlinks_count(target.readTxn(), target.obj, cls, prop, &count)
+            if rc != LAR_OK { target.fail(rc) }
+            return Int(count)
+        }
     }
 
     public subscript(position: Int) -> Element {
@@ -84,7 +98,8 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let target else { fatalError("Linking objects of an unmanaged object cannot be sorted") }
         let table = target.instance.table(for: Element.self)
-        return Results(instance: target.instance, table: table, sort: [], source: { keys() }).sorted(by: descriptors)
+        return Results(instance: target.instance, table: table, source: { keys() },
+                       sourceIn: { rebound(to: $0).map { linking in { linking.keys() } } }).sorted(by: descriptors)
     }
 
     public func value(forKey key: String) -> Any? {
@@ -122,8 +137,12 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     }
 
     /// The linking objects' keys, in key order, each once.
-    private func keys() -> [lar_objkey] {
+    func keys() -> [lar_objkey] {
         guard let target else { return [] }
+        return target.instance.serialized { keys(of: target) }
+    }
+
+    private func keys(of target: BacklinkTarget) -> [lar_objkey] {
         let (cls, prop) = origin(target)
         let txn = target.readTxn()
         var keys: [lar_objkey] = []
@@ -160,11 +179,15 @@ private struct BacklinkTarget {
     let instance: RealmInstance
     let obj: lar_obj
     let generation: UInt64
+    let ownerType: Object.Type
+    let stamp: UInt64
 
-    init(instance: RealmInstance, table: ManagedClass, key: lar_objkey) {
+    init(instance: RealmInstance, table: ManagedClass, key: lar_objkey, stamp: UInt64) {
         self.instance = instance
         obj = lar_obj(cls: table.id, key: key)
         generation = instance.generation
+        ownerType = table.schema.type
+        self.stamp = stamp
     }
 
     func readTxn() -> OpaquePointer {

@@ -32,9 +32,11 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
 
     public var count: Int {
         guard let ref else { return items.count }
-        var count = 0
-        ref.check(ref.listCount(ref.readTxn(), &count), "Cannot count a list")
-        return count
+        return ref.instance.serialized {
+            var count = 0
+            ref.check(ref.listCount(ref.readTxn(), &count), "Cannot count a list")
+            return count
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -43,9 +45,11 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
         get {
             checkIndex(position, below: count)
             guard let ref else { return items[position] }
-            var value = lar_value()
-            ref.check(ref.listGet(ref.readTxn(), position, &value), "Cannot read a list")
-            return ref.element(value, as: Element.self)
+            return ref.instance.serialized {
+                var value = lar_value()
+                ref.check(ref.listGet(ref.readTxn(), position, &value), "Cannot read a list")
+                return ref.element(value, as: Element.self)
+            }
         }
         set {
             guard let ref else { return checkIndex(position, below: items.count, { self.items[position] = newValue }) }
@@ -100,12 +104,12 @@ public final class List<Element: RealmCollectionValue>: _LarderCollection, Mutab
     /// The elements sorted by their own value (the key path "self"), as Realm's
     /// `sorted(ascending:)`: live results that read the list on each use (a managed list only, as in Realm).
     public func sorted(ascending: Bool = true) -> Results<Element> {
-        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).sorted(ascending: ascending)
+        Results(values: self, kind: "RLMArray", read: { Array($0) }).sorted(ascending: ascending)
     }
 
     /// Each distinct element once, at its first position, as Realm's `distinct()`: live results (a managed list only).
     public func distinct() -> Results<Element> {
-        Results(values: self, kind: "RLMArray", elements: { [self] in Array(self) }).distinct()
+        Results(values: self, kind: "RLMArray", read: { Array($0) }).distinct()
     }
 
     // MARK: Changing
@@ -385,9 +389,11 @@ public struct ListIterator<Element: RealmCollectionValue>: IteratorProtocol {
     @inlinable
     static func read(_ ref: CollectionRef, from start: Int, capacity: Int,
                      _ body: (UnsafeMutableBufferPointer<lar_value>) -> Void) {
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            let count = ref.readListBatch(from: start, into: values)
-            body(UnsafeMutableBufferPointer(rebasing: values[..<count]))
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                let count = ref.readListBatch(from: start, into: values)
+                body(UnsafeMutableBufferPointer(rebasing: values[..<count]))
+            }
         }
     }
 
@@ -428,7 +434,8 @@ extension List: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMArray instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
+        return Results(instance: ref.instance, table: table, source: { [self] in objectKeys() },
+                       sourceIn: { [self] in rebound(to: $0).map { list in { list.objectKeys() } } })
             .sorted(by: descriptors)
     }
 

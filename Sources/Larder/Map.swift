@@ -33,9 +33,11 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
 
     public var count: Int {
         guard let ref else { return entries.count }
-        var count = 0
-        ref.check(ref.mapCount(ref.readTxn(), &count), "Cannot count a map")
-        return count
+        return ref.instance.serialized {
+            var count = 0
+            ref.check(ref.mapCount(ref.readTxn(), &count), "Cannot count a map")
+            return count
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -52,6 +54,10 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     @usableFromInline
     func value(of key: String) -> Value? {
         guard let ref else { return entries[key] }
+        return ref.instance.serialized { value(of: key, in: ref) }
+    }
+
+    private func value(of key: String, in ref: CollectionRef) -> Value? {
         var value = lar_value()
         let txn = ref.readTxn()
         let rc = MapKey.with(key) { ref.mapGet(txn, $0, &value) }
@@ -113,7 +119,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
 
     /// Live results of the values, in key order.
     private func valueResults() -> Results<Value> {
-        Results(values: self, kind: "RLMDictionary", elements: { [self] in values })
+        Results(values: self, kind: "RLMDictionary", read: { $0.values })
     }
 
     // MARK: Changing
@@ -228,19 +234,21 @@ public struct MapIterator<Key: _MapKey, Value: RealmCollectionValue>: IteratorPr
     private mutating func readBatch(_ ref: CollectionRef) {
         let capacity = 64
         var batch: [(key: Key, value: Value)] = []
-        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
-            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-                var count = 0
-                let txn = ref.readTxn()
-                let rc: Int32
-                if let after {
-                    rc = MapKey.with(after) { ref.mapList(txn, $0, keys.baseAddress!, values.baseAddress!, capacity, &count) }
-                } else {
-                    rc = ref.mapList(txn, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
-                }
-                if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
-                for index in 0..<count {
-                    batch.append((Key(_larderKey: String(larderString: keys[index])), ref.element(values[index], as: Value.self)))
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+                withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if let after {
+                        rc = MapKey.with(after) { ref.mapList(txn, $0, keys.baseAddress!, values.baseAddress!, capacity, &count) }
+                    } else {
+                        rc = ref.mapList(txn, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                    }
+                    if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a map") }
+                    for index in 0..<count {
+                        batch.append((Key(_larderKey: String(larderString: keys[index])), ref.element(values[index], as: Value.self)))
+                    }
                 }
             }
         }
@@ -283,26 +291,28 @@ extension Map {
     private func objectKeys(_ ref: CollectionRef) -> [lar_objkey] {
         var objectKeys: [lar_objkey] = []
         let capacity = 256
-        withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
-            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-                var after: String? // copied: a key read lives only in its transaction
-                while true {
-                    var count = 0
-                    let txn = ref.readTxn()
-                    let rc: Int32
-                    if let after {
-                        rc = MapKey.with(after) {
-                            lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_string.self, capacity: capacity) { keys in
+                withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                    var after: String? // copied: a key read lives only in its transaction
+                    while true {
+                        var count = 0
+                        let txn = ref.readTxn()
+                        let rc: Int32
+                        if let after {
+                            rc = MapKey.with(after) {
+                                lar_map_list(txn, ref.owner, ref.prop, $0, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                            }
+                        } else {
+                            rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
                         }
-                    } else {
-                        rc = lar_map_list(txn, ref.owner, ref.prop, nil, keys.baseAddress!, values.baseAddress!, capacity, &count)
+                        if rc == LAR_ENOTFOUND { return }
+                        ref.check(rc, "Cannot read a map")
+                        for index in 0..<count where values[index].type == LAR_TYPE_LINK {
+                            objectKeys.append(values[index].as.link.key)
+                        }
+                        after = String(larderString: keys[count - 1])
                     }
-                    if rc == LAR_ENOTFOUND { return }
-                    ref.check(rc, "Cannot read a map")
-                    for index in 0..<count where values[index].type == LAR_TYPE_LINK {
-                        objectKeys.append(values[index].as.link.key)
-                    }
-                    after = String(larderString: keys[count - 1])
                 }
             }
         }

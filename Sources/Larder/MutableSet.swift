@@ -23,9 +23,11 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
 
     public var count: Int {
         guard let ref else { return items.count }
-        var count = 0
-        ref.check(lar_set_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a set")
-        return count
+        return ref.instance.serialized {
+            var count = 0
+            ref.check(lar_set_count(ref.readTxn(), ref.owner, ref.prop, &count), "Cannot count a set")
+            return count
+        }
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -33,10 +35,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     public func contains(_ element: Element) -> Bool {
         guard let ref else { return items.contains { List<Element>.same($0, element) } }
         if case .object(let object) = element._larderStored, object.realm == nil || object.isInvalidated { return false }
-        var found: Int32 = 0
-        let txn = ref.readTxn()
-        element._larderStored.withCValue { ref.check(lar_set_contains(txn, ref.owner, ref.prop, $0, &found), "Cannot read a set") }
-        return found != 0
+        return ref.instance.serialized {
+            var found: Int32 = 0
+            let txn = ref.readTxn()
+            element._larderStored.withCValue { ref.check(lar_set_contains(txn, ref.owner, ref.prop, $0, &found), "Cannot read a set") }
+            return found != 0
+        }
     }
 
     public var startIndex: Int { 0 }
@@ -84,12 +88,12 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
     /// The elements sorted by their own value (the key path "self"), as Realm's
     /// `sorted(ascending:)`: live results that read the set on each use (a managed set only, as in Realm).
     public func sorted(ascending: Bool = true) -> Results<Element> {
-        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).sorted(ascending: ascending)
+        Results(values: self, kind: "RLMSet", read: { Array($0) }).sorted(ascending: ascending)
     }
 
     /// The elements, as Realm's `distinct()`: live results (a managed set only; its elements are distinct already).
     public func distinct() -> Results<Element> {
-        Results(values: self, kind: "RLMSet", elements: { [self] in Array(self) }).distinct()
+        Results(values: self, kind: "RLMSet", read: { Array($0) }).distinct()
     }
 
     // MARK: Changing
@@ -219,21 +223,23 @@ public final class MutableSet<Element: RealmCollectionValue>: _LarderCollection,
         guard let ref else { return [] }
         var keys: [lar_objkey] = []
         let capacity = 256
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
-            while true {
-                var count = 0
-                let txn = ref.readTxn()
-                let rc: Int32
-                if var last = after {
-                    rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
-                } else {
-                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var after: lar_value? // a link holds no borrowed memory, so it outlives its batch
+                while true {
+                    var count = 0
+                    let txn = ref.readTxn()
+                    let rc: Int32
+                    if var last = after {
+                        rc = lar_set_list(txn, ref.owner, ref.prop, &last, values.baseAddress!, capacity, &count)
+                    } else {
+                        rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                    }
+                    if rc == LAR_ENOTFOUND { return }
+                    ref.check(rc, "Cannot read a set")
+                    for index in 0..<count { keys.append(values[index].as.link.key) }
+                    after = values[count - 1]
                 }
-                if rc == LAR_ENOTFOUND { return }
-                ref.check(rc, "Cannot read a set")
-                for index in 0..<count { keys.append(values[index].as.link.key) }
-                after = values[count - 1]
             }
         }
         return keys
@@ -270,18 +276,20 @@ public struct SetIterator<Element: RealmCollectionValue>: IteratorProtocol {
         let capacity = 64
         var batch: [Element] = []
         var last: _StoredValue?
-        withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
-            var count = 0
-            let txn = ref.readTxn()
-            let rc: Int32
-            if let after {
-                rc = after.withCValue { lar_set_list(txn, ref.owner, ref.prop, $0, values.baseAddress!, capacity, &count) }
-            } else {
-                rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+        ref.instance.serialized {
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: capacity) { values in
+                var count = 0
+                let txn = ref.readTxn()
+                let rc: Int32
+                if let after {
+                    rc = after.withCValue { lar_set_list(txn, ref.owner, ref.prop, $0, values.baseAddress!, capacity, &count) }
+                } else {
+                    rc = lar_set_list(txn, ref.owner, ref.prop, nil, values.baseAddress!, capacity, &count)
+                }
+                if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a set") }
+                for index in 0..<count { batch.append(ref.element(values[index], as: Element.self)) }
+                if count > 0 { last = ref.instance.storedElement(values[count - 1], property: ref.property) }
             }
-            if rc != LAR_ENOTFOUND { ref.check(rc, "Cannot read a set") }
-            for index in 0..<count { batch.append(ref.element(values[index], as: Element.self)) }
-            if count > 0 { last = ref.instance.storedElement(values[count - 1], property: ref.property) }
         }
         buffer = batch
         after = last
@@ -311,7 +319,8 @@ extension MutableSet: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, sort: [], source: { [self] in objectKeys() })
+        return Results(instance: ref.instance, table: table, source: { [self] in objectKeys() },
+                       sourceIn: { [self] in rebound(to: $0).map { set in { set.objectKeys() } } })
             .sorted(by: descriptors)
     }
 

@@ -126,16 +126,20 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// Realm's rule: managed objects of a class with a primary key are equal when
     /// they are the same live object; otherwise only an instance equals itself.
+    /// Frozen objects compare the same way, with or without a primary key.
     public static func == (lhs: Object, rhs: Object) -> Bool {
         if lhs === rhs { return true }
-        guard type(of: lhs).schema.primaryKeySlot != nil else { return false }
+        guard type(of: lhs).schema.primaryKeySlot != nil || lhs.isFrozen else { return false }
         return lhs.isSameObject(as: rhs)
     }
 
     /// Realm's rule: the primary key when the class has one, so that the hash is
     /// the same before and after the object is added; otherwise the instance.
+    /// A frozen object hashes by its row, as in Realm.
     public func hash(into hasher: inout Hasher) {
-        if let slot = Self.schema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
+        if isFrozen {
+            hasher.combine(core.key)
+        } else if let slot = Self.schema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
             hasher.combine(key)
         } else {
             hasher.combine(ObjectIdentifier(self))

@@ -27,10 +27,18 @@ extension Realm {
         public var deleteRealmIfMigrationNeeded: Bool
         /// The classes this Realm stores; nil means every model class used so far.
         public var objectTypes: [Object.Type]?
+        /// The most versions of the file that may be kept at once (see
+        /// `Realm.numberOfActiveVersions`): opening a Realm or committing a write while
+        /// more are kept throws Realm's error, "Number of active versions (N) in the
+        /// Realm exceeded the limit of M" (the write is cancelled); freezing traps with it. Frozen Realms and Realms that read an
+        /// old version without refreshing keep versions, and the pages only they use,
+        /// so the file grows; the limit finds them early. Nil: no limit.
+        public var maximumNumberOfActiveVersions: UInt?
 
         public init(fileURL: URL? = Configuration.defaultFileURL, inMemoryIdentifier: String? = nil,
                     readOnly: Bool = false, schemaVersion: UInt64 = 0, deleteRealmIfMigrationNeeded: Bool = false,
-                    objectTypes: [Object.Type]? = nil) {
+                    objectTypes: [Object.Type]? = nil, maximumNumberOfActiveVersions: UInt? = nil) {
+            self.maximumNumberOfActiveVersions = maximumNumberOfActiveVersions
             self.fileURL = inMemoryIdentifier == nil ? fileURL : nil
             self._inMemoryIdentifier = inMemoryIdentifier
             self.readOnly = readOnly

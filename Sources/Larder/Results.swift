@@ -29,6 +29,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The object keys of the collection these results view (a list), read
     /// afresh on each use; nil for all the objects of the class.
     let source: (() -> [lar_objkey])?
+    /// The same source in another instance of the file (frozen, thawed, resolved on
+    /// another thread); nil when the collection is gone there.
+    let sourceIn: ((RealmInstance) -> (() -> [lar_objkey])?)?
 
     /// The queries (`where`, `filter`) every object must match, applied before
     /// sorts and distincts as Realm applies its query first; empty for none.
@@ -52,35 +55,52 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         /// The class of the collection's owner: an iterator of values walks no objects of it.
         let ownerTable: ManagedClass
         let elements: () -> [Element]
+        /// The same source in another instance of the file; nil when the collection is gone there.
+        let rebind: (RealmInstance) -> ValueSource?
     }
 
-    convenience init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor], source: (() -> [lar_objkey])? = nil) {
-        self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source, filters: [])
+    convenience init(instance: RealmInstance, table: ManagedClass, sort: [SortDescriptor]) {
+        self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: nil, sourceIn: nil,
+                  filters: [])
+    }
+
+    /// Results of the objects of a collection whose keys (in its order) source
+    /// reads; sourceIn makes the same source in another instance of the file.
+    convenience init(instance: RealmInstance, table: ManagedClass, source: @escaping () -> [lar_objkey],
+                     sourceIn: @escaping (RealmInstance) -> (() -> [lar_objkey])?) {
+        self.init(instance: instance, table: table, steps: [], source: source, sourceIn: sourceIn, filters: [])
     }
 
     private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
-                 filters: [QueryHandle]) {
+                 sourceIn: ((RealmInstance) -> (() -> [lar_objkey])?)?, filters: [QueryHandle]) {
         self.instance = instance
         objectTable = table
         self.steps = steps
         self.source = source
+        self.sourceIn = sourceIn
         self.filters = filters
         valueSource = nil
+    }
+
+    /// The same derivation of another results: these steps and filters on its objects.
+    private convenience init(_ other: Results, steps: [OrderingStep], filters: [QueryHandle]) {
+        self.init(instance: other.instance, table: other.table, steps: steps, source: other.source,
+                  sourceIn: other.sourceIn, filters: filters)
     }
 
     /// Results of the values of a managed collection, which elements reads in the
     /// collection's order. An unmanaged one traps with Realm's message (kind: Realm's
     /// name for the collection, as "RLMArray"), as Realm's results need a Realm.
-    init(values collection: _LarderCollection, kind: String, elements: @escaping () -> [Element]) {
-        guard let ref = collection.ref else {
+    convenience init<C: _LarderCollection>(values collection: C, kind: String, read: @escaping (C) -> [Element]) {
+        guard collection.ref != nil else {
             fatalError("This method may only be called on \(kind) instances retrieved from an RLMRealm")
         }
-        instance = ref.instance
-        objectTable = nil
-        steps = []
-        source = nil
-        filters = []
-        valueSource = ValueSource(collection: collection, ownerTable: ref.ownerTable, elements: elements)
+        self.init(values: Self.valueSource(collection, read), steps: [], filters: [])
+    }
+
+    private static func valueSource<C: _LarderCollection>(_ collection: C, _ read: @escaping (C) -> [Element]) -> ValueSource {
+        ValueSource(collection: collection, ownerTable: collection.ref!.ownerTable, elements: { read(collection) },
+                    rebind: { instance in collection.rebound(to: instance).map { valueSource($0, read) } })
     }
 
     private init(values: ValueSource, steps: [OrderingStep], filters: [QueryHandle]) {
@@ -88,8 +108,25 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         objectTable = nil
         self.steps = steps
         source = nil
+        sourceIn = nil
         self.filters = filters
         valueSource = values
+    }
+
+    /// The same results in another instance of the file; nil when the collection
+    /// they view is gone there.
+    func rebound(to other: RealmInstance) -> Results? {
+        if other === instance { return self }
+        if let valueSource {
+            return valueSource.rebind(other).map { Results(values: $0, steps: steps, filters: filters) }
+        }
+        var source: (() -> [lar_objkey])?
+        if let sourceIn {
+            guard let rebound = sourceIn(other) else { return nil }
+            source = rebound
+        }
+        return Results(instance: other, table: other.table(for: table.schema.type), steps: steps, source: source,
+                       sourceIn: sourceIn, filters: filters)
     }
 
     /// The class of results of objects.
@@ -210,6 +247,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The values in result order at the current version.
     func values() -> [Element] {
+        instance.serialized { currentValues() }
+    }
+
+    private func currentValues() -> [Element] {
         let txn = instance.currentTxn() // so that the version below is the current transaction's
         let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
         if let valueStamp, valueStamp == stamp, filters.isEmpty || filterRun?.isCurrent(in: txn) == true { return valueSnapshot }
@@ -301,6 +342,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
+        instance.serialized { currentKeys() }
+    }
+
+    private func currentKeys() -> [lar_objkey] {
         let txn = instance.currentTxn() // so that the stamp below is the current transaction's
         if !filters.isEmpty { return filteredKeys(txn) }
         if let source { return order(source(), txn) }
@@ -391,8 +436,8 @@ extension Results: RealmCollection {
             return Results(values: valueSource, steps: added.isEmpty ? steps : adding(.sort(added)), filters: filters)
         }
         checkKeyPaths(added.map(\.keyPath))
-        if added.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source, filters: filters) }
-        return Results(instance: instance, table: table, steps: adding(.sort(added)), source: source, filters: filters)
+        if added.isEmpty { return Results(self, steps: steps, filters: filters) }
+        return Results(self, steps: adding(.sort(added)), filters: filters)
     }
 
     /// Traps, with realm-core's message, when a key path names no property of the class.
@@ -441,8 +486,8 @@ extension Results where Element: Object {
     public func distinct<S: Sequence>(by keyPaths: S) -> Results<Element> where S.Iterator.Element == String {
         let keyPaths = Array(keyPaths)
         checkKeyPaths(keyPaths)
-        if keyPaths.isEmpty { return Results(instance: instance, table: table, steps: steps, source: source, filters: filters) }
-        return Results(instance: instance, table: table, steps: steps + [.distinct(keyPaths)], source: source, filters: filters)
+        if keyPaths.isEmpty { return Results(self, steps: steps, filters: filters) }
+        return Results(self, steps: steps + [.distinct(keyPaths)], filters: filters)
     }
 
     // MARK: Filtering
@@ -487,7 +532,7 @@ extension Results where Element: Object {
     }
 
     private func filtered(by query: QueryHandle) -> Results<Element> {
-        Results(instance: instance, table: table, steps: steps, source: source, filters: filters + [query])
+        Results(self, steps: steps, filters: filters + [query])
     }
 }
 
@@ -579,8 +624,10 @@ final class ResultsWalker {
     private var end: WalkEnd?
 
     deinit {
-        if let handle { lar_iter_close(handle) }
-        if let end { table.changes.endWalk(end) }
+        instance.serialized { // a frozen instance's transaction and class are shared by threads
+            if let handle { lar_iter_close(handle) }
+            if let end { table.changes.endWalk(end) }
+        }
         stepStamp.deallocate()
     }
 
@@ -588,6 +635,12 @@ final class ResultsWalker {
     @usableFromInline
     func step() -> Object? {
         instance.verifyThread()
+        // A frozen instance's walk decodes into buffers other threads decode into too.
+        if _slowPath(instance.isFrozen) { return instance.serialized { nextObject() } }
+        return nextObject()
+    }
+
+    private func nextObject() -> Object? {
         guard let key = keys == nil ? nextStreamed() : nextKey() else {
             current = nil
             return nil

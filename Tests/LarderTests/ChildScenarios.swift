@@ -136,6 +136,8 @@ final class ChildScenarios: XCTestCase {
             print("READY")
             fflush(stdout)
             Thread.sleep(forTimeInterval: 60)
+        case let name where name.hasPrefix("freeze-"):
+            try FreezeScenarios.run(name, path: path)
         case let name where name.hasPrefix("other-thread-"):
             try useFromAnotherThread(String(name.dropFirst("other-thread-".count)), path: path)
         default:

@@ -559,6 +559,47 @@ TEST(env_info_reports_schema_and_sizes)
     close_env(env);
 }
 
+static uint64_t version_count(lar_env *env)
+{
+    uint64_t count = 0;
+    CHECK_OK(lar_env_version_count(env, &count));
+    return count;
+}
+
+static void commit_one_object(lar_env *env)
+{
+    lar_txn *txn = begin_write(env);
+    lar_class a = class_id(env, "A");
+    lar_value v = val_int(1);
+    CHECK_OK(lar_obj_create(txn, a, &v, 1, NULL));
+    commit_txn(txn);
+}
+
+TEST(env_version_count_counts_pinned_versions_once)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("x", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("A", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    CHECK_EQ(version_count(env), 1);
+    lar_txn *old = begin_read(env), *same = begin_read(env);
+    CHECK_EQ(version_count(env), 1); /* readers of the newest version add nothing */
+    commit_one_object(env);
+    CHECK_EQ(version_count(env), 2); /* two readers of one old version count once */
+    lar_txn *middle = begin_read(env);
+    commit_one_object(env);
+    CHECK_EQ(version_count(env), 3);
+    lar_txn_free(old);
+    lar_txn_free(same);
+    CHECK_OK(lar_txn_commit(middle)); /* an ended reader pins nothing */
+    CHECK_EQ(version_count(env), 1);
+    lar_txn_free(middle);
+    uint64_t count;
+    CHECK_RC(lar_env_version_count(NULL, &count), LAR_EINVAL);
+    CHECK_RC(lar_env_version_count(env, NULL), LAR_EINVAL);
+    close_env(env);
+}
+
 TEST(env_close_with_live_transaction_is_refused)
 {
     const char *path = test_db_path(NULL);

@@ -215,6 +215,36 @@ TEST(txn_use_after_end_is_misuse)
     close_env(env);
 }
 
+TEST(txn_version_counts_commits)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("x", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("A", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    uint64_t before = 0, after = 0, writing = 0, old = 0;
+    lar_txn *pinned = begin_read(env);
+    CHECK_OK(lar_txn_version(pinned, &before));
+    lar_txn *txn = begin_write(env);
+    CHECK_OK(lar_txn_version(txn, &writing));
+    CHECK_EQ(writing, before + 1);
+    lar_value v = val_int(1);
+    CHECK_OK(lar_obj_create(txn, class_id(env, "A"), &v, 1, NULL));
+    CHECK_OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    txn = begin_read(env);
+    CHECK_OK(lar_txn_version(txn, &after));
+    CHECK_EQ(after, before + 1);
+    CHECK_OK(lar_txn_version(pinned, &old));
+    CHECK_EQ(old, before); /* an older reader keeps its version */
+    CHECK_OK(lar_txn_commit(txn));
+    CHECK_RC(lar_txn_version(txn, &after), LAR_EMISUSE);
+    CHECK_RC(lar_txn_version(NULL, &after), LAR_EINVAL);
+    CHECK_RC(lar_txn_version(pinned, NULL), LAR_EINVAL);
+    lar_txn_free(txn);
+    lar_txn_free(pinned);
+    close_env(env);
+}
+
 TEST(txn_state_reports_activity_and_kind)
 {
     lar_env *env = open_env(test_db_path(NULL));

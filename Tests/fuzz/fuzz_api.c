@@ -253,6 +253,8 @@ static void op_end(state *s, program *p)
     else if (how == 3) {
         int active, write;
         rc = lar_txn_state(txn, &active, &write);
+        uint64_t version;
+        if (rc == LAR_OK) rc = lar_txn_version(txn, &version);
     } else {
         lar_txn_free(txn); /* never used again */
         s->txns[slot] = NULL;
@@ -731,6 +733,8 @@ static void op_lookup(state *s, program *p)
     } else {
         lar_env_info info;
         rc = lar_env_info_get(s->env, &info);
+        uint64_t versions;
+        if (!rc) rc = lar_env_version_count(s->env, &versions);
     }
     if (rc) fuzz_consume_error(rc);
 }

@@ -63,4 +63,15 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
     }
 
     public var _larderStored: _StoredValue { .collection(self) }
+
+    /// The same managed collection in another instance of the file (frozen, thawed,
+    /// resolved on another thread); nil when its owner is gone there.
+    func rebound(to instance: RealmInstance) -> Self? {
+        guard let ref else { return nil }
+        if ref.instance === instance { return self }
+        if ref.nested != 0 { fatalError("A collection nested in an AnyRealmValue cannot be frozen, thawed or passed between threads") }
+        guard let owner = instance.counterpart(of: ref.ownerTable.schema.type, key: ref.owner.key,
+                                               stamp: ref.ownerStamp) else { return nil }
+        return Self.managed(realm: instance, owner: owner.core, slot: ref.slot)
+    }
 }

@@ -12,7 +12,7 @@ final class CollectionRef {
     let slot: Int
     private let generation: UInt64
     /// The owner's stamp (see `ObjectCore.stamp`): a new owner under the same key is another object.
-    private let ownerStamp: UInt64
+    let ownerStamp: UInt64
     /// 0 for the property's own collection; else the id of the nested list or
     /// dictionary (inside the property's mixed values) this ref is bound to,
     /// which the `_at` functions reach through `handle` (Impl/NestedCollections.swift).
@@ -55,6 +55,10 @@ final class CollectionRef {
 
     /// True once the owner was deleted or the Realm invalidated.
     var isInvalidated: Bool {
+        instance.serialized { isInvalidatedNow }
+    }
+
+    private var isInvalidatedNow: Bool {
         instance.verifyThread()
         if generation != instance.generation { return true }
         if nested != 0 { return nestedIsStale }

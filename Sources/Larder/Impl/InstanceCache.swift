@@ -36,6 +36,7 @@ extension RealmInstance {
         }
         let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration),
                                      confinement: confinement)
+        if let error = instance.activeVersionsError() { throw error }
         cache.insert(instance, at: key)
         instance.cache = cache
         return instance
@@ -43,8 +44,10 @@ extension RealmInstance {
 
     /// A new instance confined to actor; actors keep their Realm themselves.
     static func forActor(_ configuration: Realm.Configuration, _ actor: any Actor) throws -> RealmInstance {
-        RealmInstance(configuration: configuration, environment: try Environment.open(configuration),
-                      confinement: .actor(actor, ActorContext()))
+        let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration),
+                                     confinement: .actor(actor, ActorContext()))
+        if let error = instance.activeVersionsError() { throw error }
+        return instance
     }
 
     /// Instances are per file and per list of classes: a Realm limited to some

@@ -33,9 +33,11 @@ extension RealmInstance {
     /// (as a results iterator rebinds its previous object): `person.address` in a loop
     /// then allocates no accessor per person. Collections and linking objects read from
     /// an accessor copy its key, so rebinding it moves nothing they hold; like the
-    /// iterator's, the check counts strong references only.
+    /// iterator's, the check counts strong references only. A frozen instance's threads
+    /// share its classes, so none of them may rebind an accessor another just let go of.
     func linkTarget(_ type: Object.Type, key: lar_objkey) -> Object {
         let table = table(for: type)
+        if table.isShared { return accessor(table, key: key) }
         if table.linkAccessor != nil, isKnownUniquelyReferenced(&table.linkAccessor!),
            !isInvalidated(table.linkAccessor!.core) {
             table.linkAccessor.unsafelyUnwrapped.core.rebind(to: key)

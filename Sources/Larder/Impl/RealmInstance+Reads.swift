@@ -12,12 +12,20 @@ extension RealmInstance {
             // A core's invalidation (its deletion) changed the version, so a row
             // cached at this version is never that of an invalidated core.
             // The stamp holds the reading thread, so another thread misses the cache and load traps.
-            if table.cachedKey != core.key || table.cachedVersion != cacheStamp { load(core, table) }
+            if table.cachedKey != core.key || table.cachedVersion != cacheStamp {
+                // A frozen instance's classes cache no row (see frozenRead): live reads never get here.
+                if _slowPath(isFrozen) { return frozenRead(core, table, slot: slot) }
+                load(core, table)
+            }
             return Value._larderRead(table.slotValues[slot], owner: self)
         }
     }
 
     func readStored(_ core: ObjectCore, slot: Int) -> _StoredValue {
+        serialized { readStoredValue(core, slot: slot) }
+    }
+
+    private func readStoredValue(_ core: ObjectCore, slot: Int) -> _StoredValue {
         let table = core.table!
         let property = table.schema.properties[slot]
         if property.isCollection {
@@ -57,6 +65,10 @@ extension RealmInstance {
     }
 
     func exists(_ core: ObjectCore) -> Bool {
+        serialized { existsNow(core) }
+    }
+
+    private func existsNow(_ core: ObjectCore) -> Bool {
         verifyThread()
         if isInvalidated(core) { return false }
         var exists: Int32 = 0
@@ -83,18 +95,22 @@ extension RealmInstance {
     /// A managed object of table's class for key.
     func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
         let object = AccessorConstruction.make(table.schema.type)
-        object.bind(to: self, table: table, key: key)
+        serialized { object.bind(to: self, table: table, key: key) }
         return object
     }
 
     func count(_ table: ManagedClass) -> Int {
         var count: UInt64 = 0
-        let rc = lar_objects_count(currentTxn(), table.id, &count)
+        let rc = serialized { lar_objects_count(currentTxn(), table.id, &count) }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot count objects") }
         return Int(count)
     }
 
     var isEmpty: Bool {
+        serialized { isEmptyNow }
+    }
+
+    private var isEmptyNow: Bool {
         let txn = currentTxn()
         return (0..<environment.classCount).allSatisfy { id in
             var count: UInt64 = 0
@@ -107,7 +123,7 @@ extension RealmInstance {
     @usableFromInline
     func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
         let table = table(for: type)
-        guard let found = find(table, primaryKey: stored, key: key) else { return nil }
+        guard let found = serialized({ find(table, primaryKey: stored, key: key) }) else { return nil }
         return accessor(table, key: found)
     }
 

@@ -43,6 +43,7 @@ extension RealmInstance {
     /// Realm's trap for a property set outside a write transaction.
     func requirePropertyWrite() {
         if !isInWriteTransaction {
+            if isFrozen { fatalError("Attempting to modify a frozen object - call thaw on the Object instance first.") }
             fatalError("Attempting to modify object outside of a write transaction - call beginWriteTransaction " +
                        "on an RLMRealm instance first.")
         }

@@ -34,12 +34,37 @@ final class RealmInstance {
     /// (RealmAsyncWrites.swift); nil until the first.
     var asyncWrites: AsyncWriteQueue?
 
+    /// Set on a frozen instance (Impl/RealmInstance+Freezing.swift): it reads one version
+    /// forever, from any thread, and this lock lets one thread at a time use its
+    /// transaction and caches. Nil on a live instance.
+    @usableFromInline let frozenLock: NSRecursiveLock?
+    /// The version a frozen instance reads (`lar_txn_version`); 0 on a live instance.
+    let frozenVersion: UInt64
+    /// A live instance's last frozen copy, handed out again while the version is the same.
+    weak var frozenCopy: RealmInstance?
+
     init(configuration: Realm.Configuration, environment: Environment, confinement: Confinement) {
         self.configuration = configuration
         self.environment = environment
         self.confinement = confinement
         threadToken = confinement.token
+        frozenLock = nil
+        frozenVersion = 0
     }
+
+    /// A frozen instance reading txn, a read transaction at version, until it is freed.
+    init(frozen txn: OpaquePointer, version: UInt64, of live: RealmInstance) {
+        configuration = live.configuration
+        environment = live.environment
+        // Any thread may read it: the confinement check passes for frozen instances.
+        confinement = .thread(isMain: false)
+        threadToken = confinement.token
+        frozenLock = NSRecursiveLock()
+        frozenVersion = version
+        state = TransactionState(frozen: txn)
+    }
+
+    @inlinable var isFrozen: Bool { frozenLock != nil }
 
     deinit {
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
@@ -93,6 +118,7 @@ final class RealmInstance {
 
     @usableFromInline @inline(never)
     func verifyConfinement() {
+        if isFrozen { return }
         if !confinement.isCurrent(instanceToken: threadToken) { accessedFromIncorrectThread() }
     }
 
@@ -110,6 +136,7 @@ final class RealmInstance {
 
     func beginWrite() {
         verifyThread()
+        if isFrozen { fatalError("Can't perform transactions on a frozen Realm") }
         if isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
         environment.writeGate.enter()
@@ -142,7 +169,7 @@ final class RealmInstance {
     func commitWrite() throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
-        if let error = state.pendingError {
+        if let error = state.pendingError ?? activeVersionsError() {
             cancelWrite()
             throw error
         }
@@ -167,7 +194,7 @@ final class RealmInstance {
     @discardableResult
     func refresh() -> Bool {
         verifyThread()
-        if isInWriteTransaction { return false }
+        if isInWriteTransaction || isFrozen { return false }
         state.endRead()
         asyncWrites?.runThreadWork()
         return true
@@ -175,6 +202,7 @@ final class RealmInstance {
 
     func invalidate() {
         verifyThread()
+        if isFrozen { return } // its objects stay readable: the version is what it holds
         if isInWriteTransaction { cancelWrite() }
         state.invalidate()
     }
@@ -193,7 +221,7 @@ final class RealmInstance {
     /// Realm's APIs that get here cannot throw: a class this Realm may not use traps.
     func table(for type: Object.Type) -> ManagedClass {
         verifyThread()
-        return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
+        return serialized { classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) } }
     }
 
     /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
@@ -211,8 +239,9 @@ final class RealmInstance {
         if schema.properties.isEmpty { fatalError(schema.noPropertiesMessage) }
         if let message = schema.optionalMixedMessage { fatalError(message) }
         do {
-            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly)
+            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly && !isFrozen)
             let table = try ManagedClass(schema: schema, id: id, environment: environment)
+            table.isShared = isFrozen
             if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
             return table
         } catch let error as Realm.Error {

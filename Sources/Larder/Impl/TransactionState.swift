@@ -23,6 +23,27 @@ struct TransactionState {
     private(set) var writeSerial: UInt64 = 0
     private var cancelledWrites: Set<UInt64> = []
 
+    init() {}
+
+    /// The state of a frozen instance: txn, a read transaction, is its only one.
+    init(frozen txn: OpaquePointer) {
+        self.txn = txn
+        readTxn = txn
+        version = 1
+        membershipEpoch = 1
+    }
+
+    /// Gives the active read transaction away (to a frozen instance), as if it had
+    /// ended: the next read begins another one. Nil when there is none to give.
+    mutating func handOverRead() -> OpaquePointer? {
+        guard !isWriting, let readTxn, txn == readTxn else { return nil }
+        self.readTxn = nil
+        txn = nil
+        version &+= 1
+        membershipEpoch &+= 1
+        return readTxn
+    }
+
     /// Frees the transactions; the instance's deinit calls it.
     func free() {
         if let txn { lar_txn_free(txn) }
