@@ -2149,6 +2149,193 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
                           lar_value *out);
 /** @} */
 
+/** @defgroup changelog Change log
+ *  Every commit that changes objects stores one entry in the file's change log,
+ *  keyed by its version: which objects of each class it inserted, deleted and
+ *  modified, which properties of each modified object changed (a list, set,
+ *  map or mixed property counts as changed when its contents did, and a link
+ *  nulled because its target was deleted counts too), and the element changes
+ *  of lists. Objects deleted by a cascade, embedded objects deleted with their
+ *  owner and links removed from lists by a delete are all recorded.
+ *
+ *  A version is the LMDB transaction id of a commit; a snapshot's version is
+ *  the last commit it sees. The log keeps the entries after the oldest version
+ *  any live reader (of any process) sees: each commit deletes older entries,
+ *  so the file does not grow with the log. To read the changes after version
+ *  A later, keep a read transaction at A open (or any transaction at A or
+ *  earlier) until then.
+ *
+ *  A file written before the log existed gets its log at its first writable
+ *  open (no format change: a file without the log simply has no history
+ *  before that); opened only read-only, it has none (#LAR_ENOTFOUND).
+ *  @{
+ */
+
+/** @brief The version of a transaction's snapshot.
+ *
+ * For a read transaction, the version of the last commit it sees; for a write
+ * transaction, the version its commit will have.
+ * @param[in]  txn  An active transaction.
+ * @param[out] out  Receives the version.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EMISUSE (ended or failed
+ *         transaction).
+ */
+int lar_txn_version(lar_txn *txn, uint64_t *out);
+
+/** @brief The file's last committed version, by any process, without a transaction.
+ * @param[in]  env  An environment.
+ * @param[out] out  Receives the version.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EIO.
+ */
+int lar_env_version(lar_env *env, uint64_t *out);
+
+/** The changes of the commits in a range of versions, folded together. */
+typedef struct lar_changes lar_changes;
+
+/** @brief Read the changes committed after a version, up to a transaction's.
+ *
+ * Folds the log's entries of the versions after from_version, up to txn's
+ * version (a write transaction's own changes, not committed yet, are not
+ * included), into one account: an object inserted and then deleted in the
+ * range does not appear; one modified and then deleted is deleted; one
+ * inserted and then modified is inserted.
+ * Ownership: the caller owns *out and frees it with lar_changes_free(); it is
+ * plain data, valid after txn ends, readable from any thread one at a time.
+ * @param[in]  txn           An active transaction.
+ * @param[in]  from_version  A version at or before txn's.
+ * @param[out] out           Receives the changes; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, from_version after txn's
+ *         version); #LAR_ENOTFOUND (the log no longer holds every commit after
+ *         from_version: no reader kept it, or the file has no log);
+ *         #LAR_EMISUSE; #LAR_ECORRUPT (a damaged entry); #LAR_ENOMEM.
+ */
+int lar_changes_read(lar_txn *txn, uint64_t from_version, lar_changes **out);
+
+/** @brief Free changes.
+ * @param[in] changes  Changes from lar_changes_read(), or NULL.
+ */
+void lar_changes_free(lar_changes *changes);
+
+/** @brief The versions changes covers: the commits after *from, up to *to.
+ * @param[in]  changes  Changes.
+ * @param[out] from     Receives the first version (may be NULL).
+ * @param[out] to       Receives the last version (may be NULL).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes).
+ */
+int lar_changes_range(const lar_changes *changes, uint64_t *from, uint64_t *to);
+
+/** @brief The classes with inserted, deleted or modified objects, ascending.
+ * @param[in]  changes   Changes.
+ * @param[out] out       Receives up to capacity classes; may be NULL when capacity is 0.
+ * @param[in]  capacity  Room in out.
+ * @param[out] count     Receives how many classes changed (may exceed capacity).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes or count, NULL out with a capacity).
+ */
+int lar_changes_classes(const lar_changes *changes, lar_class *out, size_t capacity, size_t *count);
+
+/** The changed objects of one class. A key deleted and created again in the
+ *  range (an int primary key reused) is in both deleted and inserted. */
+typedef struct lar_class_changes {
+    const lar_objkey *inserted;   /**< Ascending: objects that exist at the end, not at the start. */
+    size_t inserted_count;
+    const lar_objkey *deleted;    /**< Ascending: objects that existed at the start, not at the end. */
+    size_t deleted_count;
+    const lar_objkey *modified;   /**< Ascending: objects at both ends with a property changed. */
+    size_t modified_count;
+} lar_class_changes;
+
+/** @brief The changed objects of one class.
+ *
+ * Ownership: the arrays belong to changes and live until it is freed.
+ * @param[in]  changes  Changes.
+ * @param[in]  cls      Any class id (one without changes, or unknown, gives empty arrays).
+ * @param[out] out      Receives the arrays (NULL with a count of 0 when empty).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_changes_class(const lar_changes *changes, lar_class cls, lar_class_changes *out);
+
+#define LAR_OBJECT_UNCHANGED 0 /**< lar_changes_object(): neither inserted, deleted nor modified. */
+#define LAR_OBJECT_INSERTED 1  /**< lar_changes_object(): did not exist at the start. */
+#define LAR_OBJECT_DELETED 2   /**< lar_changes_object(): the object of the start was deleted. */
+#define LAR_OBJECT_MODIFIED 3  /**< lar_changes_object(): some of its properties changed. */
+
+/** @brief What happened to one object, and which of its properties changed.
+ *
+ * @param[in]  changes   Changes.
+ * @param[in]  obj       Any object.
+ * @param[out] state     Receives a LAR_OBJECT_* state.
+ * @param[out] props     Receives up to capacity property indices, ascending (for
+ *                       #LAR_OBJECT_MODIFIED); may be NULL when capacity is 0.
+ * @param[in]  capacity  Room in props.
+ * @param[out] count     Receives how many properties changed (may exceed capacity).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes, state or count, NULL props with a
+ *         capacity).
+ */
+int lar_changes_object(const lar_changes *changes, lar_obj obj, int *state, uint32_t *props, size_t capacity,
+                       size_t *count);
+/** @} */
+
+/** @defgroup changesets Change sets
+ *  Realm's fine-grained change set of an ordered collection between two
+ *  versions: deletions (positions in the old collection), insertions
+ *  (positions in the new one) and modifications (old positions of the objects
+ *  or elements at both ends that changed; #LAR_CHANGESET_MODIFICATIONS_NEW
+ *  gives the same ones' new positions), each ascending. An object that moved is
+ *  a deletion and an insertion, not a modification. Deleting the deletions
+ *  from the old collection and inserting the insertions gives the new one.
+ *  @{
+ */
+/** A change set. */
+typedef struct lar_changeset lar_changeset;
+
+/** The parts of a change set. */
+typedef enum lar_changeset_part {
+    LAR_CHANGESET_DELETIONS = 0,        /**< Old positions, ascending. */
+    LAR_CHANGESET_INSERTIONS = 1,       /**< New positions, ascending. */
+    LAR_CHANGESET_MODIFICATIONS = 2,    /**< Old positions, ascending. */
+    LAR_CHANGESET_MODIFICATIONS_NEW = 3 /**< The same objects' new positions, ascending. */
+} lar_changeset_part;
+
+/** @brief One part of a change set.
+ * Ownership: *indices belongs to cs and lives until it is freed.
+ * @param[in]  cs       A change set.
+ * @param[in]  part     Which part.
+ * @param[out] indices  Receives the positions (NULL when there are none).
+ * @param[out] count    Receives their number.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown part).
+ */
+int lar_changeset_get(const lar_changeset *cs, lar_changeset_part part, const size_t **indices, size_t *count);
+
+/** @brief Whether a change set has no deletion, insertion or modification.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_changeset_is_empty(const lar_changeset *cs, int *out);
+
+/** @brief Free a change set.
+ * @param[in] cs  A change set, or NULL.
+ */
+void lar_changeset_free(lar_changeset *cs);
+
+/** @brief The change set of a list property between two versions, from the log.
+ *
+ * Replays the element changes the log recorded for obj's list property prop (its
+ * own list: changes inside nested collections of a mixed list only mark the
+ * property changed) over the versions changes covers. Setting an element is a
+ * modification; moving one is a deletion and an insertion.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]  changes    Changes from lar_changes_read().
+ * @param[in]  obj        The list's object, at both ends of the range.
+ * @param[in]  prop       The list property.
+ * @param[in]  old_count  The list's count at the start of the range.
+ * @param[out] out        Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EDELETED (obj was deleted,
+ *         or did not exist at the start); #LAR_ECORRUPT (old_count does not fit the
+ *         changes recorded); #LAR_ENOMEM.
+ */
+int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
+                       lar_changeset **out);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -16,7 +16,8 @@
  * and read, iterate and free their results, walk iterators with bindings and
  * batches of odd capacities and strides, sort, make distinct, limit and aggregate
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
- * and raw, close and reopen the file, and damage
+ * and raw, read the change log since versions near a transaction's (a class's, an
+ * object's and a list's changes), close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1113,18 +1114,85 @@ static void op_results_from_keys(state *s, program *p)
     lar_results_free(r);
 }
 
+/* Reads every part of a change set, checking each index is in range of nothing smaller than 0. */
+static void read_changeset(const lar_changeset *cs)
+{
+    for (int part = 0; part < 5; part++) {
+        const size_t *indices;
+        size_t count;
+        int rc = lar_changeset_get(cs, (lar_changeset_part)part, &indices, &count);
+        if (rc) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        volatile size_t sum = 0;
+        for (size_t i = 0; i < count; i++) sum += indices[i];
+        (void)sum;
+    }
+    int empty;
+    int rc = lar_changeset_is_empty(cs, &empty);
+    if (rc) fuzz_consume_error(rc);
+}
+
+/* The change log: changes since a version near the transaction's, what they say about a
+ * class, an object and a list. */
+static void op_changes(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    uint64_t version = 0;
+    int rc = lar_txn_version(txn, how & 0x80 ? NULL : &version);
+    if (rc) fuzz_consume_error(rc);
+    uint64_t from = how & 0x40 ? u64(p) : version - (version ? how % 4 % (version + 1) : 0);
+    lar_changes *c = NULL;
+    rc = lar_changes_read(txn, from, how & 0x20 ? NULL : &c);
+    if (rc) {
+        if (c) abort(); /* no changes on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    lar_class classes[4];
+    size_t count;
+    if ((rc = lar_changes_classes(c, classes, u8(p) % 5, &count))) fuzz_consume_error(rc);
+    lar_class_changes cc;
+    if ((rc = lar_changes_class(c, pick_class(p), &cc))) fuzz_consume_error(rc);
+    else {
+        volatile lar_objkey sum = 0;
+        for (size_t i = 0; i < cc.inserted_count; i++) sum += cc.inserted[i];
+        for (size_t i = 0; i < cc.deleted_count; i++) sum += cc.deleted[i];
+        for (size_t i = 0; i < cc.modified_count; i++) sum += cc.modified[i];
+        (void)sum;
+    }
+    lar_obj obj = pick_obj(s, p);
+    uint32_t props[4];
+    int object_state;
+    if ((rc = lar_changes_object(c, obj, &object_state, props, u8(p) % 5, &count))) fuzz_consume_error(rc);
+    lar_changeset *cs = NULL;
+    rc = lar_list_changeset(c, obj, pick_prop(p), u8(p) % 16, &cs);
+    if (rc) {
+        if (cs) abort();
+        fuzz_consume_error(rc);
+    } else {
+        read_changeset(cs);
+        lar_changeset_free(cs);
+    }
+    uint64_t first, last;
+    if ((rc = lar_changes_range(c, &first, &last))) fuzz_consume_error(rc);
+    lar_changes_free(c);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results, op_results_from_keys,
+    op_query, op_results, op_results_from_keys, op_changes,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results", "results_from_keys",
+    "query", "results", "results_from_keys", "changes",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

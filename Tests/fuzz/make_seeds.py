@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS = range(26)
+    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES = range(27)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -554,6 +554,22 @@ SEEDS["results_from_keys"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
     + results_from_keys(0, 0, [], "name", "name", A_COUNT, how=0x40)
     + results_from_keys(0, 0, [0], "name", "name", A_COUNT, how=0x20)
     + bytes([DELETE, 0, 0, 0]) + results_from_keys(0, 0, [1, 0], "name", "name", A_COUNT) + end(0, COMMIT))
+
+def changes(slot, back, cls, obj, prop_index, old_count, how=0):
+    """Changes since the slot's version minus back: then a class's, an object's and a list's."""
+    return bytes([CHANGES, slot, how | back, 4, cls, obj, 4, prop_index, old_count])
+
+
+# Commits that insert, modify, delete and change a list, then the changes since each version.
+SEEDS["changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, []) + end(0, COMMIT) + begin(1, False) + begin(0, True)
+    + set_value(0, 0, 0, val_str(b"max")) + list_op(0, 0, 2, 4, value=val_int(7))
+    + list_op(0, 0, 2, 4, value=val_int(8)) + list_op(0, 0, 2, 8, 0, 1) + list_op(0, 0, 2, 6, 1, value=val_int(9))
+    + end(0, COMMIT) + begin(2, False) + changes(2, 1, 0, 0, 2, 0) + changes(2, 1, 1, 1, 2, 0)
+    + begin(0, True) + bytes([DELETE, 0, 0, 1]) + end(0, COMMIT) + end(2, RENEW)
+    + changes(2, 2, 1, 1, 2, 2) + changes(2, 3, 0, 0, 2, 0) + changes(1, 0, 0, 0, 0, 0, how=0x40) + bytes(8)
+    + end(1, COMMIT) + end(2, COMMIT))
+
 
 def main():
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")
