@@ -2334,6 +2334,47 @@ void lar_changeset_free(lar_changeset *cs);
  */
 int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
                        lar_changeset **out);
+
+/** @brief Bring a query's result to a newer version, with its change set.
+ *
+ * results must have been computed in a read transaction at some version A by
+ * lar_query_run(query), then sorted by lar_results_sort(sort, sort_count) or
+ * not at all (nothing else: put DISTINCT and LIMIT in the query's text). It is
+ * updated in place to what lar_query_run() and lar_results_sort() would give
+ * in txn (at a version B at or after A), and *out receives Realm's change
+ * set from A to B: an object of the result that was modified in any property
+ * and kept its place is a modification; one whose place among the others
+ * changed is a deletion and an insertion.
+ *
+ * Cost: when the query and the sort read only properties of the class itself
+ * (no key path through a link, no backlinks, no subquery, no DISTINCT or
+ * LIMIT) and few objects of the class changed, only the changed objects are
+ * read: each is found in the old order by binary search, its old sort keys
+ * read through old_txn (without old_txn, the old keys are scanned, which is
+ * cheap but grows with the result), then checked against the query and placed
+ * among the unchanged objects by binary search; the keys between the first
+ * and last place that changed move. Otherwise the query runs again at B and the
+ * keys are compared; then changes reached through links move objects but are
+ * not reported as modifications.
+ *
+ * The changes come from the change log (see @ref changelog): keep a read
+ * transaction at A open until the update, as old_txn or otherwise.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]     old_txn     NULL, or an active read transaction at version A.
+ * @param[in]     txn         An active read transaction at version B >= A.
+ * @param[in]     query       The query results was computed by, all arguments bound.
+ * @param[in]     sort        sort_count descriptors, as given to lar_results_sort(); NULL when 0.
+ * @param[in]     sort_count  Up to 256.
+ * @param[in,out] results     The result at A; at B on success, unchanged on failure.
+ * @param[out]    out         Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, a query, txn or old_txn of another
+ *         environment or class, old_txn not at A, txn older than A, a bad key path);
+ *         #LAR_EMISUSE (txn a write transaction, results computed in one, an ended
+ *         transaction); #LAR_ENOTFOUND (the log no longer holds the changes after
+ *         A); #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const lar_sort_descriptor *sort,
+                       size_t sort_count, lar_results *results, lar_changeset **out);
 /** @} */
 
 #ifdef __cplusplus

@@ -23,49 +23,56 @@ static change_notes *notes_of(lar_txn *txn)
     return cache->data;
 }
 
-/* The notes of obj's class in txn's write; NULL (poisoning txn) when out of memory. */
-static class_notes *class_of(lar_txn *txn, lar_class cls)
-{
-    change_notes *all = notes_of(txn);
-    if (all && cls < all->class_capacity && all->classes[cls]) return all->classes[cls];
-    const schema_class *c = schema_class_at(txn->schema, cls);
-    class_notes *notes = all ? notes_class(all, cls, c ? c->property_count : 0) : NULL;
-    if (!notes) txn_poison(txn);
-    return notes;
-}
-
 static int settle(lar_txn *txn, int err)
 {
-    if (err) {
-        txn_poison(txn);
-        return lar_fail(LAR_ENOMEM, "out of memory recording changes");
+    if (!err) return LAR_OK;
+    txn_poison(txn);
+    return lar_fail(LAR_ENOMEM, "out of memory recording changes");
+}
+
+/* The notes of class cls in txn's write (poisoning txn when out of memory); *out NULL
+ * without a log to write them to. */
+static int class_of(lar_txn *txn, lar_class cls, class_notes **out)
+{
+    *out = NULL;
+    if (!txn->env->has_history) return LAR_OK;
+    change_notes *all = notes_of(txn);
+    if (all && cls < all->class_capacity && all->classes[cls]) {
+        *out = all->classes[cls];
+        return LAR_OK;
     }
-    return LAR_OK;
+    const schema_class *c = schema_class_at(txn->schema, cls);
+    *out = all ? notes_class(all, cls, c ? c->property_count : 0) : NULL;
+    return settle(txn, *out ? LAR_OK : LAR_ENOMEM);
 }
 
 int changes_insert(lar_txn *txn, lar_obj obj)
 {
-    class_notes *c = class_of(txn, obj.cls);
-    return c ? settle(txn, notes_insert(c, obj.key)) : LAR_ENOMEM;
+    class_notes *c;
+    int err = class_of(txn, obj.cls, &c);
+    return err || !c ? err : settle(txn, notes_insert(c, obj.key));
 }
 
 int changes_delete(lar_txn *txn, lar_obj obj)
 {
-    class_notes *c = class_of(txn, obj.cls);
-    return c ? settle(txn, notes_delete(c, obj.key)) : LAR_ENOMEM;
+    class_notes *c;
+    int err = class_of(txn, obj.cls, &c);
+    return err || !c ? err : settle(txn, notes_delete(c, obj.key));
 }
 
 int changes_modify(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
-    class_notes *c = class_of(txn, obj.cls);
-    return c ? settle(txn, notes_modify(c, obj.key, prop)) : LAR_ENOMEM;
+    class_notes *c;
+    int err = class_of(txn, obj.cls, &c);
+    return err || !c ? err : settle(txn, notes_modify(c, obj.key, prop));
 }
 
 int changes_list(lar_txn *txn, lar_obj obj, uint32_t prop, list_op_kind kind, uint64_t index, uint64_t arg)
 {
-    class_notes *c = class_of(txn, obj.cls);
+    class_notes *c;
+    int err = class_of(txn, obj.cls, &c);
     list_op op = {index, arg, kind};
-    return c ? settle(txn, notes_list(c, obj.key, prop, &op)) : LAR_ENOMEM;
+    return err || !c ? err : settle(txn, notes_list(c, obj.key, prop, &op));
 }
 
 /* Deletes the entries up to version limit (never the floor), and raises the floor to
@@ -101,7 +108,7 @@ static int flush(lar_txn *txn)
 {
     change_notes *all = txn->caches[TXN_CACHE_CHANGES].data;
     lar_env *env = txn->env;
-    if (!all->any || !env->has_history) return LAR_OK;
+    if (!all->any) return LAR_OK;
     byte_buffer entry = {0};
     int err = entry_encode(all, &entry);
     uint64_t version = kv_txn_id(txn);

@@ -17,7 +17,8 @@
  * batches of odd capacities and strides, sort, make distinct, limit and aggregate
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
  * and raw, read the change log since versions near a transaction's (a class's, an
- * object's and a list's changes), close and reopen the file, and damage
+ * object's and a list's changes), bring kept results to newer versions with their
+ * change sets, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1181,18 +1182,48 @@ static void op_changes(state *s, program *p)
     lar_changes_free(c);
 }
 
+/* A kept result brought to a transaction's version by a query (of its class or not) and
+ * a sort, from another transaction's version or without one. */
+static void op_results_update(state *s, program *p)
+{
+    lar_results *r = s->results[u8(p) % RESULTS];
+    uint8_t how = u8(p);
+    lar_txn *old_txn = how & 0x80 ? NULL : pick_txn(s, p);
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    const char *text = QUERY_TEXTS[u8(p) % (sizeof QUERY_TEXTS / sizeof *QUERY_TEXTS)];
+    lar_value arg = take_value(s, p);
+    lar_sort_descriptor by = {take_key_path(p), how & 1};
+    lar_query *q = NULL;
+    size_t args = 0;
+    int rc = lar_query_parse(s->env, cls, text, &q);
+    if (!rc) rc = lar_query_argument_count(q, &args);
+    lar_query_arg bound = {.kind = LAR_QUERY_ARG_VALUE, .value = arg};
+    if (!rc && args == 1) rc = lar_query_bind(q, &bound, 1);
+    lar_changeset *cs = NULL;
+    if (!rc) rc = lar_results_update(old_txn, txn, q, how & 0x40 ? NULL : &by, how & 0x20 ? 1 : 0, r, &cs);
+    if (rc) {
+        if (cs) abort(); /* no change set on failure */
+        fuzz_consume_error(rc);
+    } else {
+        read_changeset(cs);
+        lar_changeset_free(cs);
+    }
+    lar_query_free(q);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results, op_results_from_keys, op_changes,
+    op_query, op_results, op_results_from_keys, op_changes, op_results_update,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results", "results_from_keys", "changes",
+    "query", "results", "results_from_keys", "changes", "results_update",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 
