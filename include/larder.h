@@ -2377,6 +2377,62 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
                        size_t sort_count, lar_results *results, lar_changeset **out);
 /** @} */
 
+/** @defgroup watch Watching for commits
+ *  A watch tells when any process (this one included) has committed to the
+ *  file: it watches the data file with inotify (every commit writes it) and
+ *  confirms with the file's last committed version, so it never wakes for a
+ *  write that did not commit and never busy-polls. Linux only: elsewhere
+ *  lar_watch_open() fails with #LAR_ENOTSUP. A watch is used by one thread at
+ *  a time; close it before closing its environment.
+ *  @{
+ */
+/** A watch on an environment's file. */
+typedef struct lar_watch lar_watch;
+
+/** @brief Start watching for commits.
+ *
+ * The watch remembers the file's current version (lar_env_version()); a later
+ * commit is one after it.
+ * Ownership: the caller owns *out and closes it with lar_watch_close().
+ * @param[in]  env  An open environment.
+ * @param[out] out  Receives the watch; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EBUSY (the system's
+ *         inotify limits are reached); #LAR_EIO; #LAR_ENOTSUP (no inotify);
+ *         #LAR_ENOMEM.
+ */
+int lar_watch_open(lar_env *env, lar_watch **out);
+
+/** @brief A file descriptor that becomes readable when the file is written.
+ *
+ * For an event loop (poll, epoll, a DispatchSource): when it is readable, call
+ * lar_watch_wait() with a timeout of 0, which drains it and tells whether a
+ * commit happened. Do not read or close it yourself.
+ * @param[in]  watch  A watch.
+ * @param[out] out    Receives the descriptor, valid until the watch is closed.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_watch_fd(const lar_watch *watch, int *out);
+
+/** @brief Wait until some process commits.
+ *
+ * Returns as soon as the file's last committed version is past the last one
+ * this watch reported (or saw at open), sleeping in poll() meanwhile.
+ * @param[in]  watch       A watch.
+ * @param[in]  timeout_ms  The longest wait, in milliseconds: 0 only checks, a
+ *                         negative value waits as long as it takes.
+ * @param[out] version     Receives the new version.
+ * @return #LAR_OK with *version; #LAR_ENOTFOUND when the time ran out with no
+ *         commit (the last error is not set); #LAR_EINVAL (NULL argument);
+ *         #LAR_EIO.
+ */
+int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version);
+
+/** @brief Stop watching.
+ * @param[in] watch  A watch, or NULL.
+ */
+void lar_watch_close(lar_watch *watch);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,7 +18,7 @@
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
  * and raw, read the change log since versions near a transaction's (a class's, an
  * object's and a list's changes), bring kept results to newer versions with their
- * change sets, close and reopen the file, and damage
+ * change sets, watch for commits, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1212,18 +1212,37 @@ static void op_results_update(state *s, program *p)
     lar_query_free(q);
 }
 
+/* A watch for commits: opened, its descriptor read, waited on briefly, closed. */
+static void op_watch(state *s, program *p)
+{
+    uint8_t how = u8(p);
+    lar_watch *w = NULL;
+    int rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
+    if (rc) {
+        if (w) abort(); /* no watch on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    int fd;
+    if ((rc = lar_watch_fd(w, how & 0x20 ? NULL : &fd))) fuzz_consume_error(rc);
+    uint64_t version;
+    rc = lar_watch_wait(w, how & 1, how & 0x10 ? NULL : &version);
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+    lar_watch_close(w);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results, op_results_from_keys, op_changes, op_results_update,
+    op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results", "results_from_keys", "changes", "results_update",
+    "query", "results", "results_from_keys", "changes", "results_update", "watch",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 
