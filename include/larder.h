@@ -2375,6 +2375,67 @@ int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, s
  */
 int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const lar_sort_descriptor *sort,
                        size_t sort_count, lar_results *results, lar_changeset **out);
+
+/** @brief The change set of a set property between two snapshots.
+ *
+ * Positions are in the set's order (lar_set_list()) at each version: deletions
+ * of the elements at old_txn that txn lacks, insertions of those at txn that
+ * old_txn lacks; elements in both keep their relative order, and a set has no
+ * modifications. Each side is walked and each element looked up in the other
+ * (O(n log n)); with changes (covering the versions between the two
+ * snapshots), an unchanged property costs nothing.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]  old_txn  An active read transaction at the older version.
+ * @param[in]  txn      An active read transaction at the newer one.
+ * @param[in]  changes  The changes between them (lar_changes_read()), or NULL.
+ * @param[in]  obj      The set's owner, at both versions.
+ * @param[in]  prop     A set property.
+ * @param[out] out      Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, transactions of different
+ *         environments, not a set property); #LAR_EDELETED (obj does not exist at
+ *         both versions); #LAR_EMISUSE; #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_set_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                      lar_changeset **out);
+
+/** The changes of a map (Realm's RealmMapChange): keys. */
+typedef struct lar_map_changes lar_map_changes;
+
+/** @brief The changes of a map property between two snapshots.
+ *
+ * Deletions are the keys at old_txn that txn lacks, insertions the keys at txn
+ * that old_txn lacks, modifications the keys at both whose values differ (a
+ * nested collection counts as changed whenever the property changed; a link
+ * counts when its object was modified, given changes). Each side is walked and
+ * each key looked up in the other (O(n log n)).
+ * Ownership: the caller owns *out and frees it with lar_map_changes_free(); its
+ * keys are copies (followed by a NUL byte) that live as long as it.
+ * @param[in]  old_txn  An active read transaction at the older version.
+ * @param[in]  txn      An active read transaction at the newer one.
+ * @param[in]  changes  The changes between them (lar_changes_read()), or NULL.
+ * @param[in]  obj      The map's owner, at both versions.
+ * @param[in]  prop     A map property.
+ * @param[out] out      Receives the changes; NULL on failure.
+ * @return As lar_set_changeset() (#LAR_EINVAL also for a property that is no map).
+ */
+int lar_map_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                      lar_map_changes **out);
+
+/** @brief The keys of one part of a map's changes, in key order.
+ * @param[in]  changes  A map's changes.
+ * @param[in]  part     #LAR_CHANGESET_DELETIONS, #LAR_CHANGESET_INSERTIONS or
+ *                      #LAR_CHANGESET_MODIFICATIONS.
+ * @param[out] keys     Receives the keys (NULL when there are none), owned by changes.
+ * @param[out] count    Receives their number.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, another part).
+ */
+int lar_map_changes_get(const lar_map_changes *changes, lar_changeset_part part, const lar_string **keys,
+                        size_t *count);
+
+/** @brief Free a map's changes.
+ * @param[in] changes  Changes from lar_map_changeset(), or NULL.
+ */
+void lar_map_changes_free(lar_map_changes *changes);
 /** @} */
 
 /** @defgroup watch Watching for commits

@@ -316,3 +316,177 @@ TEST(changesets_refuse_bad_arguments)
     lar_query_free(q);
     close_env(s.env);
 }
+
+/* ---- sets and maps between two snapshots ---- */
+
+/* Owner {scores: Set<Int>, attrs: [String: Int], pet: [String: Pet?]}, Pet {name}. */
+typedef struct keyed {
+    lar_env *env;
+    lar_class owner, pet;
+    uint32_t scores, attrs, pets, pet_name;
+} keyed;
+
+static keyed keyed_setup(void)
+{
+    keyed k;
+    k.env = open_env(test_db_path(NULL));
+    lar_property_def owner[] = {
+        {"scores", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL, NULL},
+        {"attrs", LAR_TYPE_INT, LAR_COLLECTION_MAP, 0, NULL, NULL},
+        {"pets", LAR_TYPE_LINK, LAR_COLLECTION_MAP, LAR_PROP_OPTIONAL, "Pet", NULL},
+    };
+    lar_property_def pet[] = {PROP("name", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Owner", owner), CLASS_DEF("Pet", pet)};
+    CHECK_OK(lar_schema_apply(k.env, classes, 2, 1));
+    k.owner = class_id(k.env, "Owner");
+    k.pet = class_id(k.env, "Pet");
+    k.scores = prop_id(k.env, k.owner, "scores");
+    k.attrs = prop_id(k.env, k.owner, "attrs");
+    k.pets = prop_id(k.env, k.owner, "pets");
+    k.pet_name = prop_id(k.env, k.pet, "name");
+    return k;
+}
+
+static size_t set_ints(lar_txn *txn, lar_obj obj, uint32_t prop, int64_t *out)
+{
+    size_t total = 0, count;
+    lar_value batch[16], after;
+    int rc;
+    while ((rc = lar_set_list(txn, obj, prop, total ? &after : NULL, batch, 16, &count)) == LAR_OK) {
+        for (size_t i = 0; i < count; i++) out[total++] = batch[i].as.integer;
+        after = batch[count - 1];
+    }
+    CHECK_EQ(rc, LAR_ENOTFOUND);
+    return total;
+}
+
+static bool has_int(const int64_t *values, size_t n, int64_t v)
+{
+    for (size_t i = 0; i < n; i++)
+        if (values[i] == v) return true;
+    return false;
+}
+
+TEST(changesets_of_sets_and_maps_match_the_snapshots)
+{
+    keyed k = keyed_setup();
+    lar_txn *txn = begin_write(k.env);
+    lar_obj owner;
+    CHECK_OK(lar_obj_create(txn, k.owner, NULL, 0, &owner));
+    commit_txn(txn);
+    srand(1418);
+    int64_t old_set[64], new_set[64];
+    for (int round = 0; round < 40; round++) {
+        lar_txn *before = begin_read(k.env);
+        uint64_t from;
+        CHECK_OK(lar_txn_version(before, &from));
+        txn = begin_write(k.env);
+        for (int o = rand() % 6; o >= 0; o--) {
+            lar_value v = val_int(rand() % 40);
+            char name[16];
+            snprintf(name, sizeof name, "k%d", rand() % 12);
+            lar_string key = {name, strlen(name)};
+            switch (rand() % 4) {
+            case 0: CHECK_OK(lar_set_insert(txn, owner, k.scores, &v, NULL)); break;
+            case 1: CHECK_OK(lar_set_remove(txn, owner, k.scores, &v, NULL)); break;
+            case 2: CHECK_OK(lar_map_put(txn, owner, k.attrs, &key, &v)); break;
+            default: CHECK_OK(lar_map_remove(txn, owner, k.attrs, &key, NULL)); break;
+            }
+        }
+        commit_txn(txn);
+        lar_txn *after = begin_read(k.env);
+        lar_changes *ch;
+        CHECK_OK(lar_changes_read(after, from, &ch));
+        size_t old_n = set_ints(before, owner, k.scores, old_set), new_n = set_ints(after, owner, k.scores, new_set);
+        lar_changeset *cs;
+        CHECK_OK(lar_set_changeset(before, after, round % 2 ? ch : NULL, owner, k.scores, &cs));
+        const size_t *del, *ins;
+        size_t nd = part(cs, LAR_CHANGESET_DELETIONS, &del), ni = part(cs, LAR_CHANGESET_INSERTIONS, &ins);
+        CHECK_EQ(old_n - nd + ni, new_n);
+        for (size_t i = 0, d = 0; i < old_n; i++) {
+            bool gone = d < nd && del[d] == i;
+            d += gone;
+            CHECK_EQ(gone, !has_int(new_set, new_n, old_set[i]));
+        }
+        for (size_t i = 0, n = 0; i < new_n; i++) {
+            bool came = n < ni && ins[n] == i;
+            n += came;
+            CHECK_EQ(came, !has_int(old_set, old_n, new_set[i]));
+        }
+        lar_changeset_free(cs);
+
+        lar_map_changes *mc;
+        CHECK_OK(lar_map_changeset(before, after, ch, owner, k.attrs, &mc));
+        for (int key_i = 0; key_i < 12; key_i++) {
+            char name[16];
+            snprintf(name, sizeof name, "k%d", key_i);
+            lar_string key = {name, strlen(name)};
+            lar_value was, is;
+            int rc_old = lar_map_get(before, owner, k.attrs, &key, &was), rc_new = lar_map_get(after, owner, k.attrs, &key, &is);
+            int expected = rc_old && !rc_new ? LAR_CHANGESET_INSERTIONS
+                           : !rc_old && rc_new ? LAR_CHANGESET_DELETIONS
+                           : !rc_old && !rc_new && was.as.integer != is.as.integer ? LAR_CHANGESET_MODIFICATIONS : -1;
+            for (int p = 0; p < 3; p++) {
+                const lar_string *keys;
+                size_t count;
+                CHECK_OK(lar_map_changes_get(mc, (lar_changeset_part)p, &keys, &count));
+                bool listed = false;
+                for (size_t i = 0; i < count; i++) listed |= keys[i].size == key.size && !memcmp(keys[i].data, name, key.size);
+                CHECK_EQ(listed, p == expected);
+            }
+        }
+        lar_map_changes_free(mc);
+        lar_changes_free(ch);
+        commit_txn(before);
+        commit_txn(after);
+    }
+    close_env(k.env);
+}
+
+TEST(changesets_of_a_map_of_objects_name_the_modified_ones)
+{
+    keyed k = keyed_setup();
+    lar_txn *txn = begin_write(k.env);
+    lar_obj owner, rex;
+    CHECK_OK(lar_obj_create(txn, k.owner, NULL, 0, &owner));
+    lar_value name = val_str("rex");
+    CHECK_OK(lar_obj_create(txn, k.pet, &name, 1, &rex));
+    lar_value link = {.type = LAR_TYPE_LINK, .as.link = rex};
+    lar_string key = {"best", 4};
+    CHECK_OK(lar_map_put(txn, owner, k.pets, &key, &link));
+    commit_txn(txn);
+    lar_txn *before = begin_read(k.env);
+    uint64_t from;
+    CHECK_OK(lar_txn_version(before, &from));
+    txn = begin_write(k.env);
+    lar_value renamed = val_str("max");
+    CHECK_OK(lar_obj_set(txn, rex, k.pet_name, &renamed));
+    commit_txn(txn);
+    lar_txn *after = begin_read(k.env);
+    lar_changes *ch;
+    CHECK_OK(lar_changes_read(after, from, &ch));
+    lar_map_changes *mc;
+    CHECK_OK(lar_map_changeset(before, after, ch, owner, k.pets, &mc));
+    const lar_string *keys;
+    size_t count;
+    CHECK_OK(lar_map_changes_get(mc, LAR_CHANGESET_MODIFICATIONS, &keys, &count));
+    CHECK_EQ(count, 1);
+    CHECK_STR(keys[0].data, "best");
+    CHECK_RC(lar_map_changes_get(mc, LAR_CHANGESET_MODIFICATIONS_NEW, &keys, &count), LAR_EINVAL);
+    CHECK_RC(lar_map_changes_get(NULL, LAR_CHANGESET_DELETIONS, &keys, &count), LAR_EINVAL);
+    lar_map_changes_free(mc);
+    lar_map_changes_free(NULL);
+    /* Bad arguments. */
+    lar_changeset *cs;
+    CHECK_RC(lar_set_changeset(before, after, ch, owner, k.attrs, &cs), LAR_EINVAL); /* not a set */
+    CHECK_RC(lar_map_changeset(before, after, ch, owner, k.scores, &mc), LAR_EINVAL); /* not a map */
+    CHECK_RC(lar_set_changeset(NULL, after, ch, owner, k.scores, &cs), LAR_EINVAL);
+    CHECK_RC(lar_set_changeset(before, after, ch, owner, k.scores, NULL), LAR_EINVAL);
+    CHECK_RC(lar_map_changeset(before, NULL, ch, owner, k.attrs, &mc), LAR_EINVAL);
+    CHECK_RC(lar_map_changeset(before, after, ch, owner, k.attrs, NULL), LAR_EINVAL);
+    CHECK_RC(lar_map_changeset(before, after, ch, rex, k.attrs, &mc), LAR_EINVAL); /* a Pet has no such map */
+    lar_changes_free(ch);
+    commit_txn(before);
+    commit_txn(after);
+    close_env(k.env);
+}

@@ -18,7 +18,8 @@
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
  * and raw, read the change log since versions near a transaction's (a class's, an
  * object's and a list's changes), bring kept results to newer versions with their
- * change sets, watch for commits, close and reopen the file, and damage
+ * change sets, compare sets and maps between two transactions, watch for commits,
+ * close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1212,6 +1213,52 @@ static void op_results_update(state *s, program *p)
     lar_query_free(q);
 }
 
+/* A set's and a map's changes between two transactions, with the log's changes or without. */
+static void op_keyed_changes(state *s, program *p)
+{
+    lar_txn *old_txn = pick_txn(s, p), *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    lar_changes *c = NULL;
+    uint64_t version = 0;
+    int rc = LAR_OK;
+    if (how & 0x80) {
+        if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
+        if (!rc && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
+    }
+    lar_changeset *cs = NULL;
+    rc = lar_set_changeset(old_txn, txn, c, obj, prop, how & 0x40 ? NULL : &cs);
+    if (rc) {
+        if (cs) abort();
+        fuzz_consume_error(rc);
+    } else {
+        read_changeset(cs);
+        lar_changeset_free(cs);
+    }
+    lar_map_changes *mc = NULL;
+    rc = lar_map_changeset(old_txn, txn, c, obj, prop, how & 0x20 ? NULL : &mc);
+    if (rc) {
+        if (mc) abort();
+        fuzz_consume_error(rc);
+    } else {
+        for (int part = 0; part < 4; part++) {
+            const lar_string *keys;
+            size_t count;
+            if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
+                fuzz_consume_error(rc);
+                continue;
+            }
+            for (size_t i = 0; i < count; i++) {
+                lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
+                fuzz_consume_value(&key); /* every byte and the NUL after them */
+            }
+        }
+        lar_map_changes_free(mc);
+    }
+    lar_changes_free(c);
+}
+
 /* A watch for commits: opened, its descriptor read, waited on briefly, closed. */
 static void op_watch(state *s, program *p)
 {
@@ -1236,13 +1283,13 @@ static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch,
+    op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results", "results_from_keys", "changes", "results_update", "watch",
+    "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH = range(29)
+    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES = range(30)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -587,6 +587,14 @@ SEEDS["results_update"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
     + results_update(1, 1, 2, 0, 0, 0, how=0x20) + results_update(2, 1, 2, 0, 1, 0, how=0x80)
     + results_update(1, 2, 2, 0, 4, 0) + results_update(0, 1, 2, 1, 0, 0)
     + end(1, COMMIT) + end(2, COMMIT))
+
+
+# A Person's set and map of Dogs changed between two snapshots, compared with and without the log.
+SEEDS["keyed_changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, []) + end(0, COMMIT) + begin(1, False) + begin(0, True)
+    + set_op(0, 1, 1, 3, 3, 2, value=val_link(0)) + map_op(0, 1, 4, 2, value=val_link(0)) + end(0, COMMIT)
+    + begin(2, False) + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 3, KEYED_CHANGES, 1, 2, 0, 1, 4])
+    + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 4]) + end(1, COMMIT) + end(2, COMMIT))
 
 
 # Watches opened before and after a commit, waited on for a millisecond or not at all.
