@@ -112,17 +112,6 @@ static int check_new(placing *pl, plan *p, changed *c, bool *matches)
     return read_keys(u->txn, &u->order, c->key, c->values);
 }
 
-static bool is_removed(const placing *pl, size_t position)
-{
-    size_t lo = 0, hi = pl->removed_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pl->removed[mid] < position) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo < pl->removed_count && pl->removed[lo] == position;
-}
-
 /* How many removed positions lie below position. */
 static size_t removed_below(const placing *pl, size_t position)
 {
@@ -133,6 +122,12 @@ static size_t removed_below(const placing *pl, size_t position)
         else hi = mid;
     }
     return lo;
+}
+
+static bool is_removed(const placing *pl, size_t position)
+{
+    size_t at = removed_below(pl, position);
+    return at < pl->removed_count && pl->removed[at] == position;
 }
 
 /* c's slot among the old positions: every unchanged object before it sorts before it

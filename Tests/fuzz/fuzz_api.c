@@ -1136,6 +1136,18 @@ static void read_changeset(const lar_changeset *cs)
     if (rc) fuzz_consume_error(rc);
 }
 
+/* What a call that makes a change set returned: its error, or the change set, read and freed. */
+static void consume_changeset(int rc, lar_changeset *cs)
+{
+    if (rc) {
+        if (cs) abort(); /* no change set on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    read_changeset(cs);
+    lar_changeset_free(cs);
+}
+
 /* The change log: changes since a version near the transaction's, what they say about a
  * class, an object and a list. */
 static void op_changes(state *s, program *p)
@@ -1171,13 +1183,7 @@ static void op_changes(state *s, program *p)
     if ((rc = lar_changes_object(c, obj, &object_state, props, u8(p) % 5, &count))) fuzz_consume_error(rc);
     lar_changeset *cs = NULL;
     rc = lar_list_changeset(c, obj, pick_prop(p), u8(p) % 16, &cs);
-    if (rc) {
-        if (cs) abort();
-        fuzz_consume_error(rc);
-    } else {
-        read_changeset(cs);
-        lar_changeset_free(cs);
-    }
+    consume_changeset(rc, cs);
     uint64_t first, last;
     if ((rc = lar_changes_range(c, &first, &last))) fuzz_consume_error(rc);
     lar_changes_free(c);
@@ -1203,13 +1209,7 @@ static void op_results_update(state *s, program *p)
     if (!rc && args == 1) rc = lar_query_bind(q, &bound, 1);
     lar_changeset *cs = NULL;
     if (!rc) rc = lar_results_update(old_txn, txn, q, how & 0x40 ? NULL : &by, how & 0x20 ? 1 : 0, r, &cs);
-    if (rc) {
-        if (cs) abort(); /* no change set on failure */
-        fuzz_consume_error(rc);
-    } else {
-        read_changeset(cs);
-        lar_changeset_free(cs);
-    }
+    consume_changeset(rc, cs);
     lar_query_free(q);
 }
 
@@ -1229,13 +1229,7 @@ static void op_keyed_changes(state *s, program *p)
     }
     lar_changeset *cs = NULL;
     rc = lar_set_changeset(old_txn, txn, c, obj, prop, how & 0x40 ? NULL : &cs);
-    if (rc) {
-        if (cs) abort();
-        fuzz_consume_error(rc);
-    } else {
-        read_changeset(cs);
-        lar_changeset_free(cs);
-    }
+    consume_changeset(rc, cs);
     lar_map_changes *mc = NULL;
     rc = lar_map_changeset(old_txn, txn, c, obj, prop, how & 0x20 ? NULL : &mc);
     if (rc) {
