@@ -2351,7 +2351,8 @@ int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, s
  * LIMIT) and few objects of the class changed, only the changed objects are
  * read: each is found in the old order by binary search, its old sort keys
  * read through old_txn (without old_txn, the old keys are scanned, which is
- * cheap but grows with the result), then checked against the query and placed
+ * cheap but grows with the result, and more than 16 changed objects run the
+ * query again), then checked against the query and placed
  * among the unchanged objects by binary search; the keys between the first
  * and last place that changed move. Otherwise the query runs again at B and the
  * keys are compared; then changes reached through links move objects but are

@@ -12,6 +12,9 @@
 
 /* More changed objects than this (and than 1/8 of the result) run the query again. */
 #define FEW_CHANGES 64
+/* Without the old snapshot, a sorted result's old places are found by scanning its keys:
+ * more changed objects than this run the query again. */
+#define FEW_SCANS 16
 
 typedef struct changed {
     lar_objkey key;
@@ -218,9 +221,9 @@ static int rewrite(placing *pl)
         first = pl->removed[0];
         end = pl->removed[pl->removed_count - 1] + 1;
     }
-    if (pl->entering_count) {
-        if (pl->entering[0]->slot < first) first = pl->entering[0]->slot;
-        if (pl->entering[pl->entering_count - 1]->slot > end) end = pl->entering[pl->entering_count - 1]->slot;
+    for (size_t e = 0; e < pl->entering_count; e++) { /* ascending, unless the result was not in its order */
+        if (pl->entering[e]->slot < first) first = pl->entering[e]->slot;
+        if (pl->entering[e]->slot > end) end = pl->entering[e]->slot;
     }
     size_t span = end - first, new_count = r->count - pl->removed_count + pl->entering_count;
     lar_objkey *old_span = malloc((span ? span : 1) * sizeof *old_span);
@@ -395,6 +398,7 @@ static int run_update(update *u, lar_changeset *cs)
     if (!err && !u->cls) err = lar_fail(LAR_EINVAL, "the result's class is not in this transaction's schema");
     size_t touched = u->changes.inserted_count + u->changes.deleted_count + u->changes.modified_count;
     bool few = touched <= FEW_CHANGES || touched <= u->results->count / 8;
+    if (!u->old_txn && u->order.width) few = touched <= FEW_SCANS; /* each changed object scans the keys */
     plan *p = NULL;
     if (!err && plain && few && u->order.own_properties) err = plan_compile(u->txn, u->query, &p);
     if (!err) err = p && !plan_reads_other_rows(p) ? update_in_place(u, p, cs) : update_by_diff(u, cs);
