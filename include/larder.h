@@ -2173,6 +2173,352 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
                           lar_value *out);
 /** @} */
 
+/** @defgroup changelog Change log
+ *  Every commit that changes objects stores one entry in the file's change log,
+ *  keyed by its version: which objects of each class it inserted, deleted and
+ *  modified, which properties of each modified object changed (a list, set,
+ *  map or mixed property counts as changed when its contents did, and a link
+ *  nulled because its target was deleted counts too), and the element changes
+ *  of lists. Objects deleted by a cascade, embedded objects deleted with their
+ *  owner and links removed from lists by a delete are all recorded.
+ *
+ *  A version is the LMDB transaction id of a commit; a snapshot's version is
+ *  the last commit it sees. The log keeps the entries after the oldest version
+ *  any live reader (of any process) sees: each commit deletes older entries,
+ *  so the file does not grow with the log. To read the changes after version
+ *  A later, keep a read transaction at A open (or any transaction at A or
+ *  earlier) until then.
+ *
+ *  A file written before the log existed gets its log at its first writable
+ *  open (no format change: a file without the log simply has no history
+ *  before that); opened only read-only, it has none (#LAR_ENOTFOUND).
+ *  @{
+ */
+
+/** @brief The version of a transaction's snapshot.
+ *
+ * For a read transaction, the version of the last commit it sees; for a write
+ * transaction, the version its commit will have.
+ * @param[in]  txn  An active transaction.
+ * @param[out] out  Receives the version.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EMISUSE (ended or failed
+ *         transaction).
+ */
+int lar_txn_version(lar_txn *txn, uint64_t *out);
+
+/** @brief The file's last committed version, by any process, without a transaction.
+ * @param[in]  env  An environment.
+ * @param[out] out  Receives the version.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EIO.
+ */
+int lar_env_version(lar_env *env, uint64_t *out);
+
+/** The changes of the commits in a range of versions, folded together. */
+typedef struct lar_changes lar_changes;
+
+/** @brief Read the changes committed after a version, up to a transaction's.
+ *
+ * Folds the log's entries of the versions after from_version, up to txn's
+ * version (a write transaction's own changes, not committed yet, are not
+ * included), into one account: an object inserted and then deleted in the
+ * range does not appear; one modified and then deleted is deleted; one
+ * inserted and then modified is inserted.
+ * Ownership: the caller owns *out and frees it with lar_changes_free(); it is
+ * plain data, valid after txn ends, readable from any thread one at a time.
+ * @param[in]  txn           An active transaction.
+ * @param[in]  from_version  A version at or before txn's.
+ * @param[out] out           Receives the changes; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, from_version after txn's
+ *         version); #LAR_ENOTFOUND (the log no longer holds every commit after
+ *         from_version: no reader kept it, or the file has no log);
+ *         #LAR_EMISUSE; #LAR_ECORRUPT (a damaged entry); #LAR_ENOMEM.
+ */
+int lar_changes_read(lar_txn *txn, uint64_t from_version, lar_changes **out);
+
+/** @brief Free changes.
+ * @param[in] changes  Changes from lar_changes_read(), or NULL.
+ */
+void lar_changes_free(lar_changes *changes);
+
+/** @brief The versions changes covers: the commits after *from, up to *to.
+ * @param[in]  changes  Changes.
+ * @param[out] from     Receives the first version (may be NULL).
+ * @param[out] to       Receives the last version (may be NULL).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes).
+ */
+int lar_changes_range(const lar_changes *changes, uint64_t *from, uint64_t *to);
+
+/** @brief The classes with inserted, deleted or modified objects, ascending.
+ * @param[in]  changes   Changes.
+ * @param[out] out       Receives up to capacity classes; may be NULL when capacity is 0.
+ * @param[in]  capacity  Room in out.
+ * @param[out] count     Receives how many classes changed (may exceed capacity).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes or count, NULL out with a capacity).
+ */
+int lar_changes_classes(const lar_changes *changes, lar_class *out, size_t capacity, size_t *count);
+
+/** The changed objects of one class. A key deleted and created again in the
+ *  range (an int primary key reused) is in both deleted and inserted. */
+typedef struct lar_class_changes {
+    const lar_objkey *inserted;   /**< Ascending: objects that exist at the end, not at the start. */
+    size_t inserted_count;
+    const lar_objkey *deleted;    /**< Ascending: objects that existed at the start, not at the end. */
+    size_t deleted_count;
+    const lar_objkey *modified;   /**< Ascending: objects at both ends with a property changed. */
+    size_t modified_count;
+} lar_class_changes;
+
+/** @brief The changed objects of one class.
+ *
+ * Ownership: the arrays belong to changes and live until it is freed.
+ * @param[in]  changes  Changes.
+ * @param[in]  cls      Any class id (one without changes, or unknown, gives empty arrays).
+ * @param[out] out      Receives the arrays (NULL with a count of 0 when empty).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_changes_class(const lar_changes *changes, lar_class cls, lar_class_changes *out);
+
+#define LAR_OBJECT_UNCHANGED 0 /**< lar_changes_object(): neither inserted, deleted nor modified. */
+#define LAR_OBJECT_INSERTED 1  /**< lar_changes_object(): did not exist at the start. */
+#define LAR_OBJECT_DELETED 2   /**< lar_changes_object(): the object of the start was deleted. */
+#define LAR_OBJECT_MODIFIED 3  /**< lar_changes_object(): some of its properties changed. */
+
+/** @brief What happened to one object, and which of its properties changed.
+ *
+ * @param[in]  changes   Changes.
+ * @param[in]  obj       Any object.
+ * @param[out] state     Receives a LAR_OBJECT_* state.
+ * @param[out] props     Receives up to capacity property indices, ascending (for
+ *                       #LAR_OBJECT_MODIFIED); may be NULL when capacity is 0.
+ * @param[in]  capacity  Room in props.
+ * @param[out] count     Receives how many properties changed (may exceed capacity).
+ * @return #LAR_OK, or #LAR_EINVAL (NULL changes, state or count, NULL props with a
+ *         capacity).
+ */
+int lar_changes_object(const lar_changes *changes, lar_obj obj, int *state, uint32_t *props, size_t capacity,
+                       size_t *count);
+/** @} */
+
+/** @defgroup changesets Change sets
+ *  Realm's fine-grained change set of an ordered collection between two
+ *  versions: deletions (positions in the old collection), insertions
+ *  (positions in the new one) and modifications (old positions of the objects
+ *  or elements at both ends that changed; #LAR_CHANGESET_MODIFICATIONS_NEW
+ *  gives the same ones' new positions), each ascending. An object that moved is
+ *  a deletion and an insertion, not a modification. Deleting the deletions
+ *  from the old collection and inserting the insertions gives the new one.
+ *  @{
+ */
+/** A change set. */
+typedef struct lar_changeset lar_changeset;
+
+/** The parts of a change set. */
+typedef enum lar_changeset_part {
+    LAR_CHANGESET_DELETIONS = 0,        /**< Old positions, ascending. */
+    LAR_CHANGESET_INSERTIONS = 1,       /**< New positions, ascending. */
+    LAR_CHANGESET_MODIFICATIONS = 2,    /**< Old positions, ascending. */
+    LAR_CHANGESET_MODIFICATIONS_NEW = 3 /**< The same objects' new positions, ascending. */
+} lar_changeset_part;
+
+/** @brief One part of a change set.
+ * Ownership: *indices belongs to cs and lives until it is freed.
+ * @param[in]  cs       A change set.
+ * @param[in]  part     Which part.
+ * @param[out] indices  Receives the positions (NULL when there are none).
+ * @param[out] count    Receives their number.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, unknown part).
+ */
+int lar_changeset_get(const lar_changeset *cs, lar_changeset_part part, const size_t **indices, size_t *count);
+
+/** @brief Whether a change set has no deletion, insertion or modification.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_changeset_is_empty(const lar_changeset *cs, int *out);
+
+/** @brief Free a change set.
+ * @param[in] cs  A change set, or NULL.
+ */
+void lar_changeset_free(lar_changeset *cs);
+
+/** @brief The change set of a list property between two versions, from the log.
+ *
+ * Replays the element changes the log recorded for obj's list property prop (its
+ * own list: changes inside nested collections of a mixed list only mark the
+ * property changed) over the versions changes covers. Setting an element is a
+ * modification; moving one is a deletion and an insertion.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]  changes    Changes from lar_changes_read().
+ * @param[in]  obj        The list's object, at both ends of the range.
+ * @param[in]  prop       The list property.
+ * @param[in]  old_count  The list's count at the start of the range.
+ * @param[out] out        Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EDELETED (obj was deleted,
+ *         or did not exist at the start); #LAR_ECORRUPT (old_count does not fit the
+ *         changes recorded); #LAR_ENOMEM.
+ */
+int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
+                       lar_changeset **out);
+
+/** @brief Bring a query's result to a newer version, with its change set.
+ *
+ * results must have been computed in a read transaction at some version A by
+ * lar_query_run(query), then sorted by lar_results_sort(sort, sort_count) or
+ * not at all (nothing else: put DISTINCT and LIMIT in the query's text). It is
+ * updated in place to what lar_query_run() and lar_results_sort() would give
+ * in txn (at a version B at or after A), and *out receives Realm's change
+ * set from A to B: an object of the result that was modified in any property
+ * and kept its place is a modification; one whose place among the others
+ * changed is a deletion and an insertion.
+ *
+ * Cost: when the query and the sort read only properties of the class itself
+ * (no key path through a link, no backlinks, no subquery, no DISTINCT or
+ * LIMIT) and few objects of the class changed, only the changed objects are
+ * read: each is found in the old order by binary search, its old sort keys
+ * read through old_txn (without old_txn, the old keys are scanned, which is
+ * cheap but grows with the result, and more than 16 changed objects run the
+ * query again), then checked against the query and placed
+ * among the unchanged objects by binary search; the keys between the first
+ * and last place that changed move. Otherwise the query runs again at B and the
+ * keys are compared; then changes reached through links move objects but are
+ * not reported as modifications.
+ *
+ * The changes come from the change log (see @ref changelog): keep a read
+ * transaction at A open until the update, as old_txn or otherwise.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]     old_txn     NULL, or an active read transaction at version A.
+ * @param[in]     txn         An active read transaction at version B >= A.
+ * @param[in]     query       The query results was computed by, all arguments bound.
+ * @param[in]     sort        sort_count descriptors, as given to lar_results_sort(); NULL when 0.
+ * @param[in]     sort_count  Up to 256.
+ * @param[in,out] results     The result at A; at B on success, unchanged on failure.
+ * @param[out]    out         Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, a query, txn or old_txn of another
+ *         environment or class, old_txn not at A, txn older than A, a bad key path);
+ *         #LAR_EMISUSE (txn a write transaction, results computed in one, an ended
+ *         transaction); #LAR_ENOTFOUND (the log no longer holds the changes after
+ *         A); #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const lar_sort_descriptor *sort,
+                       size_t sort_count, lar_results *results, lar_changeset **out);
+
+/** @brief The change set of a set property between two snapshots.
+ *
+ * Positions are in the set's order (lar_set_list()) at each version: deletions
+ * of the elements at old_txn that txn lacks, insertions of those at txn that
+ * old_txn lacks; elements in both keep their relative order, and a set has no
+ * modifications. Each side is walked and each element looked up in the other
+ * (O(n log n)); with changes (covering the versions between the two
+ * snapshots), an unchanged property costs nothing.
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]  old_txn  An active read transaction at the older version.
+ * @param[in]  txn      An active read transaction at the newer one.
+ * @param[in]  changes  The changes between them (lar_changes_read()), or NULL.
+ * @param[in]  obj      The set's owner, at both versions.
+ * @param[in]  prop     A set property.
+ * @param[out] out      Receives the change set; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, transactions of different
+ *         environments, not a set property); #LAR_EDELETED (obj does not exist at
+ *         both versions); #LAR_EMISUSE; #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_set_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                      lar_changeset **out);
+
+/** The changes of a map (Realm's RealmMapChange): keys. */
+typedef struct lar_map_changes lar_map_changes;
+
+/** @brief The changes of a map property between two snapshots.
+ *
+ * Deletions are the keys at old_txn that txn lacks, insertions the keys at txn
+ * that old_txn lacks, modifications the keys at both whose values differ (a
+ * nested collection counts as changed whenever the property changed; a link
+ * counts when its object was modified, given changes). Each side is walked and
+ * each key looked up in the other (O(n log n)).
+ * Ownership: the caller owns *out and frees it with lar_map_changes_free(); its
+ * keys are copies (followed by a NUL byte) that live as long as it.
+ * @param[in]  old_txn  An active read transaction at the older version.
+ * @param[in]  txn      An active read transaction at the newer one.
+ * @param[in]  changes  The changes between them (lar_changes_read()), or NULL.
+ * @param[in]  obj      The map's owner, at both versions.
+ * @param[in]  prop     A map property.
+ * @param[out] out      Receives the changes; NULL on failure.
+ * @return As lar_set_changeset() (#LAR_EINVAL also for a property that is no map).
+ */
+int lar_map_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                      lar_map_changes **out);
+
+/** @brief The keys of one part of a map's changes, in key order.
+ * @param[in]  changes  A map's changes.
+ * @param[in]  part     #LAR_CHANGESET_DELETIONS, #LAR_CHANGESET_INSERTIONS or
+ *                      #LAR_CHANGESET_MODIFICATIONS.
+ * @param[out] keys     Receives the keys (NULL when there are none), owned by changes.
+ * @param[out] count    Receives their number.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, another part).
+ */
+int lar_map_changes_get(const lar_map_changes *changes, lar_changeset_part part, const lar_string **keys,
+                        size_t *count);
+
+/** @brief Free a map's changes.
+ * @param[in] changes  Changes from lar_map_changeset(), or NULL.
+ */
+void lar_map_changes_free(lar_map_changes *changes);
+/** @} */
+
+/** @defgroup watch Watching for commits
+ *  A watch tells when any process (this one included) has committed to the
+ *  file: it watches the data file with inotify (every commit writes it) and
+ *  confirms with the file's last committed version, so it never wakes for a
+ *  write that did not commit and never busy-polls. Linux only: elsewhere
+ *  lar_watch_open() fails with #LAR_ENOTSUP. A watch is used by one thread at
+ *  a time; close it before closing its environment.
+ *  @{
+ */
+/** A watch on an environment's file. */
+typedef struct lar_watch lar_watch;
+
+/** @brief Start watching for commits.
+ *
+ * The watch remembers the file's current version (lar_env_version()); a later
+ * commit is one after it.
+ * Ownership: the caller owns *out and closes it with lar_watch_close().
+ * @param[in]  env  An open environment.
+ * @param[out] out  Receives the watch; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EBUSY (the system's
+ *         inotify limits are reached); #LAR_EIO; #LAR_ENOTSUP (no inotify);
+ *         #LAR_ENOMEM.
+ */
+int lar_watch_open(lar_env *env, lar_watch **out);
+
+/** @brief A file descriptor that becomes readable when the file is written.
+ *
+ * For an event loop (poll, epoll, a DispatchSource): when it is readable, call
+ * lar_watch_wait() with a timeout of 0, which drains it and tells whether a
+ * commit happened. Do not read or close it yourself.
+ * @param[in]  watch  A watch.
+ * @param[out] out    Receives the descriptor, valid until the watch is closed.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument).
+ */
+int lar_watch_fd(const lar_watch *watch, int *out);
+
+/** @brief Wait until some process commits.
+ *
+ * Returns as soon as the file's last committed version is past the last one
+ * this watch reported (or saw at open), sleeping in poll() meanwhile.
+ * @param[in]  watch       A watch.
+ * @param[in]  timeout_ms  The longest wait, in milliseconds: 0 only checks, a
+ *                         negative value waits as long as it takes.
+ * @param[out] version     Receives the new version.
+ * @return #LAR_OK with *version; #LAR_ENOTFOUND when the time ran out with no
+ *         commit (the last error is not set); #LAR_EINVAL (NULL argument);
+ *         #LAR_EIO.
+ */
+int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version);
+
+/** @brief Stop watching.
+ * @param[in] watch  A watch, or NULL.
+ */
+void lar_watch_close(lar_watch *watch);
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

@@ -22,8 +22,8 @@
  * else's burst); the two implementations alternate, and every insert run uses
  * fresh files.
  * Then the collection workloads of bench_collections.c (lists, links, maps, sets), the
- * mixed-value ones of bench_mixed.c, the embedded-object ones of bench_embedded.c and the
- * query ones of bench_query.c.
+ * mixed-value ones of bench_mixed.c, the embedded-object ones of bench_embedded.c, the
+ * query ones of bench_query.c and the change-log ones of bench_changes.c.
  * Prints one "BENCH ..." line per workload and implementation, also written to
  * <dir>/c-results.txt. Exits 1 on any error. */
 #include "bench.h"
@@ -553,13 +553,43 @@ static void bench_objects(const char *dir)
     lar_db_close(&db);
 }
 
+/* The objects insert beside the same insert with the change log off (see bench_changes.c). */
+void bench_insert_logged(const char *dir, void (*unlog)(lar_env *env))
+{
+    char raw_path[4200], lar_path[4200], off_path[4200];
+    snprintf(raw_path, sizeof raw_path, "%s/raw-logged.lmdb", dir);
+    snprintf(lar_path, sizeof lar_path, "%s/c-api-logged.larder", dir);
+    snprintf(off_path, sizeof off_path, "%s/c-api-unlogged.larder", dir);
+    uint64_t best_raw = UINT64_MAX, best_capi = UINT64_MAX, best_off = UINT64_MAX;
+    for (int rep = 0; rep < REPEATS; rep++) {
+        raw_db raw = {0};
+        lar_db db = {0}, off = {0};
+        remove_database(raw_path);
+        remove_database(lar_path);
+        remove_database(off_path);
+        raw_open(&raw, raw_path);
+        lar_db_open(&db, lar_path);
+        lar_db_open(&off, off_path);
+        unlog(off.env);
+        best_raw = min_u64(best_raw, raw_insert(&raw));
+        best_capi = min_u64(best_capi, capi_insert(&db));
+        best_off = min_u64(best_off, capi_insert(&off));
+        raw_close(&raw);
+        lar_db_close(&db);
+        lar_db_close(&off);
+    }
+    report("insert-logged", "raw-lmdb", best_raw, best_raw);
+    report_n_vs("insert-logged", "c-api", N, best_capi, best_raw, "unlogged", best_off);
+    report("insert-logged", "c-api-unlogged", best_off, best_raw);
+}
+
 /* The sections, by the names LarderBench uses too. */
 static const struct section {
     const char *name;
     void (*run)(const char *dir);
 } SECTIONS[] = {
     {"objects", bench_objects}, {"collections", bench_collections}, {"mixed", bench_mixed},
-    {"embedded", bench_embedded}, {"queries", bench_query},
+    {"embedded", bench_embedded}, {"queries", bench_query}, {"changes", bench_changes},
 };
 #define SECTION_COUNT (sizeof SECTIONS / sizeof SECTIONS[0])
 
@@ -576,7 +606,8 @@ int main(int argc, char **argv)
     bool usable = argc >= 2;
     for (int i = 2; usable && i < argc; i++) usable = section_named(argv[i]);
     if (!usable) {
-        fprintf(stderr, "usage: %s <dir> [section...]   (sections: objects collections mixed embedded queries)\n",
+        fprintf(stderr, "usage: %s <dir> [section...]   (sections: objects collections mixed embedded queries "
+                "changes)\n",
                 argv[0]);
         return 2;
     }

@@ -107,6 +107,11 @@ void bench_mixed(const char *dir);
 void bench_embedded(const char *dir);
 /* The query workloads (bench_query.c): filters, sorts and sums over QN items. */
 void bench_query(const char *dir);
+/* The change-log workloads (bench_changes.c): the insert with the log, and change sets. */
+void bench_changes(const char *dir);
+/* bench.c's insert workload (raw, C API) beside the C API on a file whose environment
+ * unlog() turned the change log off: BENCH workload=insert-logged lines. */
+void bench_insert_logged(const char *dir, void (*unlog)(lar_env *env));
 
 #define MDB_CHECK(call) do { int rc_ = (call); if (rc_) die(#call, mdb_strerror(rc_)); } while (0)
 #define LAR_CHECK(call) do { int rc_ = (call); if (rc_) lar_die(#call, rc_); } while (0)

@@ -8,12 +8,15 @@
  *   kv       environments, transactions, map growth, tables: the only code that calls LMDB
  *   codec    values, keys and rows, encoded and decoded
  *   schema   applying and looking up class definitions in a file
+ *   changes  the change log: what each write changed, stored at its commit, read back
+ *            for a range of versions; lists' change sets; watching for commits
  *   link     the backlink table: which objects link to one, through which property
  *   collection  lists (counted B+trees of chunks), sets and maps of an object's properties
  *   object   objects, their indexes and links, iterators; a delete frees the object's
  *            collections and nulls the links to it, hence above link and collection
  *   query    the query language: lexer, parser, AST, resolution against the schema
- * The change log will come above object too. */
+ *   changeset   change sets of query results between versions (from the change log)
+ * The change log sits below link: every layer that writes objects records into it. */
 #ifndef LARDER_BASE_H
 #define LARDER_BASE_H
 

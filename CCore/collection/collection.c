@@ -314,8 +314,12 @@ int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
                                                             : LAR_COLLECTION_LIST;
     collection_ref ref;
     int err = collection_open(txn, true, obj, prop, kind, &ref);
+    uint64_t count = 0;
+    if (!err && ref.root && kind == LAR_COLLECTION_LIST) err = list_count(txn, &ref, &count);
     if (!err) err = free_one(txn, ref.prop, obj, prop, ref.root);
-    return err ? err : collection_write_root(txn, &ref, 0);
+    if (!err) err = collection_write_root(txn, &ref, 0);
+    if (!err && count) err = changes_list(txn, obj, prop, LIST_OP_REMOVE, 0, count);
+    return !err && ref.root ? changes_modify(txn, obj, prop) : err;
 }
 
 int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
@@ -334,5 +338,5 @@ int collection_remove_target(lar_txn *txn, lar_obj target, const backlink *link)
     if (!err && kind == LAR_COLLECTION_SET) err = set_remove_target(txn, &ref, target);
     if (!err && kind == LAR_COLLECTION_MAP) err = map_remove_target(txn, &ref, target);
     if (!err) err = backlink_remove_all(txn, target, link->origin, link->prop);
-    return err;
+    return err ? err : changes_modify(txn, link->origin, link->prop);
 }

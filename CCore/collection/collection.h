@@ -72,6 +72,19 @@ int nested_free(lar_txn *txn, nested_parent parent, uint64_t id);
  * the caller's: it forgets the property's entry whole). */
 int nested_remove_target(lar_txn *txn, nested_parent parent, uint64_t id, lar_obj target);
 
+/* ---- the change log ---- */
+
+/* Ends a public call on obj's collection property prop (or a collection nested in it):
+ * one that succeeded and wrote something records the property changed. */
+static inline int collection_noted(lar_txn *txn, uint64_t mark, lar_obj obj, uint32_t prop, int err)
+{
+    return !err && txn && txn->mutations != mark ? changes_modify(txn, obj, prop) : err;
+}
+static inline int collection_noted_at(lar_txn *txn, uint64_t mark, const lar_coll *coll, int err)
+{
+    return !err && coll ? collection_noted(txn, mark, coll->obj, coll->prop, err) : err;
+}
+
 /* ---- shared by the kinds (collection.c) ---- */
 
 /* One collection: its owner, its property and the id its row slot holds (0: empty); or
@@ -147,6 +160,8 @@ int list_free_nested(lar_txn *txn, const collection_ref *list);
 /* Frees a nested dictionary's entries and what its values hold (counted backlinks). */
 int map_free_nested(lar_txn *txn, const collection_ref *map);
 int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target);
+/* The count of a list. */
+int list_count(lar_txn *txn, const collection_ref *list, uint64_t *out);
 int set_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
 int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target);
 int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);

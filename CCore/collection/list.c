@@ -803,6 +803,19 @@ int lar_list_get_batch(lar_txn *txn, lar_obj obj, uint32_t prop, size_t start, l
     return lar_list_get_batch_at(txn, TOP(obj, prop), start, out, capacity, count);
 }
 
+/* Records a change of list's elements: in the change log's terms for the property's own
+ * list; a nested list's changes are changes of the property. */
+static int note_op(lar_txn *txn, const collection_ref *list, list_op_kind kind, uint64_t index, uint64_t arg)
+{
+    if (list->nested) return changes_modify(txn, list->obj, list->prop_index);
+    return changes_list(txn, list->obj, list->prop_index, kind, index, arg);
+}
+
+int list_count(lar_txn *txn, const collection_ref *list, uint64_t *out)
+{
+    return tree_count(txn, list->root, out);
+}
+
 static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t index, uint64_t count,
                           const lar_value *value)
 {
@@ -810,7 +823,7 @@ static int insert_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     int err = tree_insert(txn, &root, index, count, value, is_mixed(list));
     if (!err) err = collection_write_root(txn, list, root);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
-    return err;
+    return err ? err : note_op(txn, list, LIST_OP_INSERT, index, 1);
 }
 
 /* Opens obj's list for writing value: checks the element and counts the list. */
@@ -877,7 +890,7 @@ static int change_checked(lar_txn *txn, const collection_ref *list, uint64_t ind
     if (!err && value && value->type == LAR_TYPE_LINK)
         err = backlink_add(txn, value->as.link, list->obj, list->prop_index);
     if (!err) err = nested_release(txn, nested_parent_of(list), &old); /* the nested collection it held */
-    return err;
+    return err ? err : note_op(txn, list, value ? LIST_OP_SET : LIST_OP_REMOVE, index, 1);
 }
 
 static int set_element(lar_txn *txn, const lar_coll *coll, size_t index, const lar_value *value)
@@ -937,7 +950,8 @@ static int move_element(lar_txn *txn, const lar_coll *coll, size_t from, size_t 
     uint64_t root = list.root;
     if (!err) err = tree_change(txn, &root, from, NULL, false);
     if (!err) err = tree_insert(txn, &root, to, count - 1, &element, is_mixed(&list));
-    return err ? err : collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
+    if (!err) err = collection_write_root(txn, &list, root); /* the same elements: backlinks stay */
+    return err ? err : note_op(txn, &list, LIST_OP_MOVE, from, to);
 }
 
 int lar_list_move_at(lar_txn *txn, const lar_coll *coll, size_t from, size_t to)
@@ -966,7 +980,9 @@ static int swap_elements(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first,
     uint64_t root = list.root;
     if (!err) err = tree_change(txn, &root, first, &b, is_mixed(&list));
     if (!err) err = tree_change(txn, &root, second, &a, is_mixed(&list));
-    return err ? err : collection_write_root(txn, &list, root);
+    if (!err) err = collection_write_root(txn, &list, root);
+    if (!err) err = note_op(txn, &list, LIST_OP_SET, first, 1);
+    return err ? err : note_op(txn, &list, LIST_OP_SET, second, 1);
 }
 
 int lar_list_swap(lar_txn *txn, lar_obj obj, uint32_t prop, size_t first, size_t second)
@@ -1017,9 +1033,12 @@ int list_free_nested(lar_txn *txn, const collection_ref *list)
 static int clear_list(lar_txn *txn, const lar_coll *coll)
 {
     collection_ref list;
+    uint64_t count = 0;
     int err = collection_open_at(txn, true, coll, LAR_COLLECTION_LIST, &list);
+    if (!err) err = tree_count(txn, list.root, &count);
     if (!err) err = free_tree(txn, list.prop, list.obj, list.prop_index, list.root, list.depth);
-    return err ? err : collection_write_root(txn, &list, 0);
+    if (!err) err = collection_write_root(txn, &list, 0);
+    return err || !count ? err : note_op(txn, &list, LIST_OP_REMOVE, 0, count);
 }
 
 int lar_list_clear_at(lar_txn *txn, const lar_coll *coll)
@@ -1061,6 +1080,8 @@ int list_remove_target(lar_txn *txn, const collection_ref *list, lar_obj target)
     for (size_t i = positions.found.size / 8; !err && i-- > 0;)
         err = tree_change(txn, &root, get_u64(positions.found.data + 8 * i), NULL, false);
     if (!err) err = collection_write_root(txn, list, root);
+    for (size_t i = positions.found.size / 8; !err && i-- > 0;)
+        err = note_op(txn, list, LIST_OP_REMOVE, get_u64(positions.found.data + 8 * i), 1);
     for (size_t i = 0; !err && i < positions.nested.size / 8; i++) /* and out of what it nests */
         err = nested_remove_target(txn, nested_parent_of(list), get_u64(positions.nested.data + 8 * i), target);
     buffer_free(&positions.found);

@@ -300,7 +300,7 @@ static int put_entry(lar_txn *txn, const lar_coll *coll, const lar_string *key, 
 int lar_map_put_at(lar_txn *txn, const lar_coll *coll, const lar_string *key, const lar_value *value)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, put_entry(txn, coll, key, value)));
+    return txn_settle(txn, mark, embedded_settle(txn, collection_noted_at(txn, mark, coll, put_entry(txn, coll, key, value))));
 }
 
 int lar_map_put(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, const lar_value *value)
@@ -338,7 +338,7 @@ static int remove_entry(lar_txn *txn, const lar_coll *coll, const lar_string *ke
 int lar_map_remove_at(lar_txn *txn, const lar_coll *coll, const lar_string *key, int *removed)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, remove_entry(txn, coll, key, removed)));
+    return txn_settle(txn, mark, embedded_settle(txn, collection_noted_at(txn, mark, coll, remove_entry(txn, coll, key, removed))));
 }
 
 int lar_map_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_string *key, int *removed)
@@ -357,7 +357,7 @@ static int clear_map(lar_txn *txn, const lar_coll *coll)
 int lar_map_clear_at(lar_txn *txn, const lar_coll *coll)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, embedded_settle(txn, clear_map(txn, coll)));
+    return txn_settle(txn, mark, embedded_settle(txn, collection_noted_at(txn, mark, coll, clear_map(txn, coll))));
 }
 
 int lar_map_clear(lar_txn *txn, lar_obj obj, uint32_t prop)

@@ -59,6 +59,7 @@ static int delete_orphan(lar_txn *txn, const schema_class *cls, lar_obj obj, con
     if (!err) {
         kv_val k = {sizeof obj.key, &obj.key};
         err = txn_del(txn, cls->dbi, &k, NULL);
+        if (!err) err = changes_delete(txn, obj);
         if (err == LAR_ENOTFOUND) err = LAR_OK;
     }
     if (txn->cache_obj.key == obj.key && txn->cache_obj.cls == obj.cls) txn->cache_obj.key = 0;

@@ -773,7 +773,7 @@ static int insert_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_val
 int lar_set_insert(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *inserted)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, insert_member(txn, obj, prop, value, inserted));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, insert_member(txn, obj, prop, value, inserted)));
 }
 
 static int remove_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
@@ -791,7 +791,7 @@ static int remove_member(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_val
 int lar_set_remove(lar_txn *txn, lar_obj obj, uint32_t prop, const lar_value *value, int *removed)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, remove_member(txn, obj, prop, value, removed));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, remove_member(txn, obj, prop, value, removed)));
 }
 
 static int clear_set(lar_txn *txn, lar_obj obj, uint32_t prop)
@@ -805,7 +805,7 @@ static int clear_set(lar_txn *txn, lar_obj obj, uint32_t prop)
 int lar_set_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, clear_set(txn, obj, prop));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, clear_set(txn, obj, prop)));
 }
 
 typedef struct element_list {
@@ -1163,19 +1163,19 @@ static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, ui
 int lar_set_union(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, change_by(txn, obj, prop, other, other_prop, UNITE));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, change_by(txn, obj, prop, other, other_prop, UNITE)));
 }
 
 int lar_set_intersect(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, change_by(txn, obj, prop, other, other_prop, INTERSECT));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, change_by(txn, obj, prop, other, other_prop, INTERSECT)));
 }
 
 int lar_set_subtract(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, uint32_t other_prop)
 {
     uint64_t mark = txn_mark(txn);
-    return txn_settle(txn, mark, change_by(txn, obj, prop, other, other_prop, SUBTRACT));
+    return txn_settle(txn, mark, collection_noted(txn, mark, obj, prop, change_by(txn, obj, prop, other, other_prop, SUBTRACT)));
 }
 
 /* Whether an element is in set a only (IN_FIRST) or in both (IN_BOTH): a merge of the

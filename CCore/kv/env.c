@@ -114,7 +114,7 @@ int env_begin_mdb(lar_env *env, unsigned int flags, MDB_txn **out)
 
 /* Begins a transaction of an environment not yet shared with other threads,
  * adopting the map when another process has grown it. */
-static int begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
+int env_begin_private(lar_env *env, unsigned int flags, MDB_txn **txn)
 {
     int rc;
     while ((rc = env_begin_mdb(env, flags, txn)) == MDB_MAP_RESIZED) {
@@ -138,7 +138,7 @@ static int grow_map(lar_env *env)
 static int write_metadata(lar_env *env)
 {
     MDB_txn *txn;
-    int rc = begin_private(env, 0, &txn);
+    int rc = env_begin_private(env, 0, &txn);
     if (rc) return rc;
     MDB_dbi main_dbi, meta;
     MDB_stat stat;
@@ -179,7 +179,7 @@ static int initialize_file(lar_env *env)
 static int attach_file(lar_env *env)
 {
     MDB_txn *txn;
-    int rc = begin_private(env, MDB_RDONLY, &txn);
+    int rc = env_begin_private(env, MDB_RDONLY, &txn);
     if (rc) return lar_fail_mdb(rc, "cannot read the database");
     int checked = kv_check_tables(txn, env->path);
     if (checked) {
@@ -231,7 +231,7 @@ static bool file_is_empty_lmdb(lar_env *env)
     MDB_txn *txn;
     MDB_dbi main_dbi;
     MDB_stat stat;
-    if (begin_private(env, MDB_RDONLY, &txn)) return false;
+    if (env_begin_private(env, MDB_RDONLY, &txn)) return false;
     bool empty = !mdb_dbi_open(txn, NULL, 0, &main_dbi) && !mdb_stat(txn, main_dbi, &stat) &&
                  stat.ms_entries == 0;
     mdb_txn_abort(txn);
@@ -345,6 +345,7 @@ static int env_start(lar_env *env, const lar_env_options *options)
     if (mdb_env_info(env->mdb, &info) == 0) env->readers_checked_at = info.me_last_pgno;
     int err = set_up_if_new(env, readonly);
     if (!err) err = attach_file(env);
+    if (!err) err = env_attach_history(env, !readonly);
     if (err) return err;
     env->lock_fd = open(env->path, O_RDONLY | O_CLOEXEC);
     if (env->lock_fd < 0) return lar_fail(LAR_EIO, "cannot open '%s': %s", env->path, strerror(errno));

@@ -52,6 +52,8 @@ struct lar_env {
     int refcount;             /* guarded by the registry lock */
     unsigned int flags;
     MDB_dbi meta_dbi, pk_dbi, index_dbi;
+    MDB_dbi history_dbi;      /* the change log (kv/history.c), when has_history */
+    bool has_history;
     int lock_fd;              /* flock()ed by writers: serialises Larder writers across processes */
 
     pthread_mutex_t mutex;    /* guards schema, live_txns, writer_* and DBI opening */
@@ -79,6 +81,9 @@ void env_clear_dead_readers(lar_env *env);
 /* The same, for a writer, once the file has grown by DEAD_READER_CHECK_PAGES since the
  * last time: cheap enough to ask at every write. The caller holds the writer lock. */
 void env_clear_dead_readers_on_growth(lar_env *env);
+/* env_begin_mdb() for an environment not yet shared with other threads (opening it),
+ * adopting the map when another process has grown it. */
+int env_begin_private(lar_env *env, unsigned int flags, MDB_txn **txn);
 /* mdb_txn_begin(); when the reader table is full, clears dead readers and tries once more. */
 int env_begin_mdb(lar_env *env, unsigned int flags, MDB_txn **out);
 /* A write filled the map: asks for it to grow, which env_try_grow() does as soon
@@ -125,6 +130,21 @@ void class_table_name(lar_class cls, char out[16]);
 #define META_SCHEMA_VERSION "schema_version"
 #define META_SEQUENCE_PREFIX 'n' /* 'n' + sequence id (big-endian u32) -> next key */
 
+/* ---- the change log's table and the versions it depends on (history.c) ---- */
+
+/* The change log: one entry per commit that changed objects, keyed by its version (the
+ * LMDB transaction id), and at key 0 the floor: the log holds every commit after it.
+ * A file written before the log existed gets the table at its first writable open
+ * (floor: the version then); opened read-only it has no history. */
+#define HISTORY_TABLE "changes"
+#define HISTORY_FLOOR_KEY 0
+/* Opens (creating it when writable and missing) the log's table at open. */
+int env_attach_history(lar_env *env, bool writable);
+/* The oldest version a live reader of any process still sees; *any false when none. */
+int kv_oldest_reader(lar_env *env, uint64_t *out, bool *any);
+/* The file's last committed version, by any process. */
+int kv_env_version(lar_env *env, uint64_t *out);
+
 /* ---- transactions (txn.c) ---- */
 
 /* A counter of keys that only grow, such as a class's object keys: read on first
@@ -163,7 +183,9 @@ typedef struct txn_cache_ops {
     void (*drop)(struct lar_txn *txn);
     void (*destroy)(struct lar_txn *txn);
 } txn_cache_ops;
-enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHE_KEYED_COUNT, TXN_CACHES };
+/* The change log's notes (changes/record.c) come last: their flush writes the log entry
+ * of everything the others flushed. */
+enum { TXN_CACHE_LIST_NODES, TXN_CACHE_BACKLINKS, TXN_CACHE_KEYED_COUNT, TXN_CACHE_CHANGES, TXN_CACHES };
 typedef struct txn_cache {
     const txn_cache_ops *ops; /* set by the cache's owner on first use; NULL: none */
     void *data;

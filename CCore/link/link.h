@@ -4,8 +4,8 @@
 #ifndef LARDER_LINK_H
 #define LARDER_LINK_H
 
+#include "changes/changes.h"
 #include "codec/codec.h"
-#include "schema/schema.h"
 
 /* One link into an object: from origin's property prop. */
 typedef struct backlink {

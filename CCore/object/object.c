@@ -335,7 +335,7 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     state->next++;
     state->dirty = true;
     if (out) *out = (lar_obj){cls_id, key};
-    return LAR_OK;
+    return changes_insert(txn, (lar_obj){cls_id, key});
 }
 
 int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
@@ -514,7 +514,7 @@ static int patch_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const
     }
     if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
     if (!err && value->type == LAR_TYPE_LINK && !owner_recorded) err = backlink_add(txn, value->as.link, obj, prop);
-    return err;
+    return err ? err : changes_modify(txn, obj, prop);
 }
 
 /* Keeps the owner that ends an embedded object's old row in its new one (in txn->row). */
@@ -556,6 +556,7 @@ static int set_value(lar_txn *txn, const schema_class *cls, lar_obj obj, const k
     }
     if (!err && old_link.type == LAR_TYPE_LINK) err = backlink_remove(txn, old_link.as.link, obj, prop);
     if (!err && value->type == LAR_TYPE_LINK) err = backlink_add(txn, value->as.link, obj, prop);
+    if (!err) err = changes_modify(txn, obj, prop);
     values_free(&values);
     return err;
 }
@@ -704,6 +705,7 @@ static int null_incoming_links(lar_txn *txn, lar_obj target)
         if (!err && value_is_nested(&held)) { /* links inside the nested collections it holds */
             err = nested_remove_target(txn, (nested_parent){link.origin, link.prop, 0}, held.as.nested, target);
             if (!err) err = backlink_remove_all(txn, target, link.origin, link.prop);
+            if (!err) err = changes_modify(txn, link.origin, link.prop);
             continue;
         }
         lar_value null = {.type = LAR_TYPE_NULL};
@@ -734,6 +736,7 @@ int object_delete_one(lar_txn *txn, lar_obj obj)
         kv_val k = {sizeof obj.key, &obj.key};
         err = txn_del(txn, cls->dbi, &k, NULL);
     }
+    if (!err) err = changes_delete(txn, obj);
     buffer_free(&keys);
     buffer_free(&copy);
     return err;
@@ -796,6 +799,29 @@ static int delete_each(lar_txn *txn, const schema_class *c, lar_class cls)
     }
 }
 
+/* Records every object of cls deleted, before the table is emptied at once. */
+static int note_all_deleted(lar_txn *txn, const schema_class *c, lar_class cls)
+{
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, c->dbi, &cursor);
+    if (rc) return lar_fail_mdb(rc, "cannot delete objects");
+    kv_val key, data;
+    int err = LAR_OK;
+    for (rc = kv_cursor_step(cursor, &key, &data, KV_FIRST); !rc && !err;
+         rc = kv_cursor_step(cursor, &key, &data, KV_NEXT)) {
+        lar_obj obj = {cls, 0};
+        if (key.mv_size != sizeof obj.key) {
+            err = lar_fail(LAR_ECORRUPT, "class '%s' has a key that is not 8 bytes", c->name);
+            break;
+        }
+        memcpy(&obj.key, key.mv_data, sizeof obj.key);
+        err = changes_delete(txn, obj);
+    }
+    kv_cursor_close(cursor);
+    if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot delete objects");
+    return err;
+}
+
 static int delete_class_objects(lar_txn *txn, lar_class cls)
 {
     const schema_class *c;
@@ -804,7 +830,8 @@ static int delete_class_objects(lar_txn *txn, lar_class cls)
     if (c->has_links || c->is_link_target || c->has_collections) return delete_each(txn, c, cls);
     uint8_t prefix[4];
     size_t size = key_encode_class_prefix(cls, prefix);
-    err = txn_drop(txn, c->dbi);
+    err = note_all_deleted(txn, c, cls);
+    if (!err) err = txn_drop(txn, c->dbi);
     if (!err && c->primary_key >= 0) err = delete_prefix(txn, txn->env->pk_dbi, prefix, size);
     if (!err && c->has_indexes) err = delete_prefix(txn, txn->env->index_dbi, prefix, size);
     return err;

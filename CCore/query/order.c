@@ -20,9 +20,13 @@ typedef struct sorter {
 
 static int compare_rows(const sorter *s, size_t a, size_t b)
 {
-    const lar_value *x = s->values + a * s->width, *y = s->values + b * s->width;
-    for (size_t d = 0; d < s->width; d++) {
-        bool descending = s->descending && s->descending[d];
+    return order_compare(s->values + a * s->width, s->values + b * s->width, s->descending, s->width);
+}
+
+int order_compare(const lar_value *x, const lar_value *y, const bool *descending_by, size_t width)
+{
+    for (size_t d = 0; d < width; d++) {
+        bool descending = descending_by && descending_by[d];
         bool x_link = x[d].type == VALUE_NULL_LINK, y_link = y[d].type == VALUE_NULL_LINK;
         if (x_link || y_link) { /* realm-core: null links after every value ascending, before descending */
             if (x_link && y_link) continue;

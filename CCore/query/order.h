@@ -59,6 +59,10 @@ int radix_sort(const lar_value *values, size_t n, bool descending, size_t *posit
  * returns which. */
 size_t *radix_sort_u64(const uint64_t *keys, size_t n, size_t *positions, size_t *scratch);
 
+/* -1, 0 or 1 as the keys x sort before, with or after the keys y (width of each, read
+ * by key paths; descending: width flags, or NULL for all ascending), null links apart. */
+int order_compare(const lar_value *x, const lar_value *y, const bool *descending, size_t width);
+
 /* LAR_OK when r can be read in txn (active, of r's environment); function names the caller. */
 int results_check(lar_txn *txn, const lar_results *r, const char *function);
 

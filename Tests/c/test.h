@@ -130,7 +130,8 @@ uint8_t *file_read(const char *path, size_t *size);
 void file_write(const char *path, const void *bytes, size_t size);
 
 /* Counts the entries of every table of a closed database file (table NULL), or of
- * the one named table, reading it with LMDB directly. */
+ * the one named table, reading it with LMDB directly. The change log ("changes") counts
+ * only when named: it is bookkeeping, not data. */
 uint64_t count_file_entries(const char *path, const char *table);
 
 /* Overwrites the row of key in cls's table of a closed file with three bytes, as a

@@ -16,8 +16,9 @@
  * After a random delay (some very short, to land inside the file's first open; some
  * cycles start from no file at all) this process kills it with SIGKILL, reopens the
  * file and checks that it opens, that the last commit stored is at least the last one
- * acknowledged, and that every Item is exactly what the deterministic sequence of
- * commits up to the stored one makes. Prints a summary line; exits 1 on any failure.
+ * acknowledged, that every Item is exactly what the deterministic sequence of
+ * commits up to the stored one makes, and that the change log holds the entry of the
+ * last commit stored (readable, naming what it wrote). Prints a summary line; exits 1 on any failure.
  *
  * Built without sanitizers, against liblarder.a: the C tests run the library under
  * ASan and UBSan; here speed means more commits per cycle, so kills land in more
@@ -496,6 +497,34 @@ static bool check_items(db *d, lar_txn *txn, const model *m, const logs *l)
     return true;
 }
 
+/* The change log holds the entry of the last commit (every commit writes Progress):
+ * the changes since the version before it name Progress and every Item that commit
+ * wrote and that still exists, as inserted or modified. */
+static bool check_change_log(db *d, lar_txn *txn, const model *m, uint64_t stored)
+{
+    uint64_t version;
+    lar_changes *changes;
+    if (lar_txn_version(txn, &version) || lar_changes_read(txn, version - 1, &changes))
+        return fail("change log: %s", lar_error_last()->message);
+    lar_obj progress;
+    int state;
+    size_t count;
+    bool ok = find_by_id(txn, d->progress, 1, &progress) == LAR_OK &&
+              lar_changes_object(changes, progress, &state, NULL, 0, &count) == LAR_OK;
+    if (!ok) fail("change log: %s", lar_error_last()->message);
+    else if (state != LAR_OBJECT_MODIFIED && state != LAR_OBJECT_INSERTED)
+        ok = fail("change log: the last commit's entry does not name Progress (state %d)", state);
+    for (int id = 0; ok && id < ITEM_IDS; id++) {
+        lar_obj item;
+        if (m->version[id] != stored || find_by_id(txn, d->item, id, &item)) continue;
+        if (lar_changes_object(changes, item, &state, NULL, 0, &count) == LAR_OK && state == LAR_OBJECT_UNCHANGED)
+            ok = fail("change log: Item %d, written by commit %llu, is not in its entry", id,
+                      (unsigned long long)stored);
+    }
+    lar_changes_free(changes);
+    return ok;
+}
+
 /* Opens the file and checks everything against the commits up to the stored one. */
 static bool check_file(const char *path, uint64_t acked, uint64_t *stored)
 {
@@ -519,6 +548,7 @@ static bool check_file(const char *path, uint64_t acked, uint64_t *stored)
         memset(&l, 0, sizeof l);
         model m = model_with_logs(*stored, &l);
         ok = check_items(&d, txn, &m, &l);
+        if (ok && *stored) ok = check_change_log(&d, txn, &m, *stored);
         logs_free(&l);
     }
     lar_txn_free(txn);

@@ -16,7 +16,10 @@
  * and read, iterate and free their results, walk iterators with bindings and
  * batches of odd capacities and strides, sort, make distinct, limit and aggregate
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
- * and raw, close and reopen the file, and damage
+ * and raw, read the change log since versions near a transaction's (a class's, an
+ * object's and a list's changes), bring kept results to newer versions with their
+ * change sets, compare sets and maps between two transactions, watch for commits,
+ * close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1117,18 +1120,174 @@ static void op_results_from_keys(state *s, program *p)
     lar_results_free(r);
 }
 
+/* Reads every part of a change set, checking each index is in range of nothing smaller than 0. */
+static void read_changeset(const lar_changeset *cs)
+{
+    for (int part = 0; part < 5; part++) {
+        const size_t *indices;
+        size_t count;
+        int rc = lar_changeset_get(cs, (lar_changeset_part)part, &indices, &count);
+        if (rc) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        volatile size_t sum = 0;
+        for (size_t i = 0; i < count; i++) sum += indices[i];
+        (void)sum;
+    }
+    int empty;
+    int rc = lar_changeset_is_empty(cs, &empty);
+    if (rc) fuzz_consume_error(rc);
+}
+
+/* What a call that makes a change set returned: its error, or the change set, read and freed. */
+static void consume_changeset(int rc, lar_changeset *cs)
+{
+    if (rc) {
+        if (cs) abort(); /* no change set on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    read_changeset(cs);
+    lar_changeset_free(cs);
+}
+
+/* The change log: changes since a version near the transaction's, what they say about a
+ * class, an object and a list. */
+static void op_changes(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    uint64_t version = 0;
+    int rc = lar_txn_version(txn, how & 0x80 ? NULL : &version);
+    if (rc) fuzz_consume_error(rc);
+    uint64_t from = how & 0x40 ? u64(p) : version - (version ? how % 4 % (version + 1) : 0);
+    lar_changes *c = NULL;
+    rc = lar_changes_read(txn, from, how & 0x20 ? NULL : &c);
+    if (rc) {
+        if (c) abort(); /* no changes on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    lar_class classes[4];
+    size_t count;
+    if ((rc = lar_changes_classes(c, classes, u8(p) % 5, &count))) fuzz_consume_error(rc);
+    lar_class_changes cc;
+    if ((rc = lar_changes_class(c, pick_class(p), &cc))) fuzz_consume_error(rc);
+    else {
+        volatile lar_objkey sum = 0;
+        for (size_t i = 0; i < cc.inserted_count; i++) sum += cc.inserted[i];
+        for (size_t i = 0; i < cc.deleted_count; i++) sum += cc.deleted[i];
+        for (size_t i = 0; i < cc.modified_count; i++) sum += cc.modified[i];
+        (void)sum;
+    }
+    lar_obj obj = pick_obj(s, p);
+    uint32_t props[4];
+    int object_state;
+    if ((rc = lar_changes_object(c, obj, &object_state, props, u8(p) % 5, &count))) fuzz_consume_error(rc);
+    lar_changeset *cs = NULL;
+    rc = lar_list_changeset(c, obj, pick_prop(p), u8(p) % 16, &cs);
+    consume_changeset(rc, cs);
+    uint64_t first, last;
+    if ((rc = lar_changes_range(c, &first, &last))) fuzz_consume_error(rc);
+    lar_changes_free(c);
+}
+
+/* A kept result brought to a transaction's version by a query (of its class or not) and
+ * a sort, from another transaction's version or without one. */
+static void op_results_update(state *s, program *p)
+{
+    lar_results *r = s->results[u8(p) % RESULTS];
+    uint8_t how = u8(p);
+    lar_txn *old_txn = how & 0x80 ? NULL : pick_txn(s, p);
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    const char *text = QUERY_TEXTS[u8(p) % (sizeof QUERY_TEXTS / sizeof *QUERY_TEXTS)];
+    lar_value arg = take_value(s, p);
+    lar_sort_descriptor by = {take_key_path(p), how & 1};
+    lar_query *q = NULL;
+    size_t args = 0;
+    int rc = lar_query_parse(s->env, cls, text, &q);
+    if (!rc) rc = lar_query_argument_count(q, &args);
+    lar_query_arg bound = {.kind = LAR_QUERY_ARG_VALUE, .value = arg};
+    if (!rc && args == 1) rc = lar_query_bind(q, &bound, 1);
+    lar_changeset *cs = NULL;
+    if (!rc) rc = lar_results_update(old_txn, txn, q, how & 0x40 ? NULL : &by, how & 0x20 ? 1 : 0, r, &cs);
+    consume_changeset(rc, cs);
+    lar_query_free(q);
+}
+
+/* A set's and a map's changes between two transactions, with the log's changes or without. */
+static void op_keyed_changes(state *s, program *p)
+{
+    lar_txn *old_txn = pick_txn(s, p), *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    lar_changes *c = NULL;
+    uint64_t version = 0;
+    int rc = LAR_OK;
+    if (how & 0x80) {
+        if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
+        if (!rc && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
+    }
+    lar_changeset *cs = NULL;
+    rc = lar_set_changeset(old_txn, txn, c, obj, prop, how & 0x40 ? NULL : &cs);
+    consume_changeset(rc, cs);
+    lar_map_changes *mc = NULL;
+    rc = lar_map_changeset(old_txn, txn, c, obj, prop, how & 0x20 ? NULL : &mc);
+    if (rc) {
+        if (mc) abort();
+        fuzz_consume_error(rc);
+    } else {
+        for (int part = 0; part < 4; part++) {
+            const lar_string *keys;
+            size_t count;
+            if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
+                fuzz_consume_error(rc);
+                continue;
+            }
+            for (size_t i = 0; i < count; i++) {
+                lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
+                fuzz_consume_value(&key); /* every byte and the NUL after them */
+            }
+        }
+        lar_map_changes_free(mc);
+    }
+    lar_changes_free(c);
+}
+
+/* A watch for commits: opened, its descriptor read, waited on briefly, closed. */
+static void op_watch(state *s, program *p)
+{
+    uint8_t how = u8(p);
+    lar_watch *w = NULL;
+    int rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
+    if (rc) {
+        if (w) abort(); /* no watch on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    int fd;
+    if ((rc = lar_watch_fd(w, how & 0x20 ? NULL : &fd))) fuzz_consume_error(rc);
+    uint64_t version;
+    rc = lar_watch_wait(w, how & 1, how & 0x10 ? NULL : &version);
+    if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
+    lar_watch_close(w);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
-    op_query, op_results, op_results_from_keys,
+    op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
-    "query", "results", "results_from_keys",
+    "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

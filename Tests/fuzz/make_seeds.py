@@ -10,7 +10,7 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS = range(26)
+    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES = range(30)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -554,6 +554,53 @@ SEEDS["results_from_keys"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
     + results_from_keys(0, 0, [], "name", "name", A_COUNT, how=0x40)
     + results_from_keys(0, 0, [0], "name", "name", A_COUNT, how=0x20)
     + bytes([DELETE, 0, 0, 0]) + results_from_keys(0, 0, [1, 0], "name", "name", A_COUNT) + end(0, COMMIT))
+
+def changes(slot, back, cls, obj, prop_index, old_count, how=0):
+    """Changes since the slot's version minus back: then a class's, an object's and a list's."""
+    return bytes([CHANGES, slot, how | back, 4, cls, obj, 4, prop_index, old_count])
+
+
+# Commits that insert, modify, delete and change a list, then the changes since each version.
+SEEDS["changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, []) + end(0, COMMIT) + begin(1, False) + begin(0, True)
+    + set_value(0, 0, 0, val_str(b"max")) + list_op(0, 0, 2, 4, value=val_int(7))
+    + list_op(0, 0, 2, 4, value=val_int(8)) + list_op(0, 0, 2, 8, 0, 1) + list_op(0, 0, 2, 6, 1, value=val_int(9))
+    + end(0, COMMIT) + begin(2, False) + changes(2, 1, 0, 0, 2, 0) + changes(2, 1, 1, 1, 2, 0)
+    + begin(0, True) + bytes([DELETE, 0, 0, 1]) + end(0, COMMIT) + end(2, RENEW)
+    + changes(2, 2, 1, 1, 2, 2) + changes(2, 3, 0, 0, 2, 0) + changes(1, 0, 0, 0, 0, 0, how=0x40) + bytes(8)
+    + end(1, COMMIT) + end(2, COMMIT))
+
+
+def results_update(result, old_slot, slot, cls, text, path, how=0):
+    """Result slot brought to slot's version by QUERY_TEXTS[text] on class cls, sorted by KEY_PATHS[path]."""
+    old = b"" if how & 0x80 else bytes([old_slot])
+    return bytes([RESULTS_UPDATE, result, how]) + old + bytes([slot, cls, text]) + val_int(3) + bytes([path])
+
+
+# A result of Dogs older than 3 at one version, brought to the next after inserts,
+# changes and a delete: in place (sorted, from the old snapshot or not), and by a re-run.
+SEEDS["results_update"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 0, []) + end(0, COMMIT) + begin(1, False)
+    + query(1, 0, 1, 0, which=0) + query(2, 0, 1, 0, which=1)
+    + begin(0, True) + set_value(0, 0, 0, val_str(b"zed")) + create(0, 0, []) + bytes([DELETE, 0, 0, 1])
+    + end(0, COMMIT) + begin(2, False)
+    + results_update(1, 1, 2, 0, 0, 0, how=0x20) + results_update(2, 1, 2, 0, 1, 0, how=0x80)
+    + results_update(1, 2, 2, 0, 4, 0) + results_update(0, 1, 2, 1, 0, 0)
+    + end(1, COMMIT) + end(2, COMMIT))
+
+
+# A Person's set and map of Dogs changed between two snapshots, compared with and without the log.
+SEEDS["keyed_changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, []) + end(0, COMMIT) + begin(1, False) + begin(0, True)
+    + set_op(0, 1, 1, 3, 3, 2, value=val_link(0)) + map_op(0, 1, 4, 2, value=val_link(0)) + end(0, COMMIT)
+    + begin(2, False) + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 3, KEYED_CHANGES, 1, 2, 0, 1, 4])
+    + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 4]) + end(1, COMMIT) + end(2, COMMIT))
+
+
+# Watches opened before and after a commit, waited on for a millisecond or not at all.
+SEEDS["watch"] = (bytes([0]) + schema([PET, OWNER]) + bytes([WATCH, 1]) + begin(0, True) + create(0, 0, [])
+    + end(0, COMMIT) + bytes([WATCH, 0, WATCH, 0x21, WATCH, 0x90, WATCH, 0xC0]))
+
 
 def main():
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")

@@ -1,0 +1,431 @@
+/* lar_results_update: a result brought from the version it was computed at to a newer
+ * one, with Realm's change set. When the query and its order read only the class's own
+ * rows and few of its objects changed, only those objects are looked at: each is found
+ * in the old order by binary search (its old sort keys read through the old snapshot),
+ * checked against the query at the new version, and placed by binary search among the
+ * objects that did not change, whose sort keys are the same at both versions. Otherwise
+ * the query runs again and the keys are compared (results_diff.c). */
+#include "changeset/changeset.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* More changed objects than this (and than 1/8 of the result) run the query again. */
+#define FEW_CHANGES 64
+/* Without the old snapshot, a sorted result's old places are found by scanning its keys:
+ * more changed objects than this run the query again. */
+#define FEW_SCANS 16
+
+typedef struct changed {
+    lar_objkey key;
+    lar_value *values;        /* its sort keys at the new version (order.width of them) */
+    size_t old_position;      /* SIZE_MAX: not in the old result */
+    size_t gap_old, gap_new;  /* how many unchanged objects come before it, old and new */
+    size_t slot;              /* where it goes: old positions before it (unchanged ones count) */
+    size_t new_position;      /* SIZE_MAX: not in the new result */
+    bool renewed;             /* deleted and created again: another object */
+    bool kept;                /* in both, in its place: a modification at most */
+} changed;
+
+typedef struct placing {
+    update *u;
+    changed *items;
+    size_t count;
+    size_t *removed;          /* old positions leaving, ascending */
+    size_t removed_count;
+    changed **entering;       /* the objects in the new result, in the new order */
+    size_t entering_count;
+    lar_value *scratch;       /* order.width values read for a comparison */
+} placing;
+
+static int no_memory(void)
+{
+    return lar_fail(LAR_ENOMEM, "out of memory computing a change set");
+}
+
+/* Reads the sort keys of key in txn into out. */
+static int read_keys(lar_txn *txn, const result_order *o, lar_objkey key, lar_value *out)
+{
+    for (size_t d = 0; d < o->width; d++) {
+        int err = key_path_read(txn, &o->paths[d], key, &out[d]);
+        if (err) return err;
+    }
+    return LAR_OK;
+}
+
+/* -1 or 1 as (values, key) sorts before or after (other, other_key). */
+static int compare(const result_order *o, const lar_value *values, lar_objkey key, const lar_value *other,
+                   lar_objkey other_key)
+{
+    int c = o->width ? order_compare(values, other, o->descending, o->width) : 0;
+    return c ? c : key < other_key ? -1 : key > other_key;
+}
+
+/* Finds key's place in the old result. */
+static int find_old(placing *pl, changed *c)
+{
+    const lar_results *r = pl->u->results;
+    const result_order *o = &pl->u->order;
+    c->old_position = SIZE_MAX;
+    if (!o->width || !pl->u->old_txn) {
+        size_t at = SIZE_MAX;
+        if (!o->width) { /* key order: a binary search */
+            size_t lo = 0, hi = r->count;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (r->keys[mid] < c->key) lo = mid + 1;
+                else hi = mid;
+            }
+            if (lo < r->count && r->keys[lo] == c->key) at = lo;
+        } else { /* no old snapshot to read sort keys from: a scan of the keys */
+            for (size_t i = 0; i < r->count && at == SIZE_MAX; i++)
+                if (r->keys[i] == c->key) at = i;
+        }
+        c->old_position = at;
+        return LAR_OK;
+    }
+    lar_value *mine = pl->scratch + o->width;
+    int err = read_keys(pl->u->old_txn, o, c->key, mine);
+    if (err == LAR_EDELETED) return LAR_OK; /* did not exist then */
+    size_t lo = 0, hi = r->count;
+    while (!err && lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        err = read_keys(pl->u->old_txn, o, r->keys[mid], pl->scratch);
+        if (!err && compare(o, pl->scratch, r->keys[mid], mine, c->key) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (!err && lo < r->count && r->keys[lo] == c->key) c->old_position = lo;
+    return err;
+}
+
+/* Whether key is in the new result; reads its sort keys if so. */
+static int check_new(placing *pl, plan *p, changed *c, bool *matches)
+{
+    update *u = pl->u;
+    kv_val row;
+    *matches = false;
+    int err = object_read_row(u->txn, u->cls, (lar_obj){u->results->cls, c->key}, &row);
+    if (err == LAR_EDELETED) return LAR_OK;
+    int match = err ? err : plan_match(p, c->key, &row);
+    if (match < 0) return match;
+    if (!match) return LAR_OK;
+    c->values = malloc((u->order.width ? u->order.width : 1) * sizeof *c->values);
+    if (!c->values) return no_memory();
+    *matches = true;
+    return read_keys(u->txn, &u->order, c->key, c->values);
+}
+
+/* How many removed positions lie below position. */
+static size_t removed_below(const placing *pl, size_t position)
+{
+    size_t lo = 0, hi = pl->removed_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pl->removed[mid] < position) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static bool is_removed(const placing *pl, size_t position)
+{
+    size_t at = removed_below(pl, position);
+    return at < pl->removed_count && pl->removed[at] == position;
+}
+
+/* c's slot among the old positions: every unchanged object before it sorts before it
+ * at the new version, every one from it on after. Removed positions are skipped: their
+ * objects' keys may differ now. */
+static int find_slot(placing *pl, changed *c)
+{
+    const lar_results *r = pl->u->results;
+    const result_order *o = &pl->u->order;
+    size_t lo = 0, hi = r->count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2, m = mid;
+        while (m < hi && is_removed(pl, m)) m++;
+        if (m == hi) { /* [mid, hi) all leave */
+            hi = mid;
+            continue;
+        }
+        int err = o->width ? read_keys(pl->u->txn, o, r->keys[m], pl->scratch) : LAR_OK;
+        if (err) return err;
+        if (compare(o, c->values, c->key, pl->scratch, r->keys[m]) > 0) lo = m + 1;
+        else hi = mid;
+    }
+    c->slot = lo;
+    c->gap_new = lo - removed_below(pl, lo);
+    return LAR_OK;
+}
+
+static int by_new_order(const void *a, const void *b, void *result_order_)
+{
+    const changed *x = *(changed *const *)a, *y = *(changed *const *)b;
+    return compare(result_order_, x->values, x->key, y->values, y->key);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Which objects in both results stay in place: those in the same gap between unchanged
+ * objects whose order among themselves holds (the longest increasing run). */
+static int mark_kept(placing *pl)
+{
+    size_t n = 0;
+    size_t *old_positions = malloc((pl->entering_count ? pl->entering_count : 1) * sizeof *old_positions);
+    changed **both = malloc((pl->entering_count ? pl->entering_count : 1) * sizeof *both);
+    bool *kept = malloc((pl->entering_count ? pl->entering_count : 1) * sizeof *kept);
+    int err = old_positions && both && kept ? LAR_OK : no_memory();
+    for (size_t i = 0; !err && i < pl->entering_count; i++) {
+        changed *c = pl->entering[i];
+        if (c->old_position == SIZE_MAX || c->renewed || c->gap_old != c->gap_new) continue;
+        both[n] = c;
+        old_positions[n++] = c->old_position;
+    }
+    if (!err) err = increasing_subsequence(old_positions, n, kept);
+    for (size_t i = 0; !err && i < n; i++) both[i]->kept = kept[i];
+    free(old_positions);
+    free(both);
+    free(kept);
+    return err;
+}
+
+static int report(const placing *pl, lar_changeset *cs)
+{
+    int err = LAR_OK;
+    for (size_t i = 0; !err && i < pl->count; i++) {
+        const changed *c = &pl->items[i];
+        if (c->old_position == SIZE_MAX) continue;
+        if (!c->kept) err = changeset_push(cs, LAR_CHANGESET_DELETIONS, c->old_position);
+        else if (keys_contain(pl->u->changes.modified, pl->u->changes.modified_count, c->key)) {
+            err = changeset_push(cs, LAR_CHANGESET_MODIFICATIONS, c->old_position);
+            if (!err) err = changeset_push(cs, LAR_CHANGESET_MODIFICATIONS_NEW, c->new_position);
+        }
+    }
+    for (size_t i = 0; !err && i < pl->entering_count; i++)
+        if (!pl->entering[i]->kept) err = changeset_push(cs, LAR_CHANGESET_INSERTIONS, pl->entering[i]->new_position);
+    return err;
+}
+
+/* Rewrites the result's keys: the removed positions out, the entering objects in, and
+ * only the span between the first and last change moved (the tail too when the count changes). */
+static int rewrite(placing *pl)
+{
+    lar_results *r = pl->u->results;
+    if (!pl->removed_count && !pl->entering_count) return LAR_OK;
+    size_t first = SIZE_MAX, end = 0;
+    if (pl->removed_count) {
+        first = pl->removed[0];
+        end = pl->removed[pl->removed_count - 1] + 1;
+    }
+    for (size_t e = 0; e < pl->entering_count; e++) { /* ascending, unless the result was not in its order */
+        if (pl->entering[e]->slot < first) first = pl->entering[e]->slot;
+        if (pl->entering[e]->slot > end) end = pl->entering[e]->slot;
+    }
+    size_t span = end - first, new_count = r->count - pl->removed_count + pl->entering_count;
+    lar_objkey *old_span = malloc((span ? span : 1) * sizeof *old_span);
+    if (!old_span) return no_memory();
+    if (new_count > r->capacity) {
+        lar_objkey *grown = realloc(r->keys, new_count * sizeof *grown);
+        if (!grown) {
+            free(old_span);
+            return no_memory();
+        }
+        r->keys = grown;
+        r->capacity = new_count;
+    }
+    memcpy(old_span, r->keys + first, span * sizeof *old_span);
+    size_t new_end = end - pl->removed_count + pl->entering_count;
+    memmove(r->keys + new_end, r->keys + end, (r->count - end) * sizeof *r->keys);
+    size_t out = first, e = 0;
+    for (size_t i = first; i <= end; i++) {
+        while (e < pl->entering_count && pl->entering[e]->slot == i) r->keys[out++] = pl->entering[e++]->key;
+        if (i < end && !is_removed(pl, i)) r->keys[out++] = old_span[i - first];
+    }
+    r->count = new_count;
+    free(old_span);
+    return LAR_OK;
+}
+
+/* The class's changed keys (inserted, deleted, modified), merged in key order. */
+static int gather(placing *pl)
+{
+    const lar_class_changes *ch = &pl->u->changes;
+    size_t total = ch->inserted_count + ch->deleted_count + ch->modified_count;
+    pl->items = calloc(total ? total : 1, sizeof *pl->items);
+    if (!pl->items) return no_memory();
+    const lar_objkey *lists[3] = {ch->inserted, ch->deleted, ch->modified};
+    size_t counts[3] = {ch->inserted_count, ch->deleted_count, ch->modified_count}, at[3] = {0, 0, 0};
+    for (;;) {
+        int pick = -1;
+        for (int l = 0; l < 3; l++)
+            if (at[l] < counts[l] && (pick < 0 || lists[l][at[l]] < lists[pick][at[pick]])) pick = l;
+        if (pick < 0) break;
+        lar_objkey key = lists[pick][at[pick]++];
+        if (pl->count && pl->items[pl->count - 1].key == key) { /* deleted and inserted: another object */
+            pl->items[pl->count - 1].renewed = true;
+            continue;
+        }
+        pl->items[pl->count++] = (changed){.key = key, .new_position = SIZE_MAX};
+    }
+    return LAR_OK;
+}
+
+static void placing_free(placing *pl)
+{
+    for (size_t i = 0; pl->items && i < pl->count; i++) free(pl->items[i].values);
+    free(pl->items);
+    free(pl->removed);
+    free(pl->entering);
+    free(pl->scratch);
+}
+
+static int place(placing *pl, plan *p)
+{
+    update *u = pl->u;
+    int err = gather(pl);
+    pl->removed = malloc((pl->count ? pl->count : 1) * sizeof *pl->removed);
+    pl->entering = malloc((pl->count ? pl->count : 1) * sizeof *pl->entering);
+    pl->scratch = malloc((2 * u->order.width + 1) * sizeof *pl->scratch);
+    if (!err && (!pl->removed || !pl->entering || !pl->scratch)) err = no_memory();
+    for (size_t i = 0; !err && i < pl->count; i++) {
+        changed *c = &pl->items[i];
+        err = find_old(pl, c);
+        if (!err && c->old_position != SIZE_MAX) pl->removed[pl->removed_count++] = c->old_position;
+        bool matches = false;
+        if (!err) err = check_new(pl, p, c, &matches);
+        if (!err && matches) pl->entering[pl->entering_count++] = c;
+    }
+    if (err) return err;
+    qsort(pl->removed, pl->removed_count, sizeof *pl->removed, by_size);
+    for (size_t i = 0; i < pl->count; i++) {
+        changed *c = &pl->items[i];
+        if (c->old_position != SIZE_MAX) c->gap_old = c->old_position - removed_below(pl, c->old_position);
+    }
+    for (size_t i = 0; !err && i < pl->entering_count; i++) err = find_slot(pl, pl->entering[i]);
+    if (err) return err;
+    qsort_r(pl->entering, pl->entering_count, sizeof *pl->entering, by_new_order, &u->order);
+    for (size_t e = 0; e < pl->entering_count; e++) pl->entering[e]->new_position = pl->entering[e]->gap_new + e;
+    return mark_kept(pl);
+}
+
+int update_in_place(update *u, plan *p, lar_changeset *cs)
+{
+    placing pl = {.u = u};
+    int err = place(&pl, p);
+    if (!err) err = report(&pl, cs);
+    if (!err) err = rewrite(&pl); /* last: it fails, if at all, before changing the result */
+    placing_free(&pl);
+    return err;
+}
+
+/* ---- the public function ---- */
+
+static void order_close(result_order *o)
+{
+    free(o->paths);
+    free(o->descending);
+    *o = (result_order){0};
+}
+
+/* The result's order: the descriptors, then the query's SORT suffixes, last first (each
+ * later sort is stable over the earlier ones). *plain: no DISTINCT or LIMIT suffix. */
+static int order_open(update *u, bool *plain)
+{
+    result_order *o = &u->order;
+    size_t width = u->sort_count;
+    *plain = true;
+    for (size_t i = 0; i < u->query->order_count; i++) {
+        const order *q = &u->query->orders[i];
+        if (q->kind == ORDER_SORT) width += q->count;
+        else *plain = false;
+    }
+    if (width > 256) return lar_fail(LAR_EINVAL, "more than 256 sort keys");
+    o->paths = malloc((width ? width : 1) * sizeof *o->paths);
+    o->descending = malloc((width ? width : 1) * sizeof *o->descending);
+    if (!o->paths || !o->descending) return no_memory();
+    o->own_properties = true;
+    int err = LAR_OK;
+    for (size_t i = 0; !err && i < u->sort_count; i++) {
+        if (!u->sort[i].keypath) return lar_fail(LAR_EINVAL, "lar_results_update: a sort key path is NULL");
+        err = key_path_parse(u->txn, u->txn->env, u->results->cls, u->sort[i].keypath, "sort on", &o->paths[o->width]);
+        o->descending[o->width++] = !u->sort[i].ascending;
+    }
+    for (size_t i = u->query->order_count; !err && i-- > 0;) {
+        const order *q = &u->query->orders[i];
+        for (size_t k = 0; !err && q->kind == ORDER_SORT && k < q->count; k++) {
+            err = key_path_from_expr(u->txn, q->items[k].path, "sort on", &o->paths[o->width]);
+            o->descending[o->width++] = !q->items[k].ascending;
+        }
+    }
+    for (size_t d = 0; !err && d < o->width; d++) o->own_properties &= o->paths[d].count == 1;
+    return err;
+}
+
+static int check_arguments(lar_txn *old_txn, lar_txn *txn, lar_query *query, const lar_sort_descriptor *sort,
+                           size_t sort_count, lar_results *results)
+{
+    if (!query || (sort_count && !sort))
+        return lar_fail(LAR_EINVAL, "lar_results_update: query must not be NULL, nor sort with a count");
+    int err = results_check(txn, results, "lar_results_update");
+    if (err) return err;
+    if (txn->write) return lar_fail(LAR_EMISUSE, "lar_results_update: the new version must be a read transaction's");
+    if (query->env != txn->env || results->cls != query->cls)
+        return lar_fail(LAR_EINVAL, "lar_results_update: the query is of another environment or class than the result");
+    if (results->writer || results->stale)
+        return lar_fail(LAR_EMISUSE, "lar_results_update: the result was computed in a write transaction");
+    if (results->snapshot > kv_txn_id(txn))
+        return lar_fail(LAR_EINVAL, "lar_results_update: the transaction is older than the result");
+    if (!old_txn) return LAR_OK;
+    if ((err = txn_check(old_txn, false))) return err;
+    if (old_txn->env != txn->env || old_txn->write || kv_txn_id(old_txn) != results->snapshot)
+        return lar_fail(LAR_EINVAL, "lar_results_update: old_txn must be a read transaction at the result's version");
+    return LAR_OK;
+}
+
+static int run_update(update *u, lar_changeset *cs)
+{
+    lar_changes *changes;
+    int err = lar_changes_read(u->txn, u->results->snapshot, &changes);
+    if (err) return err;
+    bool plain = true;
+    if (!err) err = lar_changes_class(changes, u->results->cls, &u->changes);
+    if (!err) err = order_open(u, &plain);
+    u->cls = schema_class_at(u->txn->schema, u->results->cls);
+    if (!err && !u->cls) err = lar_fail(LAR_EINVAL, "the result's class is not in this transaction's schema");
+    size_t touched = u->changes.inserted_count + u->changes.deleted_count + u->changes.modified_count;
+    bool few = touched <= FEW_CHANGES || touched <= u->results->count / 8;
+    if (!u->old_txn && u->order.width) few = touched <= FEW_SCANS; /* each changed object scans the keys */
+    plan *p = NULL;
+    if (!err && plain && few && u->order.own_properties) err = plan_compile(u->txn, u->query, &p);
+    if (!err) err = p && !plan_reads_other_rows(p) ? update_in_place(u, p, cs) : update_by_diff(u, cs);
+    plan_free(p);
+    order_close(&u->order);
+    lar_changes_free(changes);
+    return err;
+}
+
+int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const lar_sort_descriptor *sort,
+                       size_t sort_count, lar_results *results, lar_changeset **out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_results_update: out is NULL");
+    *out = NULL;
+    int err = check_arguments(old_txn, txn, query, sort, sort_count, results);
+    if (err) return err;
+    lar_changeset *cs = changeset_new();
+    if (!cs) return LAR_ENOMEM;
+    update u = {old_txn, txn, query, sort, sort_count, results, NULL, {0}, {0}};
+    /* Both ways change the result's keys only once nothing can fail: on error it is as it was. */
+    err = run_update(&u, cs);
+    if (err) {
+        lar_changeset_free(cs);
+        return err;
+    }
+    changeset_sort(cs);
+    results->snapshot = kv_txn_id(txn);
+    *out = cs;
+    return LAR_OK;
+}
