@@ -2195,16 +2195,7 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
  *  @{
  */
 
-/** @brief The version of a transaction's snapshot.
- *
- * For a read transaction, the version of the last commit it sees; for a write
- * transaction, the version its commit will have.
- * @param[in]  txn  An active transaction.
- * @param[out] out  Receives the version.
- * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EMISUSE (ended or failed
- *         transaction).
- */
-int lar_txn_version(lar_txn *txn, uint64_t *out);
+/* lar_txn_version() (Transactions) gives a transaction's version. */
 
 /** @brief The file's last committed version, by any process, without a transaction.
  * @param[in]  env  An environment.

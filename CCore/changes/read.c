@@ -5,14 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int lar_txn_version(lar_txn *txn, uint64_t *out)
-{
-    if (!out) return lar_fail(LAR_EINVAL, "lar_txn_version: out is NULL");
-    int err = txn_check(txn, false);
-    if (!err) *out = kv_txn_id(txn);
-    return err;
-}
-
 int lar_env_version(lar_env *env, uint64_t *out)
 {
     if (!env || !out) return lar_fail(LAR_EINVAL, "lar_env_version: env and out must not be NULL");
