@@ -27,6 +27,8 @@ extension Realm {
         }
         instance.verifyThread()
         instance.checkCanBeginWrite()
+        // Waiting for the gate this very write holds would never end.
+        if instance.isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         try Task.checkCancellation()
         let queue = instance.asyncWriteQueue
         queue.inProgress += 1

@@ -76,6 +76,11 @@ actor Writer {
         }
     }
 
+    func addInsideAWrite(_ name: String) async throws {
+        realm.beginWrite()
+        try await add(name)
+    }
+
     var names: [String] {
         realm.refresh()
         return realm.objects(Dog.self).map(\.name).sorted()
@@ -322,6 +327,10 @@ final class AsyncWriteTests: RealmTestCase {
         try assertChildTraps("second-write-same-thread", message: "already holds a write transaction")
     }
 
+    func testAnAsyncWriteInsideAWriteTrapsRatherThanWaits() throws {
+        try assertChildTraps("async-write-inside-write", message: "The Realm is already in a write transaction")
+    }
+
     func testUsingAnActorsRealmOffTheActorTraps() throws {
         try assertChildTraps("actor-realm-other-thread", message: "Realm accessed from incorrect thread.")
     }
@@ -359,6 +368,19 @@ final class AsyncWriteTests: RealmTestCase {
             let done = DispatchSemaphore(value: 0)
             Task.detached {
                 try await Nobody().write(realm.value)
+                done.signal()
+            }
+            done.wait()
+        case "async-write-inside-write":
+            Thread {
+                Thread.sleep(forTimeInterval: 10)
+                print("HUNG")
+                exit(0)
+            }.start()
+            let done = DispatchSemaphore(value: 0)
+            Task.detached {
+                let writer = try await Writer(configuration: configuration)
+                try await writer.addInsideAWrite("Rex")
                 done.signal()
             }
             done.wait()

@@ -112,10 +112,9 @@ final class QueueContext: @unchecked Sendable {
     }
 }
 
-/// The identity of one actor-confined instance; it also serialises its async writes.
+/// The identity of one actor-confined instance: its address is the instance's token.
 @usableFromInline
-final class ActorContext: @unchecked Sendable {
-    // Unchecked: immutable.
+final class ActorContext: Sendable {
     init() {}
 }
 
