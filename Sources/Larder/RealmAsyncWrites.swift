@@ -112,6 +112,7 @@ extension RealmInstance {
 
     /// The traps of beginWrite, raised when a write is asked for rather than when it runs.
     func checkCanBeginWrite() {
+        if isFrozen { fatalError("Can't perform transactions on a frozen Realm") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
     }
 }

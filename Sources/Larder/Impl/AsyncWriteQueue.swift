@@ -82,6 +82,7 @@ final class AsyncWriteQueue {
         case .actor(let actor, _): Task { await runIsolated(actor, job) }
         case .thread(isMain: true): DispatchQueue.main.async { job.value() }
         case .thread(isMain: false): threadWork.append(body)
+        case .frozen: fatalError("Can't perform transactions on a frozen Realm")  // checkCanBeginWrite stops it first
         }
     }
 

@@ -31,6 +31,8 @@ enum Confinement {
     case thread(isMain: Bool)
     case queue(QueueContext)
     case actor(any Actor, ActorContext)
+    /// A frozen instance: any thread (its reads are serialized).
+    case frozen
 
     /// The token an instance so confined compares with `larder_swift_thread_token()`.
     var token: UnsafeRawPointer {
@@ -38,6 +40,7 @@ enum Confinement {
         case .thread: return larder_swift_os_thread_token()
         case .queue(let context): return UnsafeRawPointer(Unmanaged.passUnretained(context).toOpaque())
         case .actor(_, let context): return UnsafeRawPointer(Unmanaged.passUnretained(context).toOpaque())
+        case .frozen: return UnsafeRawPointer(bitPattern: 1)!  // no thread's: always the slow check
         }
     }
 
@@ -48,6 +51,7 @@ enum Confinement {
             return instanceToken == larder_swift_os_thread_token() || isMain && QueueContext.isMainQueueOrThread
         case .queue(let context): return QueueContext.current === context
         case .actor(let actor, _): return isCurrentExecutor(actor.unownedExecutor)
+        case .frozen: return true
         }
     }
 
@@ -56,7 +60,7 @@ enum Confinement {
     var allowsAsyncWrite: Bool {
         switch self {
         case .thread(let isMain): return isMain
-        case .queue: return false
+        case .queue, .frozen: return false
         case .actor: return true
         }
     }

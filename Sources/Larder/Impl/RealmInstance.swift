@@ -56,8 +56,7 @@ final class RealmInstance {
     init(frozen txn: OpaquePointer, version: UInt64, of live: RealmInstance) {
         configuration = live.configuration
         environment = live.environment
-        // Any thread may read it: the confinement check passes for frozen instances.
-        confinement = .thread(isMain: false)
+        confinement = .frozen
         threadToken = confinement.token
         frozenLock = NSRecursiveLock()
         frozenVersion = version
@@ -118,7 +117,6 @@ final class RealmInstance {
 
     @usableFromInline @inline(never)
     func verifyConfinement() {
-        if isFrozen { return }
         if !confinement.isCurrent(instanceToken: threadToken) { accessedFromIncorrectThread() }
     }
 
