@@ -463,7 +463,7 @@ extension Results where Element: Object {
     }
 
     func filter(_ predicateFormat: String, arguments: [Any?]) -> Results<Element> {
-        filtered(by: QueryArgument.parse(predicateFormat, arguments, env: instance.environment.handle, cls: table.id,
+        filtered(by: QueryArgument.parse(predicateFormat, arguments, environment: instance.environment, cls: table.id,
                                          schema: table.schema))
     }
 
