@@ -157,12 +157,14 @@ final class QueryHandle {
         let program = QueryProgram(node)
         let (slot, idle) = environment.queryPool.take(.built(cls, program.tokens))
         if let query = idle {
-            let handle = QueryHandle(query, environment: environment, slot: slot)
-            if program.bind(to: query) { return handle }
+            if program.bind(to: query) { return QueryHandle(query, environment: environment, slot: slot) }
+            lar_query_free(query)
         } else if let query = newQuery(env: environment.handle, cls: cls) {
-            let handle = QueryHandle(query, environment: environment, slot: slot)
             program.emit(into: query, literal: false)
-            if lar_query_finish(query) == LAR_OK && program.bind(to: query) { return handle }
+            if lar_query_finish(query) == LAR_OK && program.bind(to: query) {
+                return QueryHandle(query, environment: environment, slot: slot)
+            }
+            lar_query_free(query) // a refused query never goes to the pool
         }
         // Refused: the query with its values written in gives the core's message for them.
         return buildLiteral(program, env: environment.handle, cls: cls)
