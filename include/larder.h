@@ -2171,6 +2171,24 @@ typedef enum lar_aggregate_op {
  */
 int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
                           lar_value *out);
+
+/** @brief Fold the values a key path reads from each object a query matches,
+ *  without collecting the objects.
+ *
+ * The same value as lar_query_run() followed by lar_results_aggregate() on its
+ * result, with the same rules and errors. A query that scans its class (no index
+ * answers a term of it, no SORT, DISTINCT or LIMIT suffix) is folded in that one
+ * scan, in key order, in a read transaction; any other, and any in a write
+ * transaction, is run into a result that is then folded.
+ * Ownership: as lar_results_aggregate(); the query is not changed.
+ * @param[in]  txn      An active transaction of the query's environment.
+ * @param[in]  query    A query ready to run (finished, every argument bound).
+ * @param[in]  keypath  A key path; NULL only for #LAR_AGGREGATE_COUNT (the objects).
+ * @param[in]  op       The operation.
+ * @param[out] out      Receives the result; #LAR_TYPE_NULL on error.
+ * @return #LAR_OK, or the errors of lar_query_run() and lar_results_aggregate().
+ */
+int lar_query_run_aggregate(lar_txn *txn, lar_query *query, const char *keypath, lar_aggregate_op op, lar_value *out);
 /** @} */
 
 /** @defgroup changelog Change log

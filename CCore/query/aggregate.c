@@ -143,25 +143,48 @@ static int unsupported(const key_path *path, lar_aggregate_op op)
                     type_name(path->type), cls->name, cls->properties[path->props[path->count - 1]].def.name);
 }
 
+/* Checks op and out; out is cleared. */
+static int check_op(lar_aggregate_op op, lar_value *out, const char *function)
+{
+    if (out) *out = (lar_value){.type = LAR_TYPE_NULL};
+    if (!out) return lar_fail(LAR_EINVAL, "%s: out is NULL", function);
+    if (op < LAR_AGGREGATE_COUNT || op > LAR_AGGREGATE_AVERAGE)
+        return lar_fail(LAR_EINVAL, "%s: unknown operation %d", function, (int)op);
+    return LAR_OK;
+}
+
+/* The key path of an aggregate on class cls, checked to be one op takes. */
+static int aggregate_path(lar_txn *txn, lar_env *env, lar_class cls, const char *keypath, lar_aggregate_op op,
+                          key_path *path)
+{
+    int rc = key_path_parse(txn, env, cls, keypath, op_names[op], path);
+    if (rc == LAR_OK && !op_takes(op, path->type)) rc = unsupported(path, op);
+    return rc;
+}
+
+/* The folded value into *out, once the fold ended with rc. */
+static int finish(lar_txn *txn, const accumulator *a, int rc, lar_value *out)
+{
+    lar_value folded = result(a);
+    /* A min or max string of a mixed property, read raw: kept as lar_obj_get() keeps it. */
+    if (rc == LAR_OK && txn->write && value_keep_bytes(txn, &folded) != LAR_OK) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK) *out = folded;
+    return rc;
+}
+
 int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
                           lar_value *out)
 {
-    if (out) *out = (lar_value){.type = LAR_TYPE_NULL};
-    if (!out) return lar_fail(LAR_EINVAL, "lar_results_aggregate: out is NULL");
-    if (op < LAR_AGGREGATE_COUNT || op > LAR_AGGREGATE_AVERAGE)
-        return lar_fail(LAR_EINVAL, "lar_results_aggregate: unknown operation %d", (int)op);
-    int rc = results_check(txn, results, "lar_results_aggregate");
+    int rc = check_op(op, out, "lar_results_aggregate");
+    if (rc == LAR_OK) rc = results_check(txn, results, "lar_results_aggregate");
     if (rc != LAR_OK) return rc;
     if (op == LAR_AGGREGATE_COUNT && !keypath) {
         *out = (lar_value){.type = LAR_TYPE_INT, .as.integer = (int64_t)results->count};
         return LAR_OK;
     }
-    char verb[32];
-    snprintf(verb, sizeof verb, "%s", op_names[op]);
     key_path path;
-    rc = key_path_parse(txn, results->env, results->cls, keypath, verb, &path);
+    rc = aggregate_path(txn, results->env, results->cls, keypath, op, &path);
     if (rc != LAR_OK) return rc;
-    if (!op_takes(op, path.type)) return unsupported(&path, op);
     accumulator a = {.op = op, .type = path.type, .best = {.type = LAR_TYPE_NULL}, .decimal_sum = decimal_zero()};
     /* Read a chunk at a time in key order; fold in result order (sums of doubles depend on it). */
     lar_value *values = malloc((results->count < CHUNK ? results->count : CHUNK) * sizeof *values + 1);
@@ -172,9 +195,63 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
         for (size_t i = 0; i < n && rc == LAR_OK; i++) take(&a, &values[i]);
     }
     free(values);
-    lar_value folded = result(&a);
-    /* A min or max string of a mixed property, read raw: kept as lar_obj_get() keeps it. */
-    if (rc == LAR_OK && txn->write && value_keep_bytes(txn, &folded) != LAR_OK) rc = lar_fail(LAR_ENOMEM, "out of memory");
-    if (rc == LAR_OK) *out = folded;
+    return finish(txn, &a, rc, out);
+}
+
+/* The sink of lar_query_run_aggregate: each match's value folded as it is scanned. */
+typedef struct fold_sink {
+    row_sink base;
+    lar_txn *txn;
+    const key_path *path; /* NULL: count the objects */
+    accumulator a;
+} fold_sink;
+
+static int fold_row(row_sink *self, lar_objkey key, const kv_val *row)
+{
+    (void)key;
+    fold_sink *f = (fold_sink *)self;
+    if (!f->path) {
+        f->a.count++;
+        return LAR_OK;
+    }
+    lar_value v;
+    int rc = key_path_read_row(f->txn, f->path, row, &v);
+    if (rc == LAR_OK) take(&f->a, &v);
+    return rc;
+}
+
+/* lar_query_run_aggregate of a query a scan runs: no result is collected. */
+static int fold_scan(lar_txn *txn, lar_query *query, const schema_class *cls, const char *keypath,
+                     lar_aggregate_op op, lar_value *out, bool *scanned)
+{
+    key_path path;
+    fold_sink f = {{fold_row}, txn, NULL, {.op = op, .type = LAR_TYPE_INT, .best = {.type = LAR_TYPE_NULL}}};
+    f.a.decimal_sum = decimal_zero();
+    if (keypath || op != LAR_AGGREGATE_COUNT) {
+        int rc = aggregate_path(txn, query->env, query->cls, keypath, op, &path);
+        if (rc != LAR_OK) return rc;
+        f.path = &path;
+        f.a.type = path.type;
+    }
+    int rc = query_scan_matches(txn, query, cls, &f.base, scanned);
+    return *scanned ? finish(txn, &f.a, rc, out) : rc;
+}
+
+int lar_query_run_aggregate(lar_txn *txn, lar_query *query, const char *keypath, lar_aggregate_op op, lar_value *out)
+{
+    int rc = check_op(op, out, "lar_query_run_aggregate");
+    if (rc != LAR_OK) return rc;
+    if (!query) return lar_fail(LAR_EINVAL, "lar_query_run_aggregate: query is NULL");
+    const schema_class *cls;
+    if ((rc = query_check_runnable(txn, query, &cls)) != LAR_OK) return rc;
+    /* A write's rows may move while a fold reads other tables, and a min or max keeps a
+     * pointer into the row it came from: a write folds a collected result instead. */
+    bool scanned = false;
+    if (!txn->write && (rc = fold_scan(txn, query, cls, keypath, op, out, &scanned)) != LAR_OK) return rc;
+    if (scanned) return LAR_OK;
+    lar_results *results;
+    if ((rc = lar_query_run(txn, query, &results)) != LAR_OK) return rc;
+    rc = lar_results_aggregate(txn, results, keypath, op, out);
+    lar_results_free(results);
     return rc;
 }

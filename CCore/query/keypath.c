@@ -111,6 +111,17 @@ int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value 
     return follow(txn, path, 0, (lar_obj){path->root, key}, out);
 }
 
+int key_path_read_row(lar_txn *txn, const key_path *path, const kv_val *row, lar_value *out)
+{
+    int rc = row_decode_raw(path->classes[0], row, path->props[0], out);
+    if (rc != LAR_OK || path->count == 1) return rc;
+    if (out->type == LAR_TYPE_NULL) {
+        out->type = VALUE_NULL_LINK;
+        return LAR_OK;
+    }
+    return follow(txn, path, 1, out->as.link, out);
+}
+
 /* Fewer objects than this are read one lookup each. */
 #define CURSOR_THRESHOLD 32
 
@@ -184,12 +195,7 @@ static int read_in_key_order(lar_txn *txn, const key_path *path, const lar_objke
         else if (step)
             rc = lar_fail_mdb(step, "cannot read an object");
         else
-            rc = row_decode_raw(cls, &row, path->props[0], &out[p * stride]);
-        lar_value *v = &out[p * stride];
-        if (rc == LAR_OK && path->count > 1) {
-            if (v->type == LAR_TYPE_NULL) v->type = VALUE_NULL_LINK;
-            else rc = follow(txn, path, 1, v->as.link, v);
-        }
+            rc = key_path_read_row(txn, path, &row, &out[p * stride]);
     }
     kv_cursor_close(cursor);
     return rc;

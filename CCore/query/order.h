@@ -41,6 +41,8 @@ int key_path_parse(lar_txn *txn, lar_env *env, lar_class cls, const char *text, 
 /* The value path reads from object key of the path's first class, or VALUE_NULL_LINK.
  * Strings and binaries point into the transaction's memory. */
 int key_path_read(lar_txn *txn, const key_path *path, lar_objkey key, lar_value *out);
+/* The same from the object's row, already read (row: of the path's first class). */
+int key_path_read_row(lar_txn *txn, const key_path *path, const kv_val *row, lar_value *out);
 /* The same for n objects: out[i * stride] receives the value of keys[i]. Rows are read in
  * key order, whatever the order of keys. */
 int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *keys, size_t n, lar_value *out,

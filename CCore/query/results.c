@@ -23,10 +23,22 @@ static int add_result(lar_results *r, lar_objkey key)
     return LAR_OK;
 }
 
+/* The sink of lar_query_run: the keys of the matches. */
+typedef struct key_sink {
+    row_sink base;
+    lar_results *r;
+} key_sink;
+
+static int take_key(row_sink *self, lar_objkey key, const kv_val *row)
+{
+    (void)row;
+    return add_result(((key_sink *)self)->r, key);
+}
+
 /* Checks one row. A write transaction's rows may move while the check reads other
  * tables (a read can flush what the write gathered), so there a plan that reads them
  * checks a copy of the row (copy NULL: the plan reads only the row, in place). */
-static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, lar_results *r)
+static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, row_sink *sink)
 {
     if (txn->write && copy) {
         copy->size = 0;
@@ -35,10 +47,10 @@ static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, k
     }
     int match = plan_match(p, key, &row);
     if (match < 0) return match;
-    return match ? add_result(r, key) : LAR_OK;
+    return match ? sink->take(sink, key, &row) : LAR_OK;
 }
 
-static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
+static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
 {
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
@@ -53,7 +65,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, lar_results *r)
             break;
         }
         memcpy(&k, key.mv_data, sizeof k);
-        err = check_row(txn, p, copying, k, row, r);
+        err = check_row(txn, p, copying, k, row, sink);
     }
     kv_cursor_close(cursor);
     buffer_free(&copy);
@@ -90,6 +102,7 @@ static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, boo
 static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
                  lar_results *r)
 {
+    key_sink sink = {{take_key}, r};
     lar_objkey *candidates = NULL;
     size_t count = 0;
     bool exact;
@@ -100,7 +113,7 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
         int rc = kv_get(txn, cls->dbi, &key, &row);
         if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
-        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, copying, candidates[i], row, r);
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, copying, candidates[i], row, &sink.base);
     }
     free(candidates);
     buffer_free(&copy);
@@ -154,7 +167,36 @@ static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cl
     if (err) return err;
     probe_term terms[PROBE_TERMS_MAX];
     size_t term_count = plan_probe_terms(p, terms);
-    err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, r);
+    key_sink sink = {{take_key}, r};
+    err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, &sink.base);
+    plan_free(p);
+    return err;
+}
+
+int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_class **cls)
+{
+    int err = txn_check(txn, false);
+    if (err) return err;
+    if (query->env != txn->env) return lar_fail(LAR_EINVAL, "the query belongs to another environment");
+    if ((err = check_ready(query))) return err;
+    *cls = schema_class_at(txn->schema, query->cls);
+    if (!*cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
+    return LAR_OK;
+}
+
+int query_scan_matches(lar_txn *txn, const lar_query *query, const schema_class *cls, row_sink *sink,
+                       bool *scanned)
+{
+    probe_term terms[PROBE_TERMS_MAX];
+    *scanned = false;
+    if (query->order_count || query_one_equality(query, cls, terms)) return LAR_OK;
+    plan *p;
+    int err = plan_compile(txn, query, &p);
+    if (err) return err;
+    if (plan_probe_terms(p, terms) == 0) {
+        *scanned = true;
+        err = scan(txn, cls, p, sink);
+    }
     plan_free(p);
     return err;
 }
@@ -163,12 +205,9 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
 {
     if (out) *out = NULL;
     if (!query || !out) return lar_fail(LAR_EINVAL, "lar_query_run: query and out must not be NULL");
-    int err = txn_check(txn, false);
+    const schema_class *cls;
+    int err = query_check_runnable(txn, query, &cls);
     if (err) return err;
-    if (query->env != txn->env) return lar_fail(LAR_EINVAL, "lar_query_run: the query belongs to another environment");
-    if ((err = check_ready(query))) return err;
-    const schema_class *cls = schema_class_at(txn->schema, query->cls);
-    if (!cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
     lar_results *r = calloc(1, sizeof *r);
     if (!r) return lar_fail(LAR_ENOMEM, "out of memory running a query");
     r->env = txn->env;

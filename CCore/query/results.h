@@ -22,6 +22,22 @@ struct lar_results {
 /* Stamps r with txn's version (lar_results_is_current); in a write, r follows it. */
 void record_version(lar_txn *txn, lar_results *r);
 
+/* Where the objects a query matches go, one at a time in key order: collected as keys
+ * (lar_query_run) or folded (lar_query_run_aggregate). take returns LAR_OK or an error,
+ * which stops the run. */
+typedef struct row_sink {
+    int (*take)(struct row_sink *self, lar_objkey key, const kv_val *row);
+} row_sink;
+
+/* Checks that query can run in txn (txn active, same environment, finished, every
+ * argument bound) and gives its class. */
+int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_class **cls);
+/* Hands sink every object of query's class its predicate matches, by one scan of the
+ * class's table, when a scan is what would run it: *scanned is false, and nothing is
+ * read, when an index answers a term or the query has a SORT, DISTINCT or LIMIT. */
+int query_scan_matches(lar_txn *txn, const lar_query *query, const schema_class *cls, row_sink *sink,
+                       bool *scanned);
+
 /* ---- evaluation (eval.c) ---- */
 
 /* A query compiled for one transaction: a tree of checks over rows. */

@@ -91,7 +91,7 @@ extension NSNumber: AddableType {
     }
 }
 
-/// As Realm: the min, max, sum and average of mixed values (their numbers).
+/// As Realm: the min and max of mixed values (of any kind), their sum and average (of their numbers).
 extension AnyRealmValue: AddableType {
     public static func _larderFromAggregate(_ value: _StoredValue) -> AnyRealmValue? { _larderFrom(value) }
 }

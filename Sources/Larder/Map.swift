@@ -104,7 +104,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         let results = valueResults()
         let table = results.instance.table(for: Value.Wrapped.self)
         let node = isIncluded(Query<Value>.root()).node
-        return results.filteredValues(by: QueryHandle.build(node, env: results.instance.environment.handle, cls: table.id))
+        return results.filteredValues(by: QueryHandle.build(node, environment: results.instance.environment, cls: table.id))
     }
 
     /// The same with a predicate in Realm's query language and its arguments.
@@ -113,7 +113,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         let results = valueResults()
         let table = results.instance.table(for: Value.Wrapped.self)
         return results.filteredValues(by: QueryArgument.parse(predicateFormat, args.map { $0 as Any? },
-                                                              env: results.instance.environment.handle, cls: table.id,
+                                                              environment: results.instance.environment, cls: table.id,
                                                               schema: table.schema))
     }
 

@@ -39,8 +39,6 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The last run of the filters and its keys in result order, kept while the C
     /// core says it is current (no write, same snapshot).
     private var filterRun: FilterRun?
-    /// Every object of the class as a C result, for aggregates, kept while current.
-    private var allRun: CoreResults?
 
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?
@@ -387,15 +385,6 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return keys
     }
 
-    /// Every object of the class as a C result, reused while the core says it is current.
-    func allObjects() -> CoreResults {
-        let txn = instance.currentTxn()
-        if let allRun, allRun.isCurrent(in: txn) { return allRun }
-        let all = CoreResults.all(table, in: instance, txn: txn)
-        allRun = all
-        return all
-    }
-
     /// What the snapshot depends on: the transaction, the class's membership and the values the sorts read.
     private struct SnapshotStamp: Equatable {
         let membershipEpoch: UInt64
@@ -508,7 +497,7 @@ extension Results where Element: Object {
     }
 
     func filter(_ predicateFormat: String, arguments: [Any?]) -> Results<Element> {
-        filtered(by: QueryArgument.parse(predicateFormat, arguments, env: instance.environment.handle, cls: table.id,
+        filtered(by: QueryArgument.parse(predicateFormat, arguments, environment: instance.environment, cls: table.id,
                                          schema: table.schema))
     }
 
@@ -537,8 +526,13 @@ extension Results where Element: Object {
 }
 
 extension Results: ObjectAggregating where Element: Object {
-    /// The objects, for the C core to fold: the whole class without reading its keys into Swift.
-    var aggregateSource: AggregateSource { isWholeTable ? .results(instance, table, allObjects()) : .keys(instance, table, keys()) }
+    /// The objects, for the C core to fold: the whole class, or one filter's matches, while
+    /// the core scans them (no keys collected); the keys in result order otherwise.
+    var aggregateSource: AggregateSource {
+        if isWholeTable { return .query(instance, QueryHandle.all(table, in: instance)) }
+        if filters.count == 1 && steps.isEmpty && source == nil { return .query(instance, filters[0]) }
+        return .keys(instance, table, keys())
+    }
 }
 
 // MARK: Aggregates of values

@@ -617,9 +617,11 @@ final class AnyRealmValueTests: RealmTestCase {
 
     // MARK: Aggregates
 
-    /// As Realm: only numbers count, compared by value across ints, floats,
-    /// doubles and decimals; a sum or an average is a decimal.
-    func testAggregatesOverMixedValuesTakeTheirNumbers() throws {
+    /// As realm-core (aggregate_ops.hpp, Minimum<Mixed>): min and max take values of every
+    /// kind but null, in Realm's order of kinds (bool < numbers < string < ... < object),
+    /// numbers by value across ints, floats, doubles and decimals; a sum or an average
+    /// takes the numbers and is a decimal.
+    func testAggregatesOverMixedValuesFollowRealmCore() throws {
         let realm = try open()
         let values: [AnyRealmValue] = [.string("zzz"), .int(2), .none, .decimal128(Decimal128(1.5)), .double(4),
                                        .bool(true), .date(Date(timeIntervalSince1970: 9)), .float(0.5),
@@ -627,18 +629,25 @@ final class AnyRealmValueTests: RealmTestCase {
         let holder = MixedHolder()
         holder.values.append(objectsIn: values)
         for list in [holder.values, { try! realm.write { realm.add(holder) }; return holder.values }()] {
-            XCTAssertEqual(list.min(), .float(0.5))
-            XCTAssertEqual(list.max(), .double(4))
+            XCTAssertEqual(list.min(), .bool(true))
+            XCTAssertEqual(list.max()?.object(MixedCat.self)?.name, "Tom", "an object ranks above every other kind")
             XCTAssertEqual(list.sum(), .decimal128(Decimal128(8)))
             XCTAssertEqual(list.average(), AnyRealmValue.decimal128(Decimal128(2)))
             XCTAssertEqual(list.average() as Double?, 2)
         }
-        try realm.write { holder.values.append(.decimal128(Decimal128(-1))) }
+        try realm.write {
+            holder.values.removeAll()
+            holder.values.append(objectsIn: [.int(2), .decimal128(Decimal128(-1)), .double(4), .float(0.5), .none])
+        }
         XCTAssertEqual(holder.values.min(), .decimal128(Decimal128(-1)))
+        XCTAssertEqual(holder.values.max(), .double(4))
         try realm.write { holder.values.removeAll(); holder.values.append(.string("only")) }
-        XCTAssertNil(holder.values.min())
+        XCTAssertEqual(holder.values.min(), .string("only"))
+        XCTAssertEqual(holder.values.max(), .string("only"))
         XCTAssertNil(holder.values.average() as AnyRealmValue?)
         XCTAssertEqual(holder.values.sum(), .decimal128(Decimal128(0)))
+        try realm.write { holder.values.removeAll(); holder.values.append(.none) }
+        XCTAssertNil(holder.values.min())
     }
 
     func testAggregatesOverAMixedPropertyOfResults() throws {
@@ -655,11 +664,14 @@ final class AnyRealmValueTests: RealmTestCase {
         }
         let results = realm.objects(MixedHolder.self)
         XCTAssertEqual(results.min(ofProperty: "value"), AnyRealmValue.double(-2.5))
-        XCTAssertEqual(results.max(ofProperty: "value"), AnyRealmValue.decimal128(Decimal128(10)))
+        XCTAssertEqual(results.max(ofProperty: "value"), AnyRealmValue.string("a"), "a string ranks above every number")
+        XCTAssertEqual(results.where { $0.value != .string("a") }.max(ofProperty: "value"),
+                       AnyRealmValue.decimal128(Decimal128(10)))
         XCTAssertEqual(results.sum(ofProperty: "value"), AnyRealmValue.decimal128(Decimal128(10.5)))
         XCTAssertEqual(results.average(ofProperty: "value") as Double?, 3.5)
         let holder = try XCTUnwrap(results.first)
         XCTAssertEqual(holder.valueSet.min(), .decimal128(Decimal128(0.5)))
+        XCTAssertEqual(holder.valueSet.max(), .string("x"))
         XCTAssertEqual(holder.valueSet.sum(), .decimal128(Decimal128(7.5)))
         XCTAssertEqual(holder.valueMap.max(), .int(5))
         XCTAssertEqual(holder.valueMap.sum(), .decimal128(Decimal128(6)))

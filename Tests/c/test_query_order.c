@@ -846,3 +846,72 @@ TEST(order_sorts_200000_objects_quickly)
     CHECK(string_ms < 3000);
     finish(&w, txn, r);
 }
+
+/* lar_query_run_aggregate folds what lar_results_aggregate folds over the query's result:
+ * while scanning (a read, no index term, no suffix) and through a result (the others). */
+static void check_query_fold(lar_txn *txn, lar_env *env, lar_class cls, const char *text)
+{
+    static const char *const paths[] = {NULL, "age", "weight", "price", "owner.age", "extra", "name", "tags"};
+    lar_query *q;
+    CHECK_OK(lar_query_parse(env, cls, text, &q));
+    lar_results *r;
+    CHECK_OK(lar_query_run(txn, q, &r));
+    for (size_t i = 0; i < COUNT_OF(paths); i++) {
+        for (int op = LAR_AGGREGATE_COUNT; op <= LAR_AGGREGATE_AVERAGE; op++) {
+            lar_value direct, folded;
+            int rc = lar_query_run_aggregate(txn, q, paths[i], (lar_aggregate_op)op, &direct);
+            CHECK_EQ(rc, lar_results_aggregate(txn, r, paths[i], (lar_aggregate_op)op, &folded));
+            if (rc == LAR_OK) CHECK_VALUE(direct, folded);
+            else CHECK_EQ(direct.type, LAR_TYPE_NULL);
+        }
+    }
+    lar_results_free(r);
+    lar_query_free(q);
+}
+
+TEST(order_query_aggregate_folds_as_its_result)
+{
+    world w = setup();
+    lar_txn *txn = begin_write(w.env);
+    lar_obj p = person(txn, &w, "p", NULL);
+    CHECK_OK(lar_obj_set(txn, p, P_AGE, &(lar_value){.type = LAR_TYPE_INT, .as.integer = 40}));
+    for (int i = 0; i < 40; i++) {
+        lar_obj d = dog_with(txn, &w, i % 2 ? "rex" : "fido", D_AGE, i % 7 == 0 ? val_null() : val_int(i % 5));
+        lar_value weight = i == 3 ? val_double(NAN) : val_double(i * 0.5), price = dec(i, -1);
+        lar_value extra = i % 3 == 0 ? val_str("s") : i % 3 == 1 ? val_double(i / 4.0) : val_int(i);
+        CHECK_OK(lar_obj_set(txn, d, D_WEIGHT, &weight));
+        CHECK_OK(lar_obj_set(txn, d, D_PRICE, &price));
+        CHECK_OK(lar_obj_set(txn, d, D_EXTRA, &extra));
+        if (i % 3 == 0) CHECK_OK(lar_obj_set(txn, d, D_OWNER, &(lar_value){.type = LAR_TYPE_LINK, .as.link = p}));
+    }
+    static const char *const queries[] = {"TRUEPREDICATE", "age > 2", "owner.age == 40 OR weight < 3",
+                                          "age > 1 SORT(age DESC)", "age > 1 LIMIT(4)", "name == 'nobody'",
+                                          "FALSEPREDICATE"};
+    for (size_t i = 0; i < COUNT_OF(queries); i++) check_query_fold(txn, w.env, w.dog, queries[i]);
+    commit_txn(txn);
+    txn = begin_read(w.env);
+    for (size_t i = 0; i < COUNT_OF(queries); i++) check_query_fold(txn, w.env, w.dog, queries[i]);
+    /* The values themselves, folded while scanning. */
+    lar_query *q;
+    CHECK_OK(lar_query_parse(w.env, w.dog, "name == 'rex'", &q));
+    lar_value out;
+    CHECK_OK(lar_query_run_aggregate(txn, q, NULL, LAR_AGGREGATE_COUNT, &out));
+    CHECK_VALUE(out, val_int(20));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "weight", LAR_AGGREGATE_SUM, &out)); /* 0.5 × (1+5+...+39), NaN skipped */
+    CHECK_VALUE(out, val_double(200 - 1.5));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "extra", LAR_AGGREGATE_MAX, &out)); /* a string ranks above numbers */
+    CHECK_VALUE(out, val_str("s"));
+    /* Bad input. */
+    CHECK_RC(lar_query_run_aggregate(txn, NULL, "age", LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_SUM, NULL), LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregate(txn, q, "age", (lar_aggregate_op)0, &out), LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregate(txn, q, NULL, LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregate(txn, q, "name", LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregate(NULL, q, "age", LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
+    lar_query_free(q);
+    CHECK_OK(lar_query_parse(w.env, w.dog, "age > $0", &q));
+    CHECK_RC(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_SUM, &out), LAR_EINVAL); /* not bound */
+    CHECK_EQ(out.type, LAR_TYPE_NULL);
+    lar_query_free(q);
+    finish(&w, txn, NULL);
+}

@@ -772,6 +772,8 @@ static void read_results(state *s, lar_results *r, uint8_t how)
     if (rc && rc != LAR_ENOTFOUND) fuzz_consume_error(rc);
 }
 
+static const char *take_key_path(program *p);
+
 static void op_query(state *s, program *p)
 {
     lar_results **r = &s->results[u8(p) % RESULTS];
@@ -798,6 +800,18 @@ static void op_query(state *s, program *p)
         if (!rc) {
             lar_results_free(*r);
             *r = fresh;
+            /* Folded while scanning, or run then folded: the same error or value as the result's fold. */
+            const char *path = take_key_path(p);
+            lar_aggregate_op op = (lar_aggregate_op)(u8(p) % 7);
+            lar_value folded, direct;
+            int rc_results = lar_results_aggregate(txn, fresh, path, op, &folded);
+            int rc_query = lar_query_run_aggregate(how & 0x40 ? NULL : txn, how & 0x20 ? NULL : q, path, op,
+                                                   how & 0x10 ? NULL : &direct);
+            if (!(how & 0x70) && rc_results != rc_query) abort();
+            if (rc_query) fuzz_consume_error(rc_query);
+            else fuzz_consume_value(&direct);
+            if (rc_results) fuzz_consume_error(rc_results);
+            else fuzz_consume_value(&folded);
         }
         lar_query_free(q);
         break;

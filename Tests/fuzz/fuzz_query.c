@@ -89,6 +89,26 @@ static void populate(void)
     lar_txn_free(txn);
 }
 
+/* lar_query_run_aggregate folds what lar_results_aggregate folds over r, the query's result
+ * of count objects: the same count, and the same error or value for a key path. */
+static void check_fold(lar_txn *txn, lar_query *q, const lar_results *r, size_t count)
+{
+    lar_value direct, folded;
+    OK(lar_query_run_aggregate(txn, q, NULL, LAR_AGGREGATE_COUNT, &direct));
+    if (direct.type != LAR_TYPE_INT || direct.as.integer != (int64_t)count) abort();
+    static const char *const paths[] = {"age", "owner.age", "extra"};
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        for (int op = LAR_AGGREGATE_COUNT; op <= LAR_AGGREGATE_AVERAGE; op++) {
+            int rc_direct = lar_query_run_aggregate(txn, q, paths[i], (lar_aggregate_op)op, &direct);
+            int rc_folded = lar_results_aggregate(txn, r, paths[i], (lar_aggregate_op)op, &folded);
+            if (rc_direct != rc_folded) abort();
+            if (rc_direct == LAR_OK && (direct.type != folded.type ||
+                                        (direct.type == LAR_TYPE_INT && direct.as.integer != folded.as.integer)))
+                abort();
+        }
+    }
+}
+
 /* Runs q in txn into a malloc'd list of keys (NULL when the run failed, as it may). */
 static lar_objkey *run(lar_query *q, lar_class cls, bool write, size_t *count)
 {
@@ -121,6 +141,7 @@ static lar_objkey *run(lar_query *q, lar_class cls, bool write, size_t *count)
         while (lar_iter_next(iter, &obj) == LAR_OK) seen++;
         if (seen != *count) abort();
         lar_iter_close(iter);
+        if (!write) check_fold(txn, q, r, *count);
         lar_results_free(r);
     } else {
         fuzz_consume_error(rc);

@@ -467,11 +467,14 @@ SEEDS["embedded"] = (bytes([0]) + EMBEDDED_SCHEMA + begin(0, True)
 
 # Queries (fuzz_api.c's op_query): run (how 0; which picks QUERY_TEXTS, 200 and up the
 # text given), read (1), is_current (2), iterate into an iterator slot (3), free (4).
+# A run that succeeds then folds a key path (fold: KEY_PATHS index, operation) both by
+# lar_results_aggregate and by lar_query_run_aggregate.
 Q_RUN, Q_READ, Q_CURRENT, Q_ITER, Q_FREE = range(5)
 
 
-def query(slot, how, txn, cls, which=0, text=b"", value=val_int(0)):
-    return bytes([QUERY, slot, how, txn, cls, which, len(text)]) + text + value
+def query(slot, how, txn, cls, which=0, text=b"", value=val_int(0), fold=(1, 4)):
+    tail = bytes(fold) if how % 5 == Q_RUN else b""
+    return bytes([QUERY, slot, how, txn, cls, which, len(text)]) + text + value + tail
 
 
 SEEDS["query"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)

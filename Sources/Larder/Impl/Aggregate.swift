@@ -18,8 +18,8 @@ enum AggregateOperation: String {
 
 /// Where the objects of an aggregate over a property come from.
 enum AggregateSource {
-    /// The objects of a C result of a class (a query's): folded by the C core.
-    case results(RealmInstance, ManagedClass, CoreResults)
+    /// The objects a query selects: folded by the C core as it runs the query.
+    case query(RealmInstance, QueryHandle)
     /// The objects of a class with these keys: folded by the C core, no accessor.
     case keys(RealmInstance, ManagedClass, [lar_objkey])
     /// Objects in memory (an unmanaged collection's), managed or not.
@@ -34,9 +34,10 @@ protocol ObjectAggregating {
 /// Folds values of one stored type into a min, max, sum or average, as realm-core
 /// does: nulls are skipped; ints sum in 64 bits, floats and doubles in a double,
 /// decimals in a decimal; an average of ints, floats or doubles is a double.
-/// Mixed values: only numbers count (ints, floats, doubles and decimals, compared
-/// by value: the min of int 2 and decimal 1.5 is decimal 1.5); the others are
-/// skipped; a sum or an average is a decimal, as realm-core's of a Mixed column.
+/// Mixed values, as realm-core's Mixed column: min and max take values of every kind
+/// in Realm's order (numbers by value across types: the min of int 2 and decimal 1.5
+/// is decimal 1.5; a string above every number); a sum or an average takes the
+/// numbers and is a decimal.
 struct Aggregator {
     let operation: AggregateOperation
     let type: lar_type
@@ -64,10 +65,19 @@ struct Aggregator {
         record(value)
     }
 
+    /// realm-core's rule for a Mixed column (aggregate_ops.hpp): min and max take every
+    /// value but null and a NaN decimal, in Realm's order of kinds (a string above every
+    /// number); sum and average take the numbers.
     private mutating func addMixed(_ value: _StoredValue) {
-        guard let decimal = value.numberAsDecimal else { return }
-        decimalSum += decimal
-        record(value)
+        switch (operation, value) {
+        case (_, .null): return
+        case (.min, .decimal128(let v)) where v.isNaN, (.max, .decimal128(let v)) where v.isNaN: return
+        case (.min, _), (.max, _): record(value)
+        case (.sum, _), (.average, _):
+            guard let decimal = value.numberAsDecimal else { return }
+            decimalSum += decimal
+            record(value)
+        }
     }
 
     private mutating func record(_ value: _StoredValue) {
@@ -132,19 +142,20 @@ enum ObjectAggregate {
     }
 
     /// The aggregate of property name over the objects of source, as T. Managed objects
-    /// are folded by the C core (lar_results_aggregate), so name may go through to-one
+    /// are folded by the C core (lar_query_run_aggregate, lar_results_aggregate), so name may go through to-one
     /// links (`"owner.age"`); a plain name is checked first, with Realm's messages.
     static func run<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of type: Object.Type,
                                    _ source: AggregateSource, as: T.Type) -> T? {
         let schema = type.schema
-        let results: CoreResults
-        let instance: RealmInstance, table: ManagedClass
+        if case .objects = source {} else if !name.contains(".") {
+            _ = property(name, in: schema, for: operation) // Realm's messages, before the core's
+        }
+        let folded: _StoredValue?
         switch source {
-        case .results(let resultsInstance, let sourceTable, let sourceResults):
-            (instance, table, results) = (resultsInstance, sourceTable, sourceResults)
-        case .keys(let keysInstance, let sourceTable, let keys):
-            (instance, table) = (keysInstance, sourceTable)
-            results = CoreResults.of(keys, table, txn: instance.currentTxn())
+        case .query(let instance, let query):
+            folded = query.aggregate(operation, name, in: instance)
+        case .keys(let instance, let table, let keys):
+            folded = CoreResults.of(keys, table, txn: instance.currentTxn()).aggregate(operation, name, in: instance)
         case .objects(let objects):
             let (slot, valueType) = property(name, in: schema, for: operation)
             var aggregator = Aggregator(operation, type: valueType)
@@ -155,29 +166,7 @@ enum ObjectAggregate {
             }
             return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
         }
-        if !name.contains("."), property(name, in: schema, for: operation).type == LAR_TYPE_MIXED,
-           operation == .min || operation == .max {
-            return mixed(operation, name, of: results.keys, instance, table, as: T.self)
-        }
-        return convert(results.aggregate(operation, name, txn: instance.currentTxn()), as: T.self, operation,
-                       describing: "'\(schema.name).\(name)'")
-    }
-
-    /// A mixed property's min and max count its numbers only (realm-core's rule, which
-    /// AnyRealmValueTests pin); lar_results_aggregate's take values of every kind, so Swift folds these.
-    private static func mixed<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of keys: [lar_objkey],
-                                             _ instance: RealmInstance, _ table: ManagedClass, as: T.Type) -> T? {
-        let txn = instance.currentTxn()
-        let prop = UInt32(table.propertyIndex[table.schema.slotByName[name]!])
-        var aggregator = Aggregator(operation, type: LAR_TYPE_MIXED)
-        var value = lar_value()
-        for key in keys {
-            let rc = lar_obj_get(txn, lar_obj(cls: table.id, key: key), prop, &value)
-            if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
-            if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-            aggregator.add(_StoredValue(value))
-        }
-        return aggregator.result(as: T.self, describing: "'\(table.schema.name).\(name)'")
+        return convert(folded, as: T.self, operation, describing: "'\(schema.name).\(name)'")
     }
 
     /// value as T; traps when T cannot hold it (a date asked for as an Int).

@@ -25,16 +25,9 @@ final class CoreResults {
 
     deinit { lar_results_free(pointer) }
 
-    /// Every object of table, in key order (a `TRUEPREDICATE` run).
+    /// Every object of table, in key order.
     static func all(_ table: ManagedClass, in instance: RealmInstance, txn: OpaquePointer) -> CoreResults {
-        var query: OpaquePointer?
-        var rc = lar_query_parse(instance.environment.handle, table.id, "TRUEPREDICATE", &query)
-        if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
-        defer { lar_query_free(query) }
-        var results: OpaquePointer?
-        rc = lar_query_run(txn, query, &results)
-        if rc != LAR_OK { fatalCoreError(rc, "Cannot read objects") }
-        return CoreResults(results!)
+        QueryHandle.all(table, in: instance).runResults(in: txn)
     }
 
     /// The objects of table with keys, in their order (a list's, or what filters left).
@@ -85,19 +78,41 @@ final class CoreResults {
     }
 
     /// The aggregate of keyPath over the objects; nil for a min, max or average of no values.
-    func aggregate(_ operation: AggregateOperation, _ keyPath: String, txn: OpaquePointer) -> _StoredValue? {
-        var out = lar_value()
-        let rc = lar_results_aggregate(txn, pointer, keyPath, operation.coreOperation, &out)
-        if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
-        if rc != LAR_OK {
-            fatalError("Operation '\(operation.rawValue)' not supported for key path '\(keyPath)': " +
-                       String(cString: lar_error_last().pointee.message))
-        }
-        return out.type == LAR_TYPE_NULL ? nil : _StoredValue(out)
+    func aggregate(_ operation: AggregateOperation, _ keyPath: String, in instance: RealmInstance) -> _StoredValue? {
+        let txn = instance.currentTxn()
+        return operation.folded(keyPath, in: instance) { lar_results_aggregate(txn, pointer, keyPath, operation.coreOperation, $0) }
+    }
+}
+
+extension QueryHandle {
+    /// `TRUEPREDICATE` on table: every object of the class.
+    static func all(_ table: ManagedClass, in instance: RealmInstance) -> QueryHandle {
+        QueryArgument.parse("TRUEPREDICATE", [], environment: instance.environment, cls: table.id, schema: table.schema)
+    }
+
+    /// The aggregate over the objects the query selects, folded by the core while it scans.
+    func aggregate(_ operation: AggregateOperation, _ keyPath: String, in instance: RealmInstance) -> _StoredValue? {
+        let txn = instance.currentTxn()
+        return operation.folded(keyPath, in: instance) { lar_query_run_aggregate(txn, pointer, keyPath, operation.coreOperation, $0) }
     }
 }
 
 extension AggregateOperation {
+    /// The value fold writes (nil for null; a link, the min or max of a mixed property, as
+    /// instance's object); traps with Realm's message when the core refuses.
+    func folded(_ keyPath: String, in instance: RealmInstance,
+                _ fold: (UnsafeMutablePointer<lar_value>) -> Int32) -> _StoredValue? {
+        var out = lar_value()
+        let rc = fold(&out)
+        if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
+        if rc != LAR_OK {
+            fatalError("Operation '\(rawValue)' not supported for key path '\(keyPath)': " +
+                       String(cString: lar_error_last().pointee.message))
+        }
+        if out.type == LAR_TYPE_LINK { return .object(instance.mixedLinkTarget(out.as.link)) }
+        return out.type == LAR_TYPE_NULL ? nil : _StoredValue(out)
+    }
+
     var coreOperation: lar_aggregate_op {
         switch self {
         case .min: return LAR_AGGREGATE_MIN

@@ -12,6 +12,8 @@ final class Environment: @unchecked Sendable {
     let writeGate = WriteGate()
     private let lock = NSLock()
     private var classIDs: [ObjectIdentifier: lar_class] = [:]
+    /// Resolved queries for reuse; a query in use keeps its environment alive.
+    let queryPool = QueryPool()
 
     private init(handle: OpaquePointer, path: String) {
         self.handle = handle
@@ -19,6 +21,7 @@ final class Environment: @unchecked Sendable {
     }
 
     deinit {
+        queryPool.drain()
         lar_env_close(handle)
     }
 

@@ -72,23 +72,32 @@ enum QueryArgument {
         return positions
     }
 
-    /// The query format describes on objects of schema's class cls, with args bound;
+    /// The query format describes on objects of schema's class cls, with args bound:
+    /// the same format parsed before (kept in environment's pool) or parsed now;
     /// traps with the core's message when the text or an argument is invalid.
-    static func parse(_ format: String, _ args: [Any?], env: OpaquePointer, cls: lar_class, schema: ClassSchema) -> QueryHandle {
-        var query: OpaquePointer?
-        let text = naming(schema.linkingObjects, in: format)
-        if lar_query_parse(env, cls, text, &query) != LAR_OK { QueryHandle.invalidQuery() }
-        let handle = QueryHandle(query!)
+    static func parse(_ format: String, _ args: [Any?], environment: Environment, cls: lar_class,
+                      schema: ClassSchema) -> QueryHandle {
+        let (slot, idle) = environment.queryPool.take(.text(cls, format))
+        let handle: QueryHandle
+        if let query = idle {
+            handle = QueryHandle(query, environment: environment, slot: slot)
+        } else {
+            var query: OpaquePointer?
+            if lar_query_parse(environment.handle, cls, naming(schema.linkingObjects, in: format), &query) != LAR_OK {
+                QueryHandle.invalidQuery()
+            }
+            handle = QueryHandle(query!, environment: environment, slot: slot)
+        }
         var expected = 0
-        lar_query_argument_count(query, &expected)
+        lar_query_argument_count(handle.pointer, &expected)
         if expected != args.count {
             fatalError("Invalid query: the query takes \(expected) argument\(expected == 1 ? "" : "s"), \(args.count) given")
         }
-        let keyPaths = keyPathPositions(in: format)
+        let keyPaths = args.isEmpty ? [] : keyPathPositions(in: format)
         let arguments = args.enumerated().map { index, value in
             QueryArgument(value, keyPath: index < keyPaths.count && keyPaths[index]).naming(schema.linkingObjects)
         }
-        let rc = withCArguments(arguments) { lar_query_bind(query, $0, $1) }
+        let rc = withCArguments(arguments) { lar_query_bind(handle.pointer, $0, $1) }
         if rc != LAR_OK { QueryHandle.invalidQuery() }
         return handle
     }

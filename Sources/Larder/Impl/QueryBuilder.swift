@@ -118,13 +118,26 @@ indirect enum QueryNode {
     }
 }
 
-/// A C query (`lar_query`), freed with its owner.
+/// A C query (`lar_query`), freed with its owner, or given back to the pool it came from.
 final class QueryHandle {
     let pointer: OpaquePointer
+    /// Where the query goes when its owner is done with it; the environment stays open till then.
+    private let recycling: (environment: Environment, slot: QueryPool.Slot)?
 
-    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    init(_ pointer: OpaquePointer, recycling: (environment: Environment, slot: QueryPool.Slot)? = nil) {
+        self.pointer = pointer
+        self.recycling = recycling
+    }
 
-    deinit { lar_query_free(pointer) }
+    /// A query taken from environment's pool (an idle one, or query, new), given back to slot when done.
+    convenience init(_ query: OpaquePointer, environment: Environment, slot: QueryPool.Slot?) {
+        self.init(query, recycling: slot.map { (environment, $0) })
+    }
+
+    deinit {
+        if let recycling, recycling.slot.keep(pointer) { return }
+        lar_query_free(pointer)
+    }
 
     /// The canonical text of the query (`lar_query_describe`); values: bound arguments by their values.
     func description(values: Bool = false) -> String {
@@ -137,70 +150,49 @@ final class QueryHandle {
         return String(cString: buffer)
     }
 
-    /// The query the DSL built, resolved against cls; traps with the core's message when it is invalid.
-    static func build(_ node: QueryNode, env: OpaquePointer, cls: lar_class) -> QueryHandle {
-        var query: OpaquePointer?
+    /// The query the DSL built, resolved against cls: one of the same shape from
+    /// environment's pool with node's values bound, or a new one that goes to the pool
+    /// when done. Traps with the core's message when the query is invalid.
+    static func build(_ node: QueryNode, environment: Environment, cls: lar_class) -> QueryHandle {
+        let program = QueryProgram(node)
+        let (slot, idle) = environment.queryPool.take(.built(cls, program.tokens))
+        if let query = idle {
+            if program.bind(to: query) { return QueryHandle(query, environment: environment, slot: slot) }
+            lar_query_free(query)
+        } else if let query = newQuery(env: environment.handle, cls: cls) {
+            program.emit(into: query, literal: false)
+            if lar_query_finish(query) == LAR_OK && program.bind(to: query) {
+                return QueryHandle(query, environment: environment, slot: slot)
+            }
+            lar_query_free(query) // a refused query never goes to the pool
+        }
+        // Refused: the query with its values written in gives the core's message for them.
+        return buildLiteral(program, env: environment.handle, cls: cls)
+    }
+
+    /// The query with its values written in (no arguments), as its description shows them.
+    static func buildLiteral(_ node: QueryNode, env: OpaquePointer, cls: lar_class) -> QueryHandle {
+        buildLiteral(QueryProgram(node), env: env, cls: cls)
+    }
+
+    private static func buildLiteral(_ program: QueryProgram, env: OpaquePointer, cls: lar_class) -> QueryHandle {
+        var query: OpaquePointer!
         let rc = lar_query_new(env, cls, &query)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot build a query") }
-        let handle = QueryHandle(query!)
-        push(node.predicate, into: query!)
+        let handle = QueryHandle(query)
+        program.emit(into: query, literal: true)
         if lar_query_finish(query) != LAR_OK { invalidQuery() }
         return handle
+    }
+
+    private static func newQuery(env: OpaquePointer, cls: lar_class) -> OpaquePointer? {
+        var query: OpaquePointer?
+        return lar_query_new(env, cls, &query) == LAR_OK ? query : nil
     }
 
     /// Realm traps on an invalid predicate; the message is the core's.
     static func invalidQuery() -> Never {
         fatalError("Invalid query: \(String(cString: lar_error_last().pointee.message))")
-    }
-
-    /// Builder calls for node; errors stick in the query, so only the finish is checked.
-    private static func push(_ node: QueryNode, into query: OpaquePointer) {
-        switch node {
-        case .path(let path): push(path, into: query)
-        case .value(let value): pushValue(value, into: query)
-        case .list(let values):
-            for value in values { pushValue(value, into: query) }
-            lar_query_push_list(query, values.count)
-        case .compare(let left, let op, let options, let quantifier, let right):
-            push(left, into: query)
-            push(right, into: query)
-            lar_query_compare(query, op, options, quantifier)
-        case .and(let a, let b):
-            push(a, into: query)
-            push(b, into: query)
-            lar_query_and(query, 2)
-        case .or(let a, let b):
-            push(a, into: query)
-            push(b, into: query)
-            lar_query_or(query, 2)
-        case .not(let a):
-            push(a, into: query)
-            lar_query_not(query)
-        case .subquery(let collection, let variable, let body):
-            push(collection, into: query)
-            push(body, into: query)
-            lar_query_subquery(query, variable)
-        }
-    }
-
-    private static func push(_ path: QueryPath, into query: OpaquePointer) {
-        lar_query_push_path(query)
-        for step in path.steps {
-            switch step {
-            case .property(let name, _): lar_query_path_append(query, LAR_QUERY_STEP_PROPERTY, name, nil)
-            case .backlink(let className, let property): lar_query_path_append(query, LAR_QUERY_STEP_BACKLINK, property, className)
-            case .variable(let name): lar_query_path_append(query, LAR_QUERY_STEP_VARIABLE, name, nil)
-            case .key(let key): lar_query_path_append(query, LAR_QUERY_STEP_KEY, key, nil)
-            case .keys: lar_query_path_append(query, LAR_QUERY_STEP_KEYS, nil, nil)
-            case .values: lar_query_path_append(query, LAR_QUERY_STEP_VALUES, nil, nil)
-            }
-        }
-        if let aggregate = path.aggregate { lar_query_path_aggregate(query, aggregate) }
-    }
-
-    private static func pushValue(_ value: _StoredValue, into query: OpaquePointer) {
-        QueryValues.checkQueryable(value)
-        value.withCValue { _ = lar_query_push_value(query, $0) }
     }
 }
 
@@ -267,20 +259,21 @@ enum QueryKeyPaths {
 extension Query where T: Object {
     /// The C query isIncluded builds over objects of T in instance's file.
     static func build(_ isIncluded: (Query<T>) -> Query<Bool>, instance: RealmInstance, table: ManagedClass) -> QueryHandle {
-        QueryHandle.build(isIncluded(root()).node, env: instance.environment.handle, cls: table.id)
+        QueryHandle.build(isIncluded(root()).node, environment: instance.environment, cls: table.id)
     }
 }
 
 extension Realm {
     /// The canonical text of the query isIncluded builds on T (tests compare it with the core's).
     func _queryDescription<T: Object>(_ type: T.Type, _ isIncluded: (Query<T>) -> Query<Bool>) -> String {
-        Query<T>.build(isIncluded, instance: instance, table: instance.table(for: type)).description()
+        QueryHandle.buildLiteral(isIncluded(Query<T>.root()).node, env: instance.environment.handle,
+                                 cls: instance.table(for: type).id).description()
     }
 
     /// The same for a format and its arguments (values: bound arguments described by value).
     func _queryDescription<T: Object>(_ type: T.Type, _ format: String, _ args: [Any?], values: Bool = false) -> String {
         let table = instance.table(for: type)
-        return QueryArgument.parse(format, args, env: instance.environment.handle, cls: table.id, schema: table.schema)
+        return QueryArgument.parse(format, args, environment: instance.environment, cls: table.id, schema: table.schema)
             .description(values: values)
     }
 }

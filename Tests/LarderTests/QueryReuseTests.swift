@@ -1,0 +1,109 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import Larder
+
+/// A query asked again with other values reuses the C query resolved before
+/// (QueryPool): each Results keeps its own values, across threads and schema changes.
+final class QueryReuseTests: RealmTestCase {
+    private static let names = ["Rex", "Wolfie", "Fido", "Nobody"]
+
+    private func fill(_ realm: Realm) throws {
+        try realm.write {
+            for i in 0..<40 {
+                realm.create(QDog.self, value: ["name": Self.names[i % 3], "age": i % 7, "owner": nil])
+            }
+        }
+    }
+
+    private func expectedCount(name: String) -> Int { name == "Nobody" ? 0 : (name == "Rex" ? 14 : 13) }
+    private func expectedCount(ageBelow age: Int) -> Int { (0..<40).filter { $0 % 7 < age }.count }
+
+    func testRepeatedWhereReusesItsQueryWithItsOwnValues() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try fill(realm)
+        let pool = realm.instance.environment.queryPool
+        let held = Self.names.map { name in realm.objects(QDog.self).where { $0.name == name } }
+        for (name, results) in zip(Self.names, held) {
+            XCTAssertEqual(results.count, expectedCount(name: name), name)
+            XCTAssertTrue(results.allSatisfy { $0.name == name })
+        }
+        let before = pool.reuses
+        for round in 0..<3 {
+            for name in Self.names.reversed() {
+                let results = realm.objects(QDog.self).where { $0.name == name }
+                XCTAssertEqual(results.count, expectedCount(name: name), "round \(round): \(name)")
+                XCTAssertEqual(results.first?.name, name == "Nobody" ? nil : name)
+            }
+        }
+        XCTAssertGreaterThan(pool.reuses, before, "the same shape reuses its query")
+        for (name, results) in zip(Self.names, held) {
+            XCTAssertEqual(results.count, expectedCount(name: name), "results made first keep their values: \(name)")
+        }
+        let nilOwner = realm.objects(QDog.self).where { $0.owner == nil && $0.age == 3 }
+        XCTAssertEqual(nilOwner.count, expectedCount(ageBelow: 4) - expectedCount(ageBelow: 3))
+    }
+
+    func testRepeatedFilterReusesItsQueryWithItsOwnArguments() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try fill(realm)
+        let pool = realm.instance.environment.queryPool
+        let held = (0..<8).map { realm.objects(QDog.self).filter("age < %@", $0) }
+        for age in 0..<8 { XCTAssertEqual(held[age].count, expectedCount(ageBelow: age)) }
+        let before = pool.reuses
+        for age in (0..<8).reversed() {
+            XCTAssertEqual(realm.objects(QDog.self).filter("age < %@", age).count, expectedCount(ageBelow: age))
+            XCTAssertEqual(realm.objects(QDog.self).filter("age < %@", Double(age) - 0.5).count,
+                           expectedCount(ageBelow: age), "another type of argument rebinds too")
+        }
+        XCTAssertGreaterThan(pool.reuses, before)
+        try realm.write { realm.create(QDog.self, value: ["name": "Tiny", "age": 0]) }
+        for age in 1..<8 { XCTAssertEqual(held[age].count, expectedCount(ageBelow: age) + 1, "still live") }
+    }
+
+    func testReusedQueriesSurviveASchemaChange() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try fill(realm)
+        XCTAssertEqual(realm.objects(QDog.self).where { $0.name == "Rex" }.count, 14)
+        XCTAssertEqual(realm.objects(QDog.self).filter("name == %@", "Rex").count, 14)
+        // Another class declared in the same file: the kept queries still resolve against it.
+        let wider = try openRealm([QDog.self, QOwner.self, QAddress.self, Dog.self, Person.self])
+        try wider.write { wider.create(Dog.self, value: ["name": "Rex"]) }
+        XCTAssertEqual(wider.objects(QDog.self).where { $0.name == "Rex" }.count, 14)
+        XCTAssertEqual(realm.objects(QDog.self).where { $0.name == "Fido" }.count, 13)
+        XCTAssertEqual(wider.objects(QDog.self).filter("name == %@", "Fido").count, 13)
+        XCTAssertEqual(wider.objects(Dog.self).where { $0.name == "Rex" }.count, 1)
+    }
+
+    func testQueriesOfOneShapeOnManyThreads() throws {
+        try fill(try openRealm([QDog.self, QOwner.self, QAddress.self]))
+        let configuration = configuration([QDog.self, QOwner.self, QAddress.self])
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+            guard let realm = try? Realm(configuration: configuration) else {
+                failures.withLock { $0 += 1 }
+                return
+            }
+            for i in 0..<200 {
+                let name = Self.names[(i + thread) % Self.names.count]
+                let age = (i + thread) % 8
+                let byName = realm.objects(QDog.self).where { $0.name == name }.count
+                let byAge = realm.objects(QDog.self).filter("age < %@", age).count
+                if byName != expectedCount(name: name) || byAge != expectedCount(ageBelow: age) {
+                    failures.withLock { $0 += 1 }
+                }
+            }
+        }
+        XCTAssertEqual(failures.withLock { $0 }, 0)
+    }
+
+    func testKeptQueriesLetTheFileClose() throws {
+        do {
+            let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+            try fill(realm)
+            XCTAssertEqual(realm.objects(QDog.self).where { $0.name == "Rex" }.count, 14)
+            XCTAssertEqual(realm.objects(QDog.self).filter("age < %@", 1).count, expectedCount(ageBelow: 1))
+        }
+        XCTAssertFalse(Environment.isOpen(at: fileURL.path), "the pool holds no Realm open")
+    }
+}
