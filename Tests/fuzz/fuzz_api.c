@@ -1149,7 +1149,7 @@ static void consume_changeset(int rc, lar_changeset *cs)
 }
 
 /* The change log: changes since a version near the transaction's, what they say about a
- * class, an object and a list. */
+ * class, an object and a list (of objects). */
 static void op_changes(state *s, program *p)
 {
     lar_txn *txn = pick_txn(s, p);
@@ -1182,7 +1182,12 @@ static void op_changes(state *s, program *p)
     int object_state;
     if ((rc = lar_changes_object(c, obj, &object_state, props, u8(p) % 5, &count))) fuzz_consume_error(rc);
     lar_changeset *cs = NULL;
-    rc = lar_list_changeset(c, obj, pick_prop(p), u8(p) % 16, &cs);
+    uint32_t list_prop = pick_prop(p);
+    size_t old_count = u8(p) % 16;
+    rc = lar_list_changeset(c, obj, list_prop, old_count, &cs);
+    consume_changeset(rc, cs);
+    cs = NULL;
+    rc = lar_list_changeset_objects(txn, c, obj, list_prop, old_count, &cs);
     consume_changeset(rc, cs);
     uint64_t first, last;
     if ((rc = lar_changes_range(c, &first, &last))) fuzz_consume_error(rc);
