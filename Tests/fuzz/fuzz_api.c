@@ -1258,12 +1258,16 @@ static void op_keyed_changes(state *s, program *p)
     lar_changes_free(c);
 }
 
-/* A watch for commits: opened, its descriptor read, waited on briefly, closed. */
+/* The file's version, and a watch for commits: opened, its descriptor read, waited on
+ * briefly, closed. */
 static void op_watch(state *s, program *p)
 {
     uint8_t how = u8(p);
+    uint64_t file_version;
+    int rc = lar_env_version(how & 0x08 ? NULL : s->env, how & 0x04 ? NULL : &file_version);
+    if (rc) fuzz_consume_error(rc);
     lar_watch *w = NULL;
-    int rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
+    rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
     if (rc) {
         if (w) abort(); /* no watch on failure */
         fuzz_consume_error(rc);
