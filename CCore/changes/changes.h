@@ -139,5 +139,8 @@ int list_replay_run(const lar_changes *changes, lar_obj obj, uint32_t prop, size
 /* The change set the replay makes (pushed, already in order). */
 int list_replay_report(const list_replay *r, lar_changeset *cs);
 void list_replay_free(list_replay *r);
+/* Ends a replay whose last step returned err: on success *out receives its change set;
+ * r is freed either way. */
+int list_replay_finish(list_replay *r, int err, lar_changeset **out);
 
 #endif

@@ -174,6 +174,20 @@ void list_replay_free(list_replay *r)
     r->modified = NULL;
 }
 
+int list_replay_finish(list_replay *r, int err, lar_changeset **out)
+{
+    lar_changeset *cs = err ? NULL : changeset_new();
+    if (!err && !cs) err = LAR_ENOMEM;
+    if (!err) err = list_replay_report(r, cs);
+    list_replay_free(r);
+    if (err) {
+        lar_changeset_free(cs);
+        return err;
+    }
+    *out = cs;
+    return LAR_OK;
+}
+
 int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
                        lar_changeset **out)
 {
@@ -181,14 +195,5 @@ int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, s
     *out = NULL;
     list_replay r;
     int err = list_replay_run(changes, obj, prop, old_count, &r);
-    lar_changeset *cs = err ? NULL : changeset_new();
-    if (!err && !cs) err = LAR_ENOMEM;
-    if (!err) err = list_replay_report(&r, cs);
-    list_replay_free(&r);
-    if (err) {
-        lar_changeset_free(cs);
-        return err;
-    }
-    *out = cs;
-    return LAR_OK;
+    return list_replay_finish(&r, err, out);
 }

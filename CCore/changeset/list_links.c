@@ -45,14 +45,5 @@ int lar_list_changeset_objects(lar_txn *txn, const lar_changes *changes, lar_obj
     list_replay r;
     err = list_replay_run(changes, obj, prop, old_count, &r);
     if (!err) err = mark_modified_objects(txn, changes, obj, prop, &r);
-    lar_changeset *cs = err ? NULL : changeset_new();
-    if (!err && !cs) err = LAR_ENOMEM;
-    if (!err) err = list_replay_report(&r, cs);
-    list_replay_free(&r);
-    if (err) {
-        lar_changeset_free(cs);
-        return err;
-    }
-    *out = cs;
-    return LAR_OK;
+    return list_replay_finish(&r, err, out);
 }
