@@ -18,6 +18,13 @@ public protocol ThreadConfined {
     func _rebound(to realm: Realm) -> Self?
 }
 
+/// What freezing gave; nil means the object is not in the version frozen, which
+/// only the write in progress can have added.
+func frozenOrTrap<T>(_ frozen: T?) -> T {
+    guard let frozen else { fatalError("Cannot freeze an object in the same write transaction as it was created in") }
+    return frozen
+}
+
 // MARK: Realm
 
 extension Realm {
@@ -65,10 +72,7 @@ extension Object: ThreadConfined {
         guard let instance = core.realm else { fatalError("Unmanaged objects cannot be frozen.") }
         if instance.isFrozen { return self }
         if isInvalidated { fatalError("Object has been deleted or invalidated.") }
-        guard let frozen = _rebound(to: Realm(instance: instance.frozen())) else {
-            fatalError("Cannot freeze an object in the same write transaction as it was created in")
-        }
-        return frozen
+        return frozenOrTrap(_rebound(to: Realm(instance: instance.frozen())))
     }
 
     public func thaw() -> Self? {
@@ -97,10 +101,7 @@ extension _LarderCollection {
         guard let ref else { fatalError("This method may only be called on \(kind) instances retrieved from an RLMRealm") }
         if ref.instance.isFrozen { return self }
         if ref.isInvalidated { fatalError("Object has been deleted or invalidated.") }
-        guard let frozen = rebound(to: ref.instance.frozen()) else {
-            fatalError("Cannot freeze an object in the same write transaction as it was created in")
-        }
-        return frozen
+        return frozenOrTrap(rebound(to: ref.instance.frozen()))
     }
 
     func thawedCollection() -> Self? {
@@ -136,10 +137,7 @@ extension LinkingObjects: ThreadConfined {
     public func freeze() -> LinkingObjects {
         guard let instance = realm?.instance else { return self }
         if isInvalidated { fatalError("Object has been deleted or invalidated.") }
-        guard let frozen = rebound(to: instance.frozen()) else {
-            fatalError("Cannot freeze an object in the same write transaction as it was created in")
-        }
-        return frozen
+        return frozenOrTrap(rebound(to: instance.frozen()))
     }
 
     public func thaw() -> LinkingObjects? {
@@ -158,10 +156,7 @@ extension Results: ThreadConfined {
     public func freeze() -> Results {
         if instance.isFrozen { return self }
         if isInvalidated { fatalError("Object has been deleted or invalidated.") }
-        guard let frozen = rebound(to: instance.frozen()) else {
-            fatalError("Cannot freeze an object in the same write transaction as it was created in")
-        }
-        return frozen
+        return frozenOrTrap(rebound(to: instance.frozen()))
     }
 
     /// The same results, live, in this thread's Realm; nil when the collection they view was deleted.

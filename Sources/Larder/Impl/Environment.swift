@@ -344,7 +344,7 @@ final class ManagedClass {
     /// Set on a frozen instance's classes, which threads share: no row is ever
     /// named cached, so `read` never reads `values` without the instance's lock,
     /// and the cache fields it checks without it are never written.
-    var isShared = false
+    @exclusivity(unchecked) var isShared = false
 
     /// True when stored order is slot order, as it is for classes this program declared.
     private(set) var isInSlotOrder = true

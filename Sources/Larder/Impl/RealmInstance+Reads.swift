@@ -95,7 +95,11 @@ extension RealmInstance {
     /// A managed object of table's class for key.
     func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
         let object = AccessorConstruction.make(table.schema.type)
-        serialized { object.bind(to: self, table: table, key: key) }
+        if _slowPath(isFrozen) {
+            serialized { object.bind(to: self, table: table, key: key) }
+        } else {
+            object.bind(to: self, table: table, key: key)
+        }
         return object
     }
 
@@ -123,7 +127,9 @@ extension RealmInstance {
     @usableFromInline
     func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
         let table = table(for: type)
-        guard let found = serialized({ find(table, primaryKey: stored, key: key) }) else { return nil }
+        let found = _slowPath(isFrozen) ? serialized { find(table, primaryKey: stored, key: key) }
+                                        : find(table, primaryKey: stored, key: key)
+        guard let found else { return nil }
         return accessor(table, key: found)
     }
 

@@ -219,7 +219,9 @@ final class RealmInstance {
     /// Realm's APIs that get here cannot throw: a class this Realm may not use traps.
     func table(for type: Object.Type) -> ManagedClass {
         verifyThread()
-        return serialized { classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) } }
+        // Live instances keep the direct call: through `serialized` lookups took twice as long.
+        if _slowPath(isFrozen) { return serialized { classes.table(for: type, isWriting: false) { makeTable(for: type) } } }
+        return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
     }
 
     /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
