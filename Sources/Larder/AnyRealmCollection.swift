@@ -3,7 +3,7 @@ import Foundation
 /// Any Realm collection of Element, behind one type, as in Realm: for code that
 /// takes results today and lists later; `Results` of values too.
 public struct AnyRealmCollection<Element: RealmCollectionValue>: RealmCollection {
-    private let base: any RealmCollection<Element>
+    let base: any RealmCollection<Element>
 
     public init<C: RealmCollection>(_ base: C) where C.Element == Element {
         self.base = base

@@ -27,6 +27,11 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
 
     public var realm: Realm? { target.map { Realm(instance: $0.instance) } }
 
+    /// The object linked to, for observers; nil while unmanaged.
+    var observedTarget: (instance: RealmInstance, type: Object.Type, obj: lar_obj)? {
+        target.map { ($0.instance, $0.type, $0.obj) }
+    }
+
     /// True once the object linked to was deleted or its Realm invalidated.
     public var isInvalidated: Bool {
         guard let target else { return false }
@@ -50,27 +55,27 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     }
 
     public subscript(position: Int) -> Element {
-        let keys = keys()
+        let keys = objectKeys()
         if position < 0 { fatalError("Cannot pass a negative value for 'index'.") }
         if position >= keys.count { fatalError("Index \(position) is out of bounds (must be less than \(keys.count)).") }
         return accessor(keys[position])
     }
 
-    public var first: Element? { keys().first.map(accessor) }
-    public var last: Element? { keys().last.map(accessor) }
+    public var first: Element? { objectKeys().first.map(accessor) }
+    public var last: Element? { objectKeys().last.map(accessor) }
 
     public func makeIterator() -> IndexingIterator<[Element]> {
-        keys().map(accessor).makeIterator()
+        objectKeys().map(accessor).makeIterator()
     }
 
     public func index(of object: Element) -> Int? {
         guard let target, object.core.realm === target.instance else { return nil }
-        return keys().firstIndex(of: object.core.key)
+        return objectKeys().firstIndex(of: object.core.key)
     }
 
     /// The objects at indexes, in ascending order of index; an index past the end traps.
     public func objects(at indexes: IndexSet) -> [Element] {
-        let keys = keys()
+        let keys = objectKeys()
         checkObjectIndexes(indexes, count: keys.count)
         return indexes.map { accessor(keys[$0]) }
     }
@@ -84,7 +89,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let target else { fatalError("Linking objects of an unmanaged object cannot be sorted") }
         let table = target.instance.table(for: Element.self)
-        return Results(instance: target.instance, table: table, sort: [], source: { keys() }).sorted(by: descriptors)
+        return Results(instance: target.instance, table: table, sort: [], source: { objectKeys() }).sorted(by: descriptors)
     }
 
     public func value(forKey key: String) -> Any? {
@@ -122,7 +127,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     }
 
     /// The linking objects' keys, in key order, each once.
-    private func keys() -> [lar_objkey] {
+    func objectKeys() -> [lar_objkey] {
         guard let target else { return [] }
         let (cls, prop) = origin(target)
         let txn = target.readTxn()
@@ -151,18 +156,20 @@ extension LinkingObjects: ObjectAggregating {
     /// The linking objects by key, without accessors.
     var aggregateSource: AggregateSource {
         guard let target else { return .objects([]) }
-        return .keys(target.instance, target.instance.table(for: Element.self), keys())
+        return .keys(target.instance, target.instance.table(for: Element.self), objectKeys())
     }
 }
 
 /// The object that linking objects point to, as it was when they were taken.
 private struct BacklinkTarget {
     let instance: RealmInstance
+    let type: Object.Type
     let obj: lar_obj
     let generation: UInt64
 
     init(instance: RealmInstance, table: ManagedClass, key: lar_objkey) {
         self.instance = instance
+        type = table.schema.type
         obj = lar_obj(cls: table.id, key: key)
         generation = instance.generation
     }

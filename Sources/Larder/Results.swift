@@ -58,7 +58,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         self.init(instance: instance, table: table, steps: sort.isEmpty ? [] : [.sort(sort)], source: source, filters: [])
     }
 
-    private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
+    init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
                  filters: [QueryHandle]) {
         self.instance = instance
         objectTable = table

@@ -149,6 +149,7 @@ final class ChildScenarios: XCTestCase {
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
             if try QueryResultsTests.runScenario(scenario, path: path) { return }
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }
+            if try NotificationTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

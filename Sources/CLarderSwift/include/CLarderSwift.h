@@ -15,7 +15,14 @@ static inline void larder_swift_accessor_class_set(const void *cls) { larder_swi
 /* A token for the calling thread: the address of one of its thread-locals, which
  * differs between live threads and costs one add to the thread pointer, where
  * pthread_self() is a call. Realm instances compare it to stay on their thread. */
-static inline const void *larder_swift_thread_token(void) { return &larder_swift_accessor_class; }
+extern _Thread_local const void *larder_swift_confinement_override;
+static inline const void *larder_swift_thread_token(void) {
+    const void *o = larder_swift_confinement_override; return o ? o : &larder_swift_accessor_class; }
+
+/* While set, the token this thread stands for instead of its own: a queue's or an
+ * actor's, for the block that runs confined to it (Swift: withConfinement). */
+static inline const void *larder_swift_confinement_override_get(void) { return larder_swift_confinement_override; }
+static inline void larder_swift_confinement_override_set(const void *token) { larder_swift_confinement_override = token; }
 
 /* Numbers stored in place. Swift assembles an imported union byte by byte
  * (about 90 instructions a value); C writes the tag and the number. */

@@ -26,6 +26,14 @@ final class RealmInstance {
     /// classes whose cached rows may hold some (Impl/NestedCollections.swift).
     var nestedParents: [UInt64: NestedParent] = [:]
     var tablesWithMixedValues: [ManagedClass] = []
+    /// The observers of this instance's Realm, objects and collections; nil until the first.
+    private(set) var observers: InstanceNotifier?
+    var notifier: InstanceNotifier {
+        if let observers { return observers }
+        let fresh = InstanceNotifier(instance: self)
+        observers = fresh
+        return fresh
+    }
 
     init(configuration: Realm.Configuration, environment: Environment) {
         self.configuration = configuration
@@ -87,10 +95,19 @@ final class RealmInstance {
         verifyThread()
         if isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
+        if let observers, observers.isIdleWithObservers {
+            // Delivered from a read transaction at the newest version, as the change sets need;
+            // the snapshot the observers saw is kept until the commit is delivered.
+            observers.keepOldSnapshot(state.detachRead())
+            state.endRead()
+            observers.deliver()
+            observers.keepOldSnapshot(state.detachRead())
+        }
         state.beginWrite(in: environment)
     }
 
-    func commitWrite() throws {
+    /// Commits, then tells this instance's observers, except those of tokens, what changed.
+    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
         if let error = state.pendingError {
@@ -102,6 +119,7 @@ final class RealmInstance {
             environment.forgetClassIDs()
             throw error
         }
+        observers?.deliver(skipping: tokens, local: true)
     }
 
     func cancelWrite() {
@@ -116,7 +134,9 @@ final class RealmInstance {
     func refresh() -> Bool {
         verifyThread()
         if isInWriteTransaction { return false }
+        if let observers, observers.isIdleWithObservers { observers.keepOldSnapshot(state.detachRead()) }
         state.endRead()
+        observers?.deliver()
         return true
     }
 
