@@ -55,38 +55,37 @@ extension Results {
 extension List {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List>) -> Void) -> NotificationToken {
-        let ref = observableRef()
-        let elementType = Element.self as? Object.Type
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-        func tracking(_ list: List) -> (List, ChangeTracker) {
-            let elementTable = elementType.map { list.ref!.instance.table(for: $0) }
-            return (list, ListTracker(ref: list.ref!, elementTable: elementTable, paths: paths,
-                                      keys: { list.objectKeys() }, count: { list.count }))
-        }
-        return startObserving(ref.instance, queue: queue, block) { instance in
-            rebuilt(ref, in: instance).map(tracking)
-        } local: {
-            tracking(self)
-        }
+        observeElements(self, .list, elementType: Element.self as? Object.Type, keyPaths: keyPaths, on: queue, block,
+                        keys: { $0.objectKeys() }, count: { $0.count })
     }
 }
 
 extension MutableSet {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet>) -> Void) -> NotificationToken {
-        let ref = observableRef()
-        let elementType = Element.self as? Object.Type
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-        func tracking(_ set: MutableSet) -> (MutableSet, ChangeTracker) {
-            let elementTable = elementType.map { set.ref!.instance.table(for: $0) }
-            return (set, SetTracker(ref: set.ref!, elementTable: elementTable, paths: paths,
-                                    keys: { set.objectKeys() }, count: { set.count }))
-        }
-        return startObserving(ref.instance, queue: queue, block) { instance in
-            rebuilt(ref, in: instance).map(tracking)
-        } local: {
-            tracking(self)
-        }
+        observeElements(self, .set, elementType: Element.self as? Object.Type, keyPaths: keyPaths, on: queue, block,
+                        keys: { $0.objectKeys() }, count: { $0.count })
+    }
+}
+
+/// Observes a list or set property (collection, which is self of the caller);
+/// keys and count read one.
+private func observeElements<C: _LarderCollection>(
+    _ collection: C, _ kind: PropertyCollectionTracker.Kind, elementType: Object.Type?, keyPaths: [String]?,
+    on queue: DispatchQueue?, _ block: @escaping (RealmCollectionChange<C>) -> Void,
+    keys: @escaping (C) -> [lar_objkey], count: @escaping (C) -> Int
+) -> NotificationToken {
+    let ref = collection.observableRef()
+    let paths = ElementKeyPaths(keyPaths, elementType: elementType)
+    func tracking(_ collection: C) -> (C, ChangeTracker) {
+        let elementTable = elementType.map { collection.ref!.instance.table(for: $0) }
+        return (collection, PropertyCollectionTracker(kind, ref: collection.ref!, elementTable: elementTable, paths: paths,
+                                                      keys: { keys(collection) }, count: { count(collection) }))
+    }
+    return startObserving(ref.instance, queue: queue, block) { instance in
+        rebuilt(ref, in: instance).map(tracking)
+    } local: {
+        tracking(collection)
     }
 }
 

@@ -105,72 +105,24 @@ final class ResultsTracker: ChangeTracker {
     }
 }
 
-/// A list property: the C core reads its element changes from the log
-/// (`lar_list_changeset`); a list of objects adds the elements modified.
-final class ListTracker: ChangeTracker {
-    private let ref: CollectionRef
-    private let elementTable: ManagedClass?
-    private let paths: ElementKeyPaths
-    private let readKeys: () -> [lar_objkey]
-    private var count = 0
-    private var keys: [lar_objkey] = []
-    private var ownerDeleted = false
+/// A list or set property: the C core gives its element changes (a list's from
+/// the log, `lar_list_changeset`; a set's by comparing the two snapshots,
+/// `lar_set_changeset`, positions in set order); one of objects adds the elements modified.
+final class PropertyCollectionTracker: ChangeTracker {
+    enum Kind: String { case list, set }
 
-    init(ref: CollectionRef, elementTable: ManagedClass?, paths: ElementKeyPaths, keys: @escaping () -> [lar_objkey],
-         count: @escaping () -> Int) {
-        self.ref = ref
-        self.elementTable = elementTable
-        self.paths = paths
-        readKeys = keys
-        readCount = count
-        super.init(instance: ref.instance)
-    }
-
-    private let readCount: () -> Int
-
-    override func record() {
-        if ownerDeleted || ref.isInvalidated {
-            ownerDeleted = true
-            count = 0
-            keys = []
-            return
-        }
-        count = readCount()
-        if elementTable != nil { keys = readKeys() }
-    }
-
-    override func changes(log: OpaquePointer?) -> IndexChanges {
-        let oldCount = count, oldKeys = keys
-        defer { record() }
-        if ownerDeleted { return IndexChanges() }
-        guard let log else { return IndexChanges(deletions: Array(0..<oldCount), insertions: Array(0..<readCount())) }
-        var changeset: OpaquePointer?
-        let rc = lar_list_changeset(log, ref.owner, ref.prop, oldCount, &changeset)
-        if rc == LAR_EDELETED { return IndexChanges(deletions: Array(0..<oldCount)) }
-        if rc != LAR_OK { fatalCoreError(rc, "Cannot compute the changes of a list") }
-        var changes = IndexChanges(taking: changeset!)
-        if let elementTable {
-            changes.addModifications(paths.modifiedIndices(of: oldKeys, elementTable, deletions: changes.deletions,
-                                                           log: log, instance: instance))
-        }
-        return changes
-    }
-}
-
-/// A set property: the C core compares it at the two snapshots
-/// (`lar_set_changeset`, positions in set order); a set of objects adds the
-/// elements modified.
-final class SetTracker: ChangeTracker {
+    private let kind: Kind
     private let ref: CollectionRef
     private let elementTable: ManagedClass?
     private let paths: ElementKeyPaths
     private let readKeys: () -> [lar_objkey]
     private let readCount: () -> Int
-    private var keys: [lar_objkey] = []
     private var count = 0
+    private var keys: [lar_objkey] = []
 
-    init(ref: CollectionRef, elementTable: ManagedClass?, paths: ElementKeyPaths, keys: @escaping () -> [lar_objkey],
-         count: @escaping () -> Int) {
+    init(_ kind: Kind, ref: CollectionRef, elementTable: ManagedClass?, paths: ElementKeyPaths,
+         keys: @escaping () -> [lar_objkey], count: @escaping () -> Int) {
+        self.kind = kind
         self.ref = ref
         self.elementTable = elementTable
         self.paths = paths
@@ -180,28 +132,37 @@ final class SetTracker: ChangeTracker {
     }
 
     override func record() {
-        let gone = ref.isInvalidated
+        let gone = ref.isInvalidated // the owner was deleted
         count = gone ? 0 : readCount()
         if elementTable != nil { keys = gone ? [] : readKeys() }
     }
 
     override func changes(log: OpaquePointer?) -> IndexChanges {
-        let oldKeys = keys, oldCount = count
+        let oldCount = count, oldKeys = keys
         defer { record() }
-        guard let old = instance.notifier.transaction(at: version) else {
-            // No snapshot of the old version (the Realm was invalidated): everything as changed.
-            return IndexChanges(deletions: Array(0..<oldCount), insertions: Array(0..<(ref.isInvalidated ? 0 : readCount())))
-        }
         var changeset: OpaquePointer?
-        let rc = lar_set_changeset(old, instance.currentTxn(), log, ref.owner, ref.prop, &changeset)
+        let rc: Int32
+        switch kind {
+        case .list:
+            guard let log else { return reloaded(oldCount) }
+            rc = lar_list_changeset(log, ref.owner, ref.prop, oldCount, &changeset)
+        case .set:
+            guard let old = instance.notifier.transaction(at: version) else { return reloaded(oldCount) }
+            rc = lar_set_changeset(old, instance.currentTxn(), log, ref.owner, ref.prop, &changeset)
+        }
         if rc == LAR_EDELETED { return IndexChanges(deletions: Array(0..<oldCount)) }
-        if rc != LAR_OK { fatalCoreError(rc, "Cannot compute the changes of a set") }
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot compute the changes of a \(kind.rawValue)") }
         var changes = IndexChanges(taking: changeset!)
         if let elementTable, let log {
             changes.addModifications(paths.modifiedIndices(of: oldKeys, elementTable, deletions: changes.deletions,
                                                            log: log, instance: instance))
         }
         return changes
+    }
+
+    /// Without the log or the old snapshot (the Realm was invalidated meanwhile): every element as changed.
+    private func reloaded(_ oldCount: Int) -> IndexChanges {
+        IndexChanges(deletions: Array(0..<oldCount), insertions: Array(0..<(ref.isInvalidated ? 0 : readCount())))
     }
 }
 

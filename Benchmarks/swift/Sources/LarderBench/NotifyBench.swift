@@ -48,7 +48,7 @@ enum NotifyBench {
                     }
                     realm.refresh() // its .initial, before the clock
                 }
-                let ns = try nanoseconds { try insertAll(realm) }
+                let ns = try nanoseconds { try SwiftBench.insertAll(into: realm) }
                 token?.invalidate()
                 if observed && inserted != Workload.count {
                     failCheck("insert-observed: the observer saw \(inserted) insertions, expected \(Workload.count)")
@@ -60,26 +60,6 @@ enum NotifyBench {
         print("BENCH workload=insert-observed impl=swift n=\(Workload.count) ns_per_op=\(fixed(best[true]! / n, 1)) " +
               "vs_unobserved=\(fixed(best[true]! / best[false]!, 2))")
         fflush(stdout)
-    }
-
-    private static func insertAll(_ realm: Realm) throws {
-        try realm.write {
-            for id in Workload.ids {
-                let o = BenchObject()
-                o.id = id
-                o.v0 = Workload.value(id: id, property: 0)
-                o.v1 = Workload.value(id: id, property: 1)
-                o.v2 = Workload.value(id: id, property: 2)
-                o.v3 = Workload.value(id: id, property: 3)
-                o.v4 = Workload.value(id: id, property: 4)
-                o.v5 = Workload.value(id: id, property: 5)
-                o.v6 = Workload.value(id: id, property: 6)
-                o.v7 = Workload.value(id: id, property: 7)
-                o.v8 = Workload.value(id: id, property: 8)
-                o.v9 = Workload.value(id: id, property: 9)
-                realm.add(o)
-            }
-        }
     }
 
     // MARK: notify-latency
