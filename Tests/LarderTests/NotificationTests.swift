@@ -413,6 +413,75 @@ final class NotificationTests: RealmTestCase {
         XCTAssertEqual(count, 1)
     }
 
+    func testQueueObserverOfAListAndAMap() throws {
+        let realm = try open()
+        let owner = NotifyOwner()
+        try realm.write { realm.add(owner) }
+        let queue = DispatchQueue(label: "list observer")
+        let done = expectation(description: "list and map updates")
+        done.expectedFulfillmentCount = 2
+        var listChange: SeenChange?, mapKeys: [String] = []
+        let listToken = owner.numbers.observe(on: queue) { change in
+            if case .update = change {
+                listChange = SeenChange(change)
+                done.fulfill()
+            }
+        }
+        let mapToken = owner.scores.observe(on: queue) { change in
+            if case .update(let map, _, let insertions, _) = change {
+                XCTAssertEqual(map["k"], 4, "the map read on the queue")
+                mapKeys = insertions
+                done.fulfill()
+            }
+        }
+        queue.sync {}
+        try realm.write {
+            owner.numbers.append(objectsIn: [1, 2])
+            owner.scores["k"] = 4
+        }
+        wait(for: [done], timeout: 10)
+        queue.sync {
+            XCTAssertEqual(listChange, .update(deletions: [], insertions: [0, 1], modifications: []))
+            XCTAssertEqual(mapKeys, ["k"])
+        }
+        listToken.invalidate()
+        mapToken.invalidate()
+    }
+
+    // MARK: Delivery
+
+    func testRealmOnTheSameThreadDeliversWhenItAutorefreshes() throws {
+        let realm = try open()
+        var count = 0
+        let token = realm.observe { _, _ in count += 1 }
+        try commitOnAnotherThread { other in try other.write { other.add(NotifyDog()) } }
+        _ = try open() // Realm() on this thread: the cached instance, refreshed
+        XCTAssertEqual(count, 1)
+        realm.autorefresh = false
+        try commitOnAnotherThread { other in try other.write { other.add(NotifyDog()) } }
+        _ = try open()
+        XCTAssertEqual(count, 1, "without autorefresh, Realm() does not move the instance")
+        realm.refresh()
+        XCTAssertEqual(count, 2)
+        token.invalidate()
+    }
+
+    func testACallbackMayWriteAndItsWriteIsDeliveredNext() throws {
+        let realm = try open()
+        var seen: [SeenChange] = []
+        let token = realm.objects(NotifyDog.self).observe { change in
+            seen.append(SeenChange(change))
+            if seen.count == 2 { try! realm.write { realm.add(NotifyDog(value: ["name": "from the callback"])) } }
+        }
+        realm.refresh()
+        try realm.write { realm.add(NotifyDog()) }
+        XCTAssertEqual(seen.count, 2)
+        realm.refresh()
+        XCTAssertEqual(seen, [.initial(0), .update(deletions: [], insertions: [0], modifications: []),
+                              .update(deletions: [], insertions: [1], modifications: [])])
+        token.invalidate()
+    }
+
     // MARK: AsyncSequence
 
     @MainActor
@@ -455,6 +524,7 @@ final class NotificationTests: RealmTestCase {
         try assertChildTraps("notify-observe-in-write", message: "Cannot create asynchronous query while in a write transaction")
         try assertChildTraps("notify-observe-object-in-write",
                          message: "Cannot register notification blocks from within write transactions.")
+        try assertChildTraps("notify-observe-list-results", message: "Only results of objects, from Realm.objects(_:)")
         try assertChildTraps("notify-observe-read-only",
                          message: "Read-only Realms do not change and do not have change notifications.")
     }
@@ -476,6 +546,11 @@ final class NotificationTests: RealmTestCase {
             try realm.write { realm.add(dog) }
             realm.beginWrite()
             _ = dog.observe { (_: ObjectChange<NotifyDog>) in }
+        case "notify-observe-list-results":
+            let realm = try Realm(configuration: configuration)
+            let owner = NotifyOwner()
+            try realm.write { realm.add(owner) }
+            _ = owner.dogs.sorted(byKeyPath: "age").observe { _ in }
         case "notify-observe-read-only":
             try Realm(configuration: configuration).write { }
             configuration.readOnly = true
