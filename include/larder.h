@@ -2335,6 +2335,24 @@ void lar_changeset_free(lar_changeset *cs);
 int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
                        lar_changeset **out);
 
+/** @brief The change set of a list of objects: lar_list_changeset() plus, as
+ *  modifications, the elements that stayed whose objects were modified.
+ *
+ * Realm reports a list of objects modified at an element when that object
+ * changed; this reads the list at txn to find them (O(n) for n elements).
+ * Ownership: the caller owns *out and frees it with lar_changeset_free().
+ * @param[in]  txn        An active transaction at the version changes ends at.
+ * @param[in]  changes    Changes from lar_changes_read().
+ * @param[in]  obj        The list's object, at both ends of the range.
+ * @param[in]  prop       The list property (of objects, or of mixed values: their links count).
+ * @param[in]  old_count  The list's count at the start of the range.
+ * @param[out] out        Receives the change set; NULL on failure.
+ * @return As lar_list_changeset(), and #LAR_EINVAL (not a list property, or a
+ *         list at txn whose count the changes do not make), #LAR_EMISUSE.
+ */
+int lar_list_changeset_objects(lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
+                               lar_changeset **out);
+
 /** @brief Bring a query's result to a newer version, with its change set.
  *
  * results must have been computed in a read transaction at some version A by

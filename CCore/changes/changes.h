@@ -123,4 +123,24 @@ int changeset_push(lar_changeset *cs, lar_changeset_part part, size_t index);
 /* Sorts each part ascending. */
 void changeset_sort(lar_changeset *cs);
 
+/* A list's element changes replayed over the range of changes: at each new position
+ * its element's old position, or LIST_INSERTED (inserted, or moved, since). */
+#define LIST_INSERTED UINT64_MAX
+typedef struct list_replay {
+    uint64_t *tags;
+    size_t count, capacity;   /* count: the list's count at the end */
+    bool *modified;           /* by old position: set in place */
+    size_t old_count;
+} list_replay;
+/* Replays obj's list prop of old_count elements (LAR_EDELETED when obj is not at both
+ * ends, LAR_ECORRUPT when old_count does not fit); free *out with list_replay_free,
+ * whatever the result. */
+int list_replay_run(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count, list_replay *out);
+/* The change set the replay makes (pushed, already in order). */
+int list_replay_report(const list_replay *r, lar_changeset *cs);
+void list_replay_free(list_replay *r);
+/* Ends a replay whose last step returned err: on success *out receives its change set;
+ * r is freed either way. */
+int list_replay_finish(list_replay *r, int err, lar_changeset **out);
+
 #endif

@@ -67,16 +67,6 @@ void lar_changeset_free(lar_changeset *cs)
 
 /* ---- lists ---- */
 
-/* The list replayed on tags: each element is its old position, or INSERTED (inserted
- * or moved since). */
-#define INSERTED UINT64_MAX
-
-typedef struct tag_list {
-    uint64_t *tags;
-    size_t count, capacity;
-    bool *modified;           /* by old position */
-    size_t old_count;
-} tag_list;
 
 static int bad_op(const list_op *op)
 {
@@ -85,7 +75,7 @@ static int bad_op(const list_op *op)
                     (unsigned long long)op->index);
 }
 
-static int tags_insert(tag_list *t, uint64_t index, uint64_t count)
+static int tags_insert(list_replay *t, uint64_t index, uint64_t count)
 {
     if (!count) return LAR_OK;
     if (count > SIZE_MAX / 16 - t->count) return lar_fail(LAR_ENOMEM, "out of memory computing a change set");
@@ -97,12 +87,12 @@ static int tags_insert(tag_list *t, uint64_t index, uint64_t count)
         t->capacity = capacity;
     }
     memmove(t->tags + index + count, t->tags + index, (t->count - index) * sizeof *t->tags);
-    for (uint64_t i = 0; i < count; i++) t->tags[index + i] = INSERTED;
+    for (uint64_t i = 0; i < count; i++) t->tags[index + i] = LIST_INSERTED;
     t->count += count;
     return LAR_OK;
 }
 
-static int replay(tag_list *t, const list_op *op)
+static int replay(list_replay *t, const list_op *op)
 {
     switch (op->kind) {
     case LIST_OP_INSERT:
@@ -116,7 +106,7 @@ static int replay(tag_list *t, const list_op *op)
         return LAR_OK;
     case LIST_OP_SET:
         if (op->index >= t->count) return bad_op(op);
-        if (t->tags[op->index] != INSERTED) t->modified[t->tags[op->index]] = true;
+        if (t->tags[op->index] != LIST_INSERTED) t->modified[t->tags[op->index]] = true;
         return LAR_OK;
     default: /* LIST_OP_MOVE: realm reports a deletion and an insertion */
         if (op->index >= t->count || op->arg >= t->count) return bad_op(op);
@@ -126,13 +116,13 @@ static int replay(tag_list *t, const list_op *op)
     }
 }
 
-static int report(const tag_list *t, lar_changeset *cs)
+int list_replay_report(const list_replay *t, lar_changeset *cs)
 {
     int err = LAR_OK;
     size_t expected = 0; /* the next old position not yet accounted for */
     for (size_t i = 0; !err && i < t->count; i++) {
         uint64_t tag = t->tags[i];
-        if (tag == INSERTED) {
+        if (tag == LIST_INSERTED) {
             err = changeset_push(cs, LAR_CHANGESET_INSERTIONS, i);
             continue;
         }
@@ -161,29 +151,49 @@ static const list_note *find_list(const lar_changes *changes, lar_obj obj, uint3
     return NULL;
 }
 
-int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
-                       lar_changeset **out)
+int list_replay_run(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count, list_replay *out)
 {
-    if (!out) return lar_fail(LAR_EINVAL, "lar_list_changeset: out is NULL");
-    *out = NULL;
-    if (!changes) return lar_fail(LAR_EINVAL, "lar_list_changeset: changes is NULL");
+    *out = (list_replay){NULL, 0, 0, NULL, old_count};
+    if (!changes) return lar_fail(LAR_EINVAL, "the changes are NULL");
     int state;
     const list_note *l = find_list(changes, obj, prop, &state);
     if (state == LAR_OBJECT_DELETED) return lar_fail(LAR_EDELETED, "the list's object was deleted");
     if (state == LAR_OBJECT_INSERTED) return lar_fail(LAR_EDELETED, "the list's object did not exist then");
-    lar_changeset *cs = changeset_new();
-    if (!cs) return LAR_ENOMEM;
-    tag_list t = {NULL, 0, 0, calloc(old_count ? old_count : 1, sizeof(bool)), old_count};
-    int err = t.modified ? tags_insert(&t, 0, old_count) : lar_fail(LAR_ENOMEM, "out of memory computing a change set");
-    for (size_t i = 0; !err && i < old_count; i++) t.tags[i] = i;
-    for (size_t i = 0; !err && l && i < l->count; i++) err = replay(&t, &l->ops[i]);
-    if (!err) err = report(&t, cs);
-    free(t.tags);
-    free(t.modified);
+    out->modified = calloc(old_count ? old_count : 1, sizeof(bool));
+    int err = out->modified ? tags_insert(out, 0, old_count) : lar_fail(LAR_ENOMEM, "out of memory computing a change set");
+    for (size_t i = 0; !err && i < old_count; i++) out->tags[i] = i;
+    for (size_t i = 0; !err && l && i < l->count; i++) err = replay(out, &l->ops[i]);
+    return err;
+}
+
+void list_replay_free(list_replay *r)
+{
+    free(r->tags);
+    free(r->modified);
+    r->tags = NULL;
+    r->modified = NULL;
+}
+
+int list_replay_finish(list_replay *r, int err, lar_changeset **out)
+{
+    lar_changeset *cs = err ? NULL : changeset_new();
+    if (!err && !cs) err = LAR_ENOMEM;
+    if (!err) err = list_replay_report(r, cs);
+    list_replay_free(r);
     if (err) {
         lar_changeset_free(cs);
         return err;
     }
     *out = cs;
     return LAR_OK;
+}
+
+int lar_list_changeset(const lar_changes *changes, lar_obj obj, uint32_t prop, size_t old_count,
+                       lar_changeset **out)
+{
+    if (!out) return lar_fail(LAR_EINVAL, "lar_list_changeset: out is NULL");
+    *out = NULL;
+    list_replay r;
+    int err = list_replay_run(changes, obj, prop, old_count, &r);
+    return list_replay_finish(&r, err, out);
 }

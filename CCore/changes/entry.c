@@ -237,7 +237,7 @@ static int apply_class(change_notes *all, const lar_schema *schema, reader *r)
     for (uint64_t i = 0; !err && i < runs; i++) {
         key += get_varint(&inserts);
         uint64_t length = get_varint(&inserts);
-        if (key + length < key) return damaged();
+        if (inserts.bad || key + length < key) return damaged();
         err = notes_insert_range(c, key, key + length);
         key += length;
     }

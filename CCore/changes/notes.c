@@ -114,16 +114,18 @@ int notes_insert_range(class_notes *c, uint64_t lo, uint64_t hi)
 {
     if (lo >= hi) return LAR_OK;
     key_run *last = c->run_count ? &c->runs[c->run_count - 1] : NULL;
-    if (!c->note_count && last && lo == last->hi) {
-        last->hi = hi;
+    if (!last || lo >= last->hi) { /* past every run: a run, and the notes in it learn of the insert */
+        if (last && lo == last->hi) {
+            last->hi = hi;
+        } else {
+            if (grow((void **)&c->runs, &c->run_capacity, c->run_count + 1, sizeof *c->runs)) return LAR_ENOMEM;
+            c->runs[c->run_count++] = (key_run){lo, hi};
+        }
+        for (size_t n = 0; n < c->note_count; n++)
+            if (c->notes[n].key >= lo && c->notes[n].key < hi) c->notes[n].flags |= NOTE_NEW;
         return LAR_OK;
     }
-    if (!c->note_count && (!last || lo > last->hi)) {
-        if (grow((void **)&c->runs, &c->run_capacity, c->run_count + 1, sizeof *c->runs)) return LAR_ENOMEM;
-        c->runs[c->run_count++] = (key_run){lo, hi};
-        return LAR_OK;
-    }
-    for (uint64_t key = lo; key < hi; key++) {
+    for (uint64_t key = lo; key < hi; key++) { /* keys used again (an int primary key): one by one */
         int err = notes_insert(c, key);
         if (err) return err;
     }

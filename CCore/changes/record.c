@@ -48,7 +48,13 @@ static int class_of(lar_txn *txn, lar_class cls, class_notes **out)
 
 int changes_insert(lar_txn *txn, lar_obj obj)
 {
-    class_notes *c;
+    /* The bulk insert's case, first: the key after the class's last run extends it. */
+    change_notes *all = txn->caches[TXN_CACHE_CHANGES].data;
+    class_notes *c = all && obj.cls < all->class_capacity ? all->classes[obj.cls] : NULL;
+    if (c && !c->note_count && c->run_count && obj.key == c->runs[c->run_count - 1].hi) {
+        c->runs[c->run_count - 1].hi++;
+        return LAR_OK;
+    }
     int err = class_of(txn, obj.cls, &c);
     return err || !c ? err : settle(txn, notes_insert(c, obj.key));
 }

@@ -164,6 +164,16 @@ static int by_new_order(const void *a, const void *b, void *result_order_)
     return compare(result_order_, x->values, x->key, y->values, y->key);
 }
 
+/* Makes room for count keys; false when out of memory. */
+static bool grow_keys(lar_results *r, size_t count)
+{
+    lar_objkey *grown = realloc(r->keys, count * sizeof *grown);
+    if (!grown) return false;
+    r->keys = grown;
+    r->capacity = count;
+    return true;
+}
+
 static int by_size(const void *a, const void *b)
 {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
@@ -210,43 +220,63 @@ static int report(const placing *pl, lar_changeset *cs)
     return err;
 }
 
-/* Rewrites the result's keys: the removed positions out, the entering objects in, and
- * only the span between the first and last change moved (the tail too when the count changes). */
+/* A run of old positions [from, to) that no change interrupts: all of it moves by shift. */
+typedef struct segment {
+    size_t from, to;
+    ptrdiff_t shift;
+} segment;
+
+/* The runs of surviving old positions and how far each moves: the count of entering
+ * objects placed at or before it, less the count of removed positions before it. */
+static size_t segments_of(const placing *pl, const size_t *slots, segment *out)
+{
+    size_t n = 0, count = pl->u->results->count, ri = 0, ei = 0;
+    for (size_t a = 0; a < count;) {
+        while (ri < pl->removed_count && pl->removed[ri] < a) ri++;
+        if (ri < pl->removed_count && pl->removed[ri] == a) {
+            a++;
+            continue;
+        }
+        while (ei < pl->entering_count && slots[ei] <= a) ei++;
+        size_t b = count;
+        if (ri < pl->removed_count && pl->removed[ri] < b) b = pl->removed[ri];
+        if (ei < pl->entering_count && slots[ei] < b) b = slots[ei];
+        out[n++] = (segment){a, b, (ptrdiff_t)ei - (ptrdiff_t)ri};
+        a = b;
+    }
+    return n;
+}
+
+/* Rewrites the result's keys in place: each run of survivors that moves is moved once
+ * (leftward ones first, in order, then rightward ones from the last: no run overwrites
+ * one not yet moved), then the entering objects are written at their places. */
 static int rewrite(placing *pl)
 {
     lar_results *r = pl->u->results;
     if (!pl->removed_count && !pl->entering_count) return LAR_OK;
-    size_t first = SIZE_MAX, end = 0;
-    if (pl->removed_count) {
-        first = pl->removed[0];
-        end = pl->removed[pl->removed_count - 1] + 1;
+    size_t new_count = r->count - pl->removed_count + pl->entering_count;
+    size_t *slots = malloc((pl->entering_count ? pl->entering_count : 1) * sizeof *slots);
+    segment *segments = malloc((2 * pl->count + 2) * sizeof *segments);
+    if (!slots || !segments || (new_count > r->capacity && !grow_keys(r, new_count))) {
+        free(slots);
+        free(segments);
+        return no_memory();
     }
-    for (size_t e = 0; e < pl->entering_count; e++) { /* ascending, unless the result was not in its order */
-        if (pl->entering[e]->slot < first) first = pl->entering[e]->slot;
-        if (pl->entering[e]->slot > end) end = pl->entering[e]->slot;
-    }
-    size_t span = end - first, new_count = r->count - pl->removed_count + pl->entering_count;
-    lar_objkey *old_span = malloc((span ? span : 1) * sizeof *old_span);
-    if (!old_span) return no_memory();
-    if (new_count > r->capacity) {
-        lar_objkey *grown = realloc(r->keys, new_count * sizeof *grown);
-        if (!grown) {
-            free(old_span);
-            return no_memory();
-        }
-        r->keys = grown;
-        r->capacity = new_count;
-    }
-    memcpy(old_span, r->keys + first, span * sizeof *old_span);
-    size_t new_end = end - pl->removed_count + pl->entering_count;
-    memmove(r->keys + new_end, r->keys + end, (r->count - end) * sizeof *r->keys);
-    size_t out = first, e = 0;
-    for (size_t i = first; i <= end; i++) {
-        while (e < pl->entering_count && pl->entering[e]->slot == i) r->keys[out++] = pl->entering[e++]->key;
-        if (i < end && !is_removed(pl, i)) r->keys[out++] = old_span[i - first];
-    }
+    for (size_t e = 0; e < pl->entering_count; e++) slots[e] = pl->entering[e]->slot;
+    qsort(slots, pl->entering_count, sizeof *slots, by_size); /* in order already, unless the result was not */
+    size_t n = segments_of(pl, slots, segments);
+    for (size_t i = 0; i < n; i++)
+        if (segments[i].shift < 0)
+            memmove(r->keys + segments[i].from + segments[i].shift, r->keys + segments[i].from,
+                    (segments[i].to - segments[i].from) * sizeof *r->keys);
+    for (size_t i = n; i-- > 0;)
+        if (segments[i].shift > 0)
+            memmove(r->keys + segments[i].from + segments[i].shift, r->keys + segments[i].from,
+                    (segments[i].to - segments[i].from) * sizeof *r->keys);
+    for (size_t e = 0; e < pl->entering_count; e++) r->keys[pl->entering[e]->new_position] = pl->entering[e]->key;
     r->count = new_count;
-    free(old_span);
+    free(slots);
+    free(segments);
     return LAR_OK;
 }
 

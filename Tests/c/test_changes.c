@@ -645,3 +645,56 @@ TEST(changes_a_file_without_the_log_opens_and_gets_one_when_writable)
     commit_txn(pin);
     close_env(env);
 }
+
+TEST(changes_list_of_objects_reports_modified_objects)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    pets p = pets_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj owner, dogs[3];
+    CHECK_OK(lar_obj_create(txn, p.owner, NULL, 0, &owner));
+    for (int i = 0; i < 3; i++) {
+        lar_value name = val_str("dog");
+        CHECK_OK(lar_obj_create(txn, p.dog, &name, 1, &dogs[i]));
+        lar_value link = {.type = LAR_TYPE_LINK, .as.link = dogs[i]};
+        CHECK_OK(lar_list_append(txn, owner, p.dogs, &link));
+    }
+    commit_txn(txn);
+    uint64_t v1 = version_of(env);
+    lar_txn *pin = begin_read(env);
+    txn = begin_write(env);
+    lar_value renamed = val_str("max");
+    CHECK_OK(lar_obj_set(txn, dogs[2], p.dog_name, &renamed)); /* the object at 2 */
+    CHECK_OK(lar_list_remove(txn, owner, p.dogs, 0));          /* now at 1 */
+    commit_txn(txn);
+    lar_txn *now = begin_read(env);
+    lar_changes *ch;
+    CHECK_OK(lar_changes_read(now, v1, &ch));
+    lar_changeset *cs;
+    CHECK_OK(lar_list_changeset(ch, owner, p.dogs, 3, &cs)); /* the list alone: one deletion */
+    const size_t *indices;
+    size_t count;
+    CHECK_OK(lar_changeset_get(cs, LAR_CHANGESET_MODIFICATIONS, &indices, &count));
+    CHECK_EQ(count, 0);
+    lar_changeset_free(cs);
+    CHECK_OK(lar_list_changeset_objects(now, ch, owner, p.dogs, 3, &cs));
+    CHECK_OK(lar_changeset_get(cs, LAR_CHANGESET_DELETIONS, &indices, &count));
+    CHECK_EQ(count, 1);
+    CHECK_EQ(indices[0], 0);
+    CHECK_OK(lar_changeset_get(cs, LAR_CHANGESET_MODIFICATIONS, &indices, &count));
+    CHECK_EQ(count, 1);
+    CHECK_EQ(indices[0], 2);
+    CHECK_OK(lar_changeset_get(cs, LAR_CHANGESET_MODIFICATIONS_NEW, &indices, &count));
+    CHECK_EQ(count, 1);
+    CHECK_EQ(indices[0], 1);
+    lar_changeset_free(cs);
+    CHECK_RC(lar_list_changeset_objects(now, ch, owner, p.dogs, 4, &cs), LAR_EINVAL); /* 4 - 1 != 2 */
+    CHECK(cs == NULL);
+    CHECK_RC(lar_list_changeset_objects(NULL, ch, owner, p.dogs, 3, &cs), LAR_EINVAL);
+    CHECK_RC(lar_list_changeset_objects(now, NULL, owner, p.dogs, 3, &cs), LAR_EINVAL);
+    CHECK_RC(lar_list_changeset_objects(now, ch, owner, p.dogs, 3, NULL), LAR_EINVAL);
+    lar_changes_free(ch);
+    commit_txn(now);
+    commit_txn(pin);
+    close_env(env);
+}

@@ -1149,7 +1149,7 @@ static void consume_changeset(int rc, lar_changeset *cs)
 }
 
 /* The change log: changes since a version near the transaction's, what they say about a
- * class, an object and a list. */
+ * class, an object and a list (of objects). */
 static void op_changes(state *s, program *p)
 {
     lar_txn *txn = pick_txn(s, p);
@@ -1182,7 +1182,12 @@ static void op_changes(state *s, program *p)
     int object_state;
     if ((rc = lar_changes_object(c, obj, &object_state, props, u8(p) % 5, &count))) fuzz_consume_error(rc);
     lar_changeset *cs = NULL;
-    rc = lar_list_changeset(c, obj, pick_prop(p), u8(p) % 16, &cs);
+    uint32_t list_prop = pick_prop(p);
+    size_t old_count = u8(p) % 16;
+    rc = lar_list_changeset(c, obj, list_prop, old_count, &cs);
+    consume_changeset(rc, cs);
+    cs = NULL;
+    rc = lar_list_changeset_objects(txn, c, obj, list_prop, old_count, &cs);
     consume_changeset(rc, cs);
     uint64_t first, last;
     if ((rc = lar_changes_range(c, &first, &last))) fuzz_consume_error(rc);
@@ -1253,12 +1258,16 @@ static void op_keyed_changes(state *s, program *p)
     lar_changes_free(c);
 }
 
-/* A watch for commits: opened, its descriptor read, waited on briefly, closed. */
+/* The file's version, and a watch for commits: opened, its descriptor read, waited on
+ * briefly, closed. */
 static void op_watch(state *s, program *p)
 {
     uint8_t how = u8(p);
+    uint64_t file_version;
+    int rc = lar_env_version(how & 0x08 ? NULL : s->env, how & 0x04 ? NULL : &file_version);
+    if (rc) fuzz_consume_error(rc);
     lar_watch *w = NULL;
-    int rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
+    rc = lar_watch_open(how & 0x80 ? NULL : s->env, how & 0x40 ? NULL : &w);
     if (rc) {
         if (w) abort(); /* no watch on failure */
         fuzz_consume_error(rc);
