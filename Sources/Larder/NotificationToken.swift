@@ -6,30 +6,31 @@ import Foundation
 /// running on a queue finishes. Dropping the token does not stop the callbacks.
 public final class NotificationToken: @unchecked Sendable {
     private let lock = NSLock()
-    private var onInvalidate: (() -> Void)?
+    /// What invalidating does: unregistering the observer, and for a queue's, its watch and Realm.
+    private var onInvalidate: [() -> Void] = []
     private var invalidated = false
 
     init() {}
 
     /// Stops the notifications. Calling it again does nothing.
     public func invalidate() {
-        let action: (() -> Void)? = lock.withLock {
-            if invalidated { return nil }
+        let actions: [() -> Void] = lock.withLock {
+            if invalidated { return [] }
             invalidated = true
-            defer { onInvalidate = nil }
+            defer { onInvalidate = [] }
             return onInvalidate
         }
-        action?()
+        for action in actions { action() }
     }
 
     /// True once `invalidate()` was called: delivery checks it before each callback.
     var isInvalidated: Bool { lock.withLock { invalidated } }
 
-    /// What invalidating does besides stopping callbacks (unregistering the observer).
+    /// Adds to what invalidating does besides stopping callbacks; runs action now if it was.
     func whenInvalidated(_ action: @escaping () -> Void) {
         let runNow: Bool = lock.withLock {
             if invalidated { return true }
-            onInvalidate = action
+            onInvalidate.append(action)
             return false
         }
         if runNow { action() }

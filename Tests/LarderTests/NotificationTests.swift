@@ -448,6 +448,33 @@ final class NotificationTests: RealmTestCase {
         mapToken.invalidate()
     }
 
+    func testInvalidatingRunsEveryActionRegisteredOnTheToken() {
+        let token = NotificationToken()
+        var ran: [String] = []
+        token.whenInvalidated { ran.append("observer") } // a queue observation registers two
+        token.whenInvalidated { ran.append("watch") }
+        token.invalidate()
+        token.invalidate()
+        token.whenInvalidated { ran.append("late") }
+        XCTAssertEqual(ran, ["observer", "watch", "late"])
+    }
+
+    func testInvalidatingAQueueObserverReleasesItsRealmAndWatch() throws {
+        let path = fileURL.path
+        try {
+            let realm = try open()
+            let queue = DispatchQueue(label: "released")
+            let token = realm.objects(NotifyDog.self).observe(on: queue) { _ in }
+            queue.sync {}
+            token.invalidate()
+            queue.sync {}
+        }()
+        // The watcher's thread lets go of the file as it ends, a moment after it is told to.
+        let deadline = Date().addingTimeInterval(5)
+        while Environment.isOpen(at: path) && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        XCTAssertFalse(Environment.isOpen(at: path), "the queue's Realm or the commit watcher kept the file open")
+    }
+
     // MARK: Delivery
 
     func testRealmOnTheSameThreadDeliversWhenItAutorefreshes() throws {

@@ -116,10 +116,3 @@ func stableOrderChanges(old: [lar_objkey], new: [lar_objkey]) -> IndexChanges {
     return IndexChanges(deletions: old.indices.filter { !newSet.contains(old[$0]) },
                         insertions: new.indices.filter { !oldSet.contains(new[$0]) })
 }
-
-extension RealmInstance {
-    func objectExists(_ key: lar_objkey, in table: ManagedClass) -> Bool {
-        var exists: Int32 = 0
-        return lar_obj_exists(currentTxn(), lar_obj(cls: table.id, key: key), &exists) == LAR_OK && exists != 0
-    }
-}

@@ -45,8 +45,17 @@ final class InstanceNotifier {
         deliveredVersion = instance.fileVersion()
     }
 
-    deinit {
+    /// Drops the observers of invalidated tokens (which hold their collections, and
+    /// so the instance: invalidating from another thread leaves them until now).
+    func removeInvalidated() {
+        observers.removeAll { $0.token.isInvalidated }
+        realmObservers.removeAll { $0.token.isInvalidated }
+    }
+
+    /// Frees the old snapshot; the instance's deinit calls it while its environment is still open.
+    func free() {
         if let oldSnapshot { lar_txn_free(oldSnapshot.txn) }
+        oldSnapshot = nil
     }
 
     var isEmpty: Bool { realmObservers.isEmpty && observers.isEmpty }
@@ -90,11 +99,9 @@ final class InstanceNotifier {
             for log in changeLogs.values { lar_changes_free(log) }
             changeLogs = [:]
             isDelivering = false
-            if let oldSnapshot { lar_txn_free(oldSnapshot.txn) }
-            oldSnapshot = nil
+            free()
         }
-        observers.removeAll { $0.token.isInvalidated }
-        realmObservers.removeAll { $0.token.isInvalidated }
+        removeInvalidated()
         let version = instance.fileVersion()
         let moved = version != deliveredVersion
         deliveredVersion = version

@@ -34,8 +34,10 @@ final class QueueObservation: CommitSubscriber, @unchecked Sendable {
                       environment: Environment, register: @escaping (RealmInstance) -> Void) {
         let observation = QueueObservation(queue: queue, token: token, configuration: configuration,
                                            environment: environment)
+        // Made on the observer's thread from what it observes, called once on the queue.
+        nonisolated(unsafe) let register = register
         queue.async {
-            observation.confined { 
+            observation.confined {
                 if observation.token.isInvalidated { return }
                 let instance = RealmInstance(configuration: configuration, environment: environment)
                 observation.instance = instance
@@ -48,7 +50,12 @@ final class QueueObservation: CommitSubscriber, @unchecked Sendable {
         token.whenInvalidated {
             watcher.remove(observation)
             // The instance goes on the queue, where it lives.
-            queue.async { observation.confined { observation.instance = nil } }
+            queue.async {
+                observation.confined {
+                    observation.instance?.observers?.removeInvalidated()
+                    observation.instance = nil
+                }
+            }
         }
     }
 

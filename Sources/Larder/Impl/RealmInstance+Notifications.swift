@@ -30,10 +30,11 @@ extension RealmInstance {
     /// The accessor of the object of type with key, or nil when there is none.
     func object(_ type: Object.Type, key: lar_objkey) -> Object? {
         let table = table(for: type)
+        return objectExists(key, in: table) ? accessor(table, key: key) : nil
+    }
+
+    func objectExists(_ key: lar_objkey, in table: ManagedClass) -> Bool {
         var exists: Int32 = 0
-        guard lar_obj_exists(currentTxn(), lar_obj(cls: table.id, key: key), &exists) == LAR_OK, exists != 0 else {
-            return nil
-        }
-        return accessor(table, key: key)
+        return lar_obj_exists(currentTxn(), lar_obj(cls: table.id, key: key), &exists) == LAR_OK && exists != 0
     }
 }

@@ -42,6 +42,7 @@ final class RealmInstance {
 
     deinit {
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
+        observers?.free()
         state.free()
     }
 
