@@ -194,6 +194,26 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    func testObservedResultsKeepTheirFiltersArgumentsAndDistinct() throws {
+        let realm = try open()
+        try realm.write {
+            realm.add(NotifyDog(value: ["name": "Rex \"the\" dog", "age": 3]))
+            realm.add(NotifyDog(value: ["name": "Rex \"the\" dog", "age": 4]))
+            realm.add(NotifyDog(value: ["name": "Max", "age": 5]))
+        }
+        let results = realm.objects(NotifyDog.self).filter("name == %@", "Rex \"the\" dog")
+            .where { $0.age > 2 }.distinct(by: ["name"])
+        var seen: [SeenChange] = []
+        let token = results.observe { seen.append(SeenChange($0)) }
+        realm.refresh()
+        try realm.write { realm.add(NotifyDog(value: ["name": "Rex \"the\" dog", "age": 9])) }
+        try realm.write { realm.objects(NotifyDog.self).filter("age == 3").first!.age = 1 }
+        XCTAssertEqual(results.count, 1)
+        XCTAssertEqual(seen.first, .initial(1))
+        XCTAssertEqual(seen.count, 2, "the distinct result's first object changed once: \(seen)")
+        token.invalidate()
+    }
+
     func testResultsKeyPathsChooseModifications() throws {
         let realm = try open()
         try realm.write { realm.add(NotifyDog(value: ["name": "a", "age": 1])) }
