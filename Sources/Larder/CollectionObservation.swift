@@ -118,19 +118,9 @@ extension AnyRealmCollection {
         guard let observable = base as? any _ObservableCollection else {
             fatalError("This collection does not support change notifications")
         }
-        return observable._observeAny(keyPaths: keyPaths, on: queue) { (change: RealmCollectionChange<Any>) in
-            switch change {
-            case .initial(let collection): block(.initial(Self.rewrap(collection)))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(Self.rewrap(collection), deletions: deletions, insertions: insertions,
-                              modifications: modifications))
-            case .error(let error): block(.error(error))
-            }
+        return observable._observeAny(keyPaths: keyPaths, on: queue) { change in
+            block(change.map { AnyRealmCollection(($0 as! any RealmCollection<Element>)) })
         }
-    }
-
-    private static func rewrap(_ collection: Any) -> AnyRealmCollection {
-        AnyRealmCollection((collection as! any RealmCollection<Element>))
     }
 }
 
@@ -144,14 +134,7 @@ extension RealmCollection where Element: Object {
         guard let observable = self as? any _ObservableCollection else {
             fatalError("This collection does not support change notifications")
         }
-        return observable._observeAny(keyPaths: names, on: queue) { (change: RealmCollectionChange<Any>) in
-            switch change {
-            case .initial(let collection): block(.initial(collection as! Self))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(collection as! Self, deletions: deletions, insertions: insertions, modifications: modifications))
-            case .error(let error): block(.error(error))
-            }
-        }
+        return observable._observeAny(keyPaths: names, on: queue) { change in block(change.map { $0 as! Self }) }
     }
 }
 
@@ -164,13 +147,18 @@ protocol _ObservableCollection {
 
 extension _ObservableCollection {
     func erase<C>(_ block: @escaping (RealmCollectionChange<Any>) -> Void) -> (RealmCollectionChange<C>) -> Void {
-        { change in
-            switch change {
-            case .initial(let collection): block(.initial(collection))
-            case .update(let collection, let deletions, let insertions, let modifications):
-                block(.update(collection, deletions: deletions, insertions: insertions, modifications: modifications))
-            case .error(let error): block(.error(error))
-            }
+        { change in block(change.map { $0 as Any }) }
+    }
+}
+
+extension RealmCollectionChange {
+    /// The same change, with the collection transformed.
+    func map<Other>(_ transform: (CollectionType) -> Other) -> RealmCollectionChange<Other> {
+        switch self {
+        case .initial(let collection): return .initial(transform(collection))
+        case .update(let collection, let deletions, let insertions, let modifications):
+            return .update(transform(collection), deletions: deletions, insertions: insertions, modifications: modifications)
+        case .error(let error): return .error(error)
         }
     }
 }
