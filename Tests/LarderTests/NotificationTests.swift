@@ -513,6 +513,24 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    /// The main thread's observers need no refresh while the main queue runs (here
+    /// XCTest's wait): `.initial`, then other threads' commits, come from it.
+    func testTheMainThreadIsDeliveredFromTheMainQueue() throws {
+        XCTAssertTrue(Thread.isMainThread)
+        let realm = try open()
+        var seen: [SeenChange] = []
+        let initial = expectation(description: "initial"), update = expectation(description: "update")
+        let token = realm.objects(NotifyDog.self).observe { change in
+            seen.append(SeenChange(change))
+            (seen.count == 1 ? initial : update).fulfill()
+        }
+        wait(for: [initial], timeout: 10)
+        try commitOnAnotherThread { other in try other.write { other.add(NotifyDog()) } }
+        wait(for: [update], timeout: 10)
+        XCTAssertEqual(seen, [.initial(0), .update(deletions: [], insertions: [0], modifications: [])])
+        token.invalidate()
+    }
+
     func testACallbackMayWriteAndItsWriteIsDeliveredNext() throws {
         let realm = try open()
         var seen: [SeenChange] = []

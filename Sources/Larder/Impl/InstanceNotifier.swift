@@ -39,6 +39,8 @@ final class InstanceNotifier {
     private var oldSnapshot: (txn: OpaquePointer, version: UInt64)?
     /// The change logs read during one delivery, by the version they start at.
     private var changeLogs: [UInt64: OpaquePointer] = [:]
+    /// On the main thread, while there are observers: deliveries from the main queue.
+    private var mainQueue: MainQueueDelivery?
 
     init(instance: RealmInstance) {
         self.instance = instance
@@ -50,10 +52,22 @@ final class InstanceNotifier {
     func removeInvalidated() {
         observers.removeAll { $0.token.isInvalidated }
         realmObservers.removeAll { $0.token.isInvalidated }
+        if isEmpty { stopMainQueue() }
     }
 
-    /// Frees the old snapshot; the instance's deinit calls it while its environment is still open.
+    private func stopMainQueue() {
+        mainQueue?.stop()
+        mainQueue = nil
+    }
+
+    /// Stops main-queue delivery and frees the old snapshot; the instance's deinit calls
+    /// it while its environment is still open.
     func free() {
+        stopMainQueue()
+        releaseOldSnapshot()
+    }
+
+    private func releaseOldSnapshot() {
         if let oldSnapshot { lar_txn_free(oldSnapshot.txn) }
         oldSnapshot = nil
     }
@@ -67,14 +81,16 @@ final class InstanceNotifier {
     /// What the first observer sees starts at the instance's version.
     private func willAddFirst() {
         if isEmpty && !isDelivering { deliveredVersion = instance.fileVersion() }
+        if mainQueue == nil && MainQueueDelivery.applies { mainQueue = MainQueueDelivery(instance: instance) }
     }
 
     func add(_ observer: ThreadObserver) {
         willAddFirst()
         observers.append(observer)
-        observer.token.whenInvalidated { [weak self, weak observer] in
-            guard let self, let observer else { return }
-            self.instance.onOwnThread { self.observers.removeAll { $0 === observer } }
+        if observer.needsInitial { mainQueue?.deliverSoon() }
+        observer.token.whenInvalidated { [weak self] in
+            guard let self else { return }
+            self.instance.onOwnThread { self.removeInvalidated() }
         }
     }
 
@@ -82,9 +98,9 @@ final class InstanceNotifier {
         let token = NotificationToken()
         willAddFirst()
         realmObservers.append((token, block))
-        token.whenInvalidated { [weak self, weak token] in
-            guard let self, let token else { return }
-            self.instance.onOwnThread { self.realmObservers.removeAll { $0.token === token } }
+        token.whenInvalidated { [weak self] in
+            guard let self else { return }
+            self.instance.onOwnThread { self.removeInvalidated() }
         }
         return token
     }
@@ -99,7 +115,7 @@ final class InstanceNotifier {
             for log in changeLogs.values { lar_changes_free(log) }
             changeLogs = [:]
             isDelivering = false
-            free()
+            releaseOldSnapshot()
         }
         removeInvalidated()
         let version = instance.fileVersion()
