@@ -141,13 +141,14 @@ extension RealmCollection where Element: Object {
 /// The collections that can be observed, behind one type (for AnyRealmCollection
 /// and the key path overloads).
 protocol _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken
+    func observe(keyPaths: [String]?, on queue: DispatchQueue?,
+                 _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
 }
 
 extension _ObservableCollection {
-    func erase<C>(_ block: @escaping (RealmCollectionChange<Any>) -> Void) -> (RealmCollectionChange<C>) -> Void {
-        { change in block(change.map { $0 as Any }) }
+    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
+                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, on: queue) { change in block(change.map { $0 as Any }) }
     }
 }
 
@@ -163,40 +164,11 @@ extension RealmCollectionChange {
     }
 }
 
-extension Results: _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue, erase(block))
-    }
-}
-
-extension List: _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue, erase(block))
-    }
-}
-
-extension MutableSet: _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue, erase(block))
-    }
-}
-
-extension LinkingObjects: _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue, erase(block))
-    }
-}
-
-extension AnyRealmCollection: _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
-                     _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue, erase(block))
-    }
-}
+extension Results: _ObservableCollection {}
+extension List: _ObservableCollection {}
+extension MutableSet: _ObservableCollection {}
+extension LinkingObjects: _ObservableCollection {}
+extension AnyRealmCollection: _ObservableCollection {}
 
 // MARK: Plumbing
 
