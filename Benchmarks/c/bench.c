@@ -583,6 +583,9 @@ void bench_insert_logged(const char *dir, void (*unlog)(lar_env *env))
     report("insert-logged", "c-api-unlogged", best_off, best_raw);
 }
 
+/* Section notify is LarderBench's alone (Swift notifications): nothing to run in C. */
+static void bench_notify(const char *dir) { (void)dir; }
+
 /* The sections, by the names LarderBench uses too. */
 static const struct section {
     const char *name;
@@ -590,6 +593,7 @@ static const struct section {
 } SECTIONS[] = {
     {"objects", bench_objects}, {"collections", bench_collections}, {"mixed", bench_mixed},
     {"embedded", bench_embedded}, {"queries", bench_query}, {"changes", bench_changes},
+    {"notify", bench_notify},
 };
 #define SECTION_COUNT (sizeof SECTIONS / sizeof SECTIONS[0])
 
@@ -607,7 +611,7 @@ int main(int argc, char **argv)
     for (int i = 2; usable && i < argc; i++) usable = section_named(argv[i]);
     if (!usable) {
         fprintf(stderr, "usage: %s <dir> [section...]   (sections: objects collections mixed embedded queries "
-                "changes)\n",
+                "changes notify)\n",
                 argv[0]);
         return 2;
     }

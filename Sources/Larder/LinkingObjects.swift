@@ -37,6 +37,11 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
 
     public var realm: Realm? { target.map { Realm(instance: $0.instance) } }
 
+    /// The object linked to, for observers; nil while unmanaged.
+    var observedTarget: (instance: RealmInstance, type: Object.Type, obj: lar_obj)? {
+        target.map { ($0.instance, $0.ownerType, $0.obj) }
+    }
+
     /// True once the object linked to was deleted or its Realm invalidated.
     public var isInvalidated: Bool {
         guard let target else { return false }
@@ -64,27 +69,27 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     }
 
     public subscript(position: Int) -> Element {
-        let keys = keys()
+        let keys = objectKeys()
         if position < 0 { fatalError("Cannot pass a negative value for 'index'.") }
         if position >= keys.count { fatalError("Index \(position) is out of bounds (must be less than \(keys.count)).") }
         return accessor(keys[position])
     }
 
-    public var first: Element? { keys().first.map(accessor) }
-    public var last: Element? { keys().last.map(accessor) }
+    public var first: Element? { objectKeys().first.map(accessor) }
+    public var last: Element? { objectKeys().last.map(accessor) }
 
     public func makeIterator() -> IndexingIterator<[Element]> {
-        keys().map(accessor).makeIterator()
+        objectKeys().map(accessor).makeIterator()
     }
 
     public func index(of object: Element) -> Int? {
         guard let target, object.core.realm === target.instance else { return nil }
-        return keys().firstIndex(of: object.core.key)
+        return objectKeys().firstIndex(of: object.core.key)
     }
 
     /// The objects at indexes, in ascending order of index; an index past the end traps.
     public func objects(at indexes: IndexSet) -> [Element] {
-        let keys = keys()
+        let keys = objectKeys()
         checkObjectIndexes(indexes, count: keys.count)
         return indexes.map { accessor(keys[$0]) }
     }
@@ -98,8 +103,8 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let target else { fatalError("Linking objects of an unmanaged object cannot be sorted") }
         let table = target.instance.table(for: Element.self)
-        return Results(instance: target.instance, table: table, source: { keys() },
-                       sourceIn: { rebound(to: $0).map { linking in { linking.keys() } } }).sorted(by: descriptors)
+        return Results(instance: target.instance, table: table, source: { objectKeys() },
+                       sourceIn: { rebound(to: $0).map { linking in { linking.objectKeys() } } }).sorted(by: descriptors)
     }
 
     public func value(forKey key: String) -> Any? {
@@ -137,7 +142,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     }
 
     /// The linking objects' keys, in key order, each once.
-    func keys() -> [lar_objkey] {
+    func objectKeys() -> [lar_objkey] {
         guard let target else { return [] }
         return target.instance.serialized { keys(of: target) }
     }
@@ -170,7 +175,7 @@ extension LinkingObjects: ObjectAggregating {
     /// The linking objects by key, without accessors.
     var aggregateSource: AggregateSource {
         guard let target else { return .objects([]) }
-        return .keys(target.instance, target.instance.table(for: Element.self), keys())
+        return .keys(target.instance, target.instance.table(for: Element.self), objectKeys())
     }
 }
 

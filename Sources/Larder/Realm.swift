@@ -47,14 +47,18 @@ public struct Realm: Equatable {
     /// Runs block in a write transaction and commits it; if block throws, the
     /// transaction is cancelled and the error rethrown. A write that failed (for
     /// example on a duplicate primary key) is cancelled and its error thrown here.
+    /// The observers of tokens registered on this thread are not told of this
+    /// write (those of other threads and queues are).
     @discardableResult
-    public func write<Result>(_ block: () throws -> Result) throws -> Result {
+    public func write<Result>(withoutNotifying tokens: [NotificationToken] = [],
+                              _ block: () throws -> Result) throws -> Result {
         beginWrite()
-        return try runInWrite(block)
+        return try runInWrite(withoutNotifying: tokens, block)
     }
 
     /// Runs block in the write just begun and commits it, or cancels it when block throws.
-    func runInWrite<Result>(_ block: () throws -> Result) throws -> Result {
+    func runInWrite<Result>(withoutNotifying tokens: [NotificationToken] = [],
+                            _ block: () throws -> Result) throws -> Result {
         let result: Result
         do {
             result = try block()
@@ -62,7 +66,7 @@ public struct Realm: Equatable {
             if isInWriteTransaction { cancelWrite() }
             throw error
         }
-        if isInWriteTransaction { try commitWrite() }
+        if isInWriteTransaction { try commitWrite(withoutNotifying: tokens) }
         return result
     }
 
@@ -71,12 +75,16 @@ public struct Realm: Equatable {
     public func beginWrite() { instance.beginWrite() }
 
     /// Commits the write transaction; throws, having cancelled it, when a write in it failed.
-    public func commitWrite() throws { try instance.commitWrite() }
+    /// Then tells this thread's observers what changed, except those of tokens.
+    public func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+        try instance.commitWrite(withoutNotifying: tokens)
+    }
 
     /// Discards the write transaction. Objects added in it become invalidated.
     public func cancelWrite() { instance.cancelWrite() }
 
-    /// Moves to the newest version. Returns false inside a write transaction.
+    /// Moves to the newest version and delivers this thread's notifications.
+    /// Returns false inside a write transaction.
     @discardableResult
     public func refresh() -> Bool { instance.refresh() }
 

@@ -69,7 +69,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         self.init(instance: instance, table: table, steps: [], source: source, sourceIn: sourceIn, filters: [])
     }
 
-    private init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
+    init(instance: RealmInstance, table: ManagedClass, steps: [OrderingStep], source: (() -> [lar_objkey])?,
                  sourceIn: ((RealmInstance) -> (() -> [lar_objkey])?)?, filters: [QueryHandle]) {
         self.instance = instance
         objectTable = table

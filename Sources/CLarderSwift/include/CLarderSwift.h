@@ -26,6 +26,9 @@ static inline const void *larder_swift_os_thread_token(void) { return &larder_sw
 static inline const void *larder_swift_thread_token(void) {
     const void *o = larder_swift_confinement_override; return o ? o : &larder_swift_accessor_class; }
 
+/* The override, NULL when none is set. */
+static inline const void *larder_swift_confinement_override_get(void) { return larder_swift_confinement_override; }
+
 /* Sets the override and returns the previous one, to be put back. */
 static inline const void *larder_swift_confinement_swap(const void *token) {
     const void *previous = larder_swift_confinement_override;

@@ -33,6 +33,14 @@ final class RealmInstance {
     /// Writes queued by writeAsync and beginAsyncWrite, and asyncWrites in progress
     /// (RealmAsyncWrites.swift); nil until the first.
     var asyncWrites: AsyncWriteQueue?
+    /// The observers of this instance's Realm, objects and collections; nil until the first.
+    private(set) var observers: InstanceNotifier?
+    var notifier: InstanceNotifier {
+        if let observers { return observers }
+        let fresh = InstanceNotifier(instance: self)
+        observers = fresh
+        return fresh
+    }
 
     /// Set on a frozen instance (Impl/RealmInstance+Freezing.swift): it reads one version
     /// forever, from any thread, and this lock lets one thread at a time use its
@@ -68,6 +76,7 @@ final class RealmInstance {
     deinit {
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
         let wasWriting = isInWriteTransaction
+        observers?.free()
         state.free()
         if wasWriting { environment.writeGate.leave() }
     }
@@ -137,8 +146,22 @@ final class RealmInstance {
         if isFrozen { fatalError("Can't perform transactions on a frozen Realm") }
         if isInWriteTransaction { fatalError("The Realm is already in a write transaction") }
         if configuration.readOnly { fatalError("Can't perform transactions on read-only Realms.") }
+        deliverBeforeWrite()
         environment.writeGate.enter()
         beginWriteHoldingGate()
+    }
+
+    /// Realm's beginWrite refreshes and delivers first. Done before taking the write
+    /// gate: a callback may itself write, on this thread or another.
+    private func deliverBeforeWrite() {
+        if let observers, observers.isIdleWithObservers {
+            // Delivered from a read transaction at the newest version, as the change sets need;
+            // the snapshot the observers saw is kept until the commit is delivered.
+            observers.keepOldSnapshot(state.detachRead())
+            state.endRead()
+            observers.deliver()
+            observers.keepOldSnapshot(state.detachRead())
+        }
     }
 
     /// Begins the write once this instance holds the file's write gate (Impl/WriteGate.swift).
@@ -164,7 +187,8 @@ final class RealmInstance {
         asyncWrites?.writeDidEnd(self)
     }
 
-    func commitWrite() throws {
+    /// Commits, then tells this instance's observers, except those of tokens, what changed.
+    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
         if let error = state.pendingError ?? activeVersionsError() {
@@ -177,6 +201,7 @@ final class RealmInstance {
         if failure != nil { environment.forgetClassIDs() }
         didEndWrite()
         if let failure { throw failure }
+        observers?.deliver(skipping: tokens, local: true)
     }
 
     func cancelWrite() {
@@ -193,7 +218,9 @@ final class RealmInstance {
     func refresh() -> Bool {
         verifyThread()
         if isInWriteTransaction || isFrozen { return false }
+        if let observers, observers.isIdleWithObservers { observers.keepOldSnapshot(state.detachRead()) }
         state.endRead()
+        observers?.deliver()
         asyncWrites?.runThreadWork()
         return true
     }

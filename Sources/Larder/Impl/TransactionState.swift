@@ -75,6 +75,17 @@ struct TransactionState {
         membershipEpoch &+= 1
     }
 
+    /// Hands the active read transaction, still open, to the caller (a notifier
+    /// keeps it as the old snapshot of a delivery) and forgets it; nil when none is active.
+    mutating func detachRead() -> OpaquePointer? {
+        guard let readTxn, txn == readTxn, !isWriting else { return nil }
+        self.readTxn = nil
+        txn = nil
+        version &+= 1
+        membershipEpoch &+= 1
+        return readTxn
+    }
+
     mutating func beginWrite(in environment: Environment) {
         endRead()
         var writer: OpaquePointer?

@@ -47,8 +47,10 @@ final class SwiftBench: Implementation {
         return realm
     }
 
-    func insertAll() throws {
-        let realm = openRealm
+    func insertAll() throws { try Self.insertAll(into: openRealm) }
+
+    /// The insert workload into realm (NotifyBench times it observed).
+    static func insertAll(into realm: Realm) throws {
         try realm.write {
             for id in Workload.ids {
                 let o = BenchObject()

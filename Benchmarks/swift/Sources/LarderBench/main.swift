@@ -1,7 +1,7 @@
 // LarderBench <dir>: Larder's Swift API against GRDB, three workloads (see
 // Workload.swift), then the collection workloads (CollectionBench.swift), the mixed-value
-// ones (MixedBench.swift), the embedded-object ones (EmbeddedBench.swift) and the query
-// ones (QueryBench.swift), compared with the raw-LMDB and C-API numbers that bench_c
+// ones (MixedBench.swift), the embedded-object ones (EmbeddedBench.swift), the query
+// ones (QueryBench.swift) and the notification ones (NotifyBench.swift, Swift only), compared with the raw-LMDB and C-API numbers that bench_c
 // wrote to <dir>/c-results.txt. Section names after <dir> run only those sections.
 //
 // Each measurement is the best of `repeats` runs, timed with a monotonic clock;
@@ -190,8 +190,17 @@ func run(directory: String) throws {
 let arguments = CommandLine.arguments
 let sections: [(name: String, run: (String) throws -> Void)] = [
     ("objects", run), ("collections", runCollections), ("mixed", runMixed), ("embedded", runEmbedded),
-    ("queries", runQueries),
+    ("queries", runQueries), ("changes", { _ in }), ("notify", NotifyBench.run),
 ]
+// Section changes is bench_c's alone (the C change sets); the Swift ones are in notify.
+// The writer process of the notify section's swift-process latency (NotifyBench.swift).
+if arguments.count == 3 && arguments[1] == "--notify-writer" {
+    do { try NotifyBench.runWriter(path: arguments[2]) } catch {
+        FileHandle.standardError.write(Data("LarderBench: \(error)\n".utf8))
+        exit(1)
+    }
+    exit(0)
+}
 guard arguments.count >= 2, arguments.dropFirst(2).allSatisfy({ name in sections.contains { $0.name == name } }) else {
     FileHandle.standardError.write(Data(("usage: LarderBench <dir> [section...]   (<dir>/c-results.txt from bench_c; " +
         "sections: \(sections.map(\.name).joined(separator: " ")), all by default)\n").utf8))

@@ -1,0 +1,203 @@
+import CLarder
+import Foundation
+
+/// An observer whose callbacks run on a DispatchQueue. It has its own Realm
+/// instance, confined to the queue (Confinement.queue: the callbacks run inside
+/// its token, and the queue's other blocks may use what they are given). The file's
+/// `CommitWatcher` wakes it after each commit of any thread or process; it then
+/// refreshes its instance on the queue, which delivers as on any thread.
+final class QueueObservation: CommitSubscriber, @unchecked Sendable {
+    private let queue: DispatchQueue
+    private let token: NotificationToken
+    private let configuration: Realm.Configuration
+    private let environment: Environment
+    /// The queue's instance; read and written only on the queue, inside the confinement.
+    private var instance: RealmInstance?
+    private let lock = NSLock()
+    /// Whether a refresh is queued: commits that come before it runs share it.
+    private var refreshQueued = false
+
+    private init(queue: DispatchQueue, token: NotificationToken, configuration: Realm.Configuration,
+                 environment: Environment) {
+        self.queue = queue
+        self.token = token
+        self.configuration = configuration
+        self.environment = environment
+    }
+
+    private var confinement: Confinement { .queue(QueueContext.of(queue)) }
+
+    /// Starts an observation on queue: register, on the queue, adds the observer to
+    /// the queue's instance (rebuilding what it observes there), which then delivers
+    /// what it owes (a collection's `.initial`).
+    static func start(on queue: DispatchQueue, token: NotificationToken, configuration: Realm.Configuration,
+                      environment: Environment, register: @escaping (RealmInstance) -> Void) {
+        let observation = QueueObservation(queue: queue, token: token, configuration: configuration,
+                                           environment: environment)
+        // Made on the observer's thread from what it observes, called once on the queue.
+        nonisolated(unsafe) let register = register
+        queue.async {
+            observation.confined {
+                if observation.token.isInvalidated { return }
+                let instance = RealmInstance(configuration: configuration, environment: environment,
+                                             confinement: observation.confinement)
+                observation.instance = instance
+                register(instance)
+                instance.notifier.deliver()
+            }
+        }
+        let watcher = CommitWatcher.watcher(for: environment)
+        watcher.add(observation)
+        token.whenInvalidated {
+            watcher.remove(observation)
+            // The instance goes on the queue, where it lives.
+            queue.async {
+                observation.confined {
+                    observation.instance?.observers?.removeInvalidated()
+                    observation.instance = nil
+                }
+            }
+        }
+    }
+
+    private func confined(_ body: () -> Void) {
+        withConfinement(confinement.token, body)
+    }
+
+    /// Called by the watcher's thread after a commit.
+    func commitSeen() {
+        let queued: Bool = lock.withLock {
+            defer { refreshQueued = true }
+            return refreshQueued
+        }
+        if queued { return }
+        queue.async {
+            self.lock.withLock { self.refreshQueued = false }
+            if self.token.isInvalidated { return }
+            self.confined { self.instance?.refresh() }
+        }
+    }
+}
+
+/// What a commit watcher wakes after each commit; called on the watcher's thread.
+protocol CommitSubscriber: AnyObject {
+    func commitSeen()
+}
+
+/// Per open file, a thread that waits for commits of any thread or process
+/// (`lar_watch`, a file descriptor it polls: no busy loop) and wakes the file's
+/// subscribers (queue observations, change sequences). It runs while the file has some.
+final class CommitWatcher: @unchecked Sendable {
+    private static let registryLock = NSLock()
+    nonisolated(unsafe) private static var watchers: [ObjectIdentifier: CommitWatcher] = [:]
+
+    private let environment: Environment
+    private let lock = NSLock()
+    private var subscribers: [any CommitSubscriber] = []
+    private var watch: OpaquePointer?
+    /// Written to stop the thread's poll.
+    private var stopPipe: [Int32] = [-1, -1]
+
+    private init(environment: Environment) {
+        self.environment = environment
+    }
+
+    /// The watcher of environment's file, made on first use.
+    static func watcher(for environment: Environment) -> CommitWatcher {
+        registryLock.withLock {
+            let id = ObjectIdentifier(environment)
+            if let watcher = watchers[id] { return watcher }
+            let watcher = CommitWatcher(environment: environment)
+            watchers[id] = watcher
+            return watcher
+        }
+    }
+
+    func add(_ subscriber: any CommitSubscriber) {
+        lock.withLock {
+            subscribers.append(subscriber)
+            if subscribers.count == 1 { startThread() }
+        }
+    }
+
+    func remove(_ subscriber: any CommitSubscriber) {
+        let isIdle: Bool = lock.withLock {
+            subscribers.removeAll { $0 === subscriber }
+            if subscribers.isEmpty { stopThread() }
+            return subscribers.isEmpty
+        }
+        // Lets the file close; a watcher that gains a subscriber meanwhile runs on, unlisted.
+        if isIdle {
+            Self.registryLock.withLock {
+                if Self.watchers[ObjectIdentifier(environment)] === self { Self.watchers[ObjectIdentifier(environment)] = nil }
+            }
+        }
+    }
+
+    /// With the lock held.
+    private func startThread() {
+        var opened: OpaquePointer?
+        var rc = lar_watch_open(environment.handle, &opened)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot watch the Realm at '\(environment.path)' for commits") }
+        var fd: Int32 = -1
+        rc = lar_watch_fd(opened, &fd)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot watch the Realm at '\(environment.path)' for commits") }
+        var pipeEnds: [Int32] = [-1, -1]
+        if pipe(&pipeEnds) != 0 { fatalError("Cannot watch the Realm at '\(environment.path)': pipe failed") }
+        watch = opened
+        stopPipe = pipeEnds
+        let handles = WatchHandles(watch: opened!, fd: fd, stopPipe: pipeEnds)
+        let thread = Thread { [self] in run(handles) }
+        thread.name = "Larder commit watcher"
+        thread.start()
+    }
+
+    /// With the lock held: the thread closes the watch and the pipe as it ends.
+    private func stopThread() {
+        guard watch != nil else { return }
+        var byte: UInt8 = 1
+        _ = write(stopPipe[1], &byte, 1)
+        watch = nil
+    }
+
+    /// Returns once a new read transaction sees version. The watch reports the
+    /// version of the file's newest meta page, which LMDB writes a moment before
+    /// it lets new readers use it: a subscriber refreshing in between would miss the commit.
+    private func waitUntilReadable(_ version: UInt64) {
+        for attempt in 0..<10_000 {
+            var txn: OpaquePointer?
+            guard lar_txn_begin(environment.handle, LAR_TXN_READ, &txn) == LAR_OK else { return }
+            var seen: UInt64 = 0
+            let rc = lar_txn_version(txn, &seen)
+            lar_txn_free(txn)
+            if rc != LAR_OK || seen >= version { return }
+            if attempt < 100 { sched_yield() } else { usleep(100) }
+        }
+    }
+
+    /// What the watcher's thread owns: the watch and the pipe that stops it.
+    private struct WatchHandles: @unchecked Sendable {
+        let watch: OpaquePointer
+        let fd: Int32
+        let stopPipe: [Int32]
+    }
+
+    private func run(_ handles: WatchHandles) {
+        let (watch, fd, stopPipe) = (handles.watch, handles.fd, handles.stopPipe)
+        defer {
+            lar_watch_close(watch)
+            close(stopPipe[0])
+            close(stopPipe[1])
+        }
+        var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
+                   pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]
+        while true {
+            if poll(&fds, 2, -1) < 0 && errno != EINTR { return }
+            if fds[1].revents != 0 { return }
+            var version: UInt64 = 0
+            guard lar_watch_wait(watch, 0, &version) == LAR_OK else { continue }
+            waitUntilReadable(version)
+            for subscriber in lock.withLock({ subscribers }) { subscriber.commitSeen() }
+        }
+    }
+}
