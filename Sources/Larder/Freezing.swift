@@ -192,14 +192,25 @@ extension AnyRealmCollection: ThreadConfined {
     }
 }
 
-// Frozen values cross isolation: what they read never changes, and a frozen Realm
-// serializes its threads' reads itself. Live ones trap on other threads, as in Realm,
-// which marks its types this way too.
-extension Realm: @unchecked Sendable {}
-extension Object: @unchecked Sendable {}
-extension Results: @unchecked Sendable {}
-extension List: @unchecked Sendable {}
-extension MutableSet: @unchecked Sendable {}
-extension Map: @unchecked Sendable {}
-extension LinkingObjects: @unchecked Sendable {}
-extension AnyRealmCollection: @unchecked Sendable {}
+/// A frozen object or collection that crosses isolation in Swift 6:
+/// `let sendable = Frozen(dog.freeze())`, then `sendable.value` on any thread,
+/// task or actor. What a frozen value reads never changes, and its Realm
+/// serializes the reads of several threads.
+///
+/// Live Realms, objects and collections are deliberately not `Sendable`: they
+/// belong to one thread, queue or actor, and Swift 6 then rejects sending them
+/// at compile time. `Object` cannot be `Sendable` only when frozen, and marking it
+/// `@unchecked Sendable` would make every model class restate that conformance
+/// in Swift 6 mode; this wrapper carries the frozen ones instead.
+public struct Frozen<Value: ThreadConfined>: @unchecked Sendable {
+    // Unchecked: the initializer admits only frozen values, which any thread may read.
+    public let value: Value
+
+    /// Wraps value, which must be frozen: a live one traps, as reading it elsewhere would.
+    public init(_ value: Value) {
+        if !value.isFrozen {
+            fatalError("Only frozen objects and collections can be sent across threads: call freeze() first")
+        }
+        self.value = value
+    }
+}

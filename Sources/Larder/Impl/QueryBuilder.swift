@@ -147,7 +147,7 @@ final class QueryHandle {
         var buffer = [CChar](repeating: 0, count: length + 1)
         let rc = lar_query_describe(pointer, &buffer, buffer.count, nil, flags)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot describe a query") }
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// The query the DSL built, resolved against cls: one of the same shape from

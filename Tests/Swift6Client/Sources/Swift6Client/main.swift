@@ -67,6 +67,11 @@ actor RealmActor {
         return realm.objects(Todo.self).count
     }
 
+    /// A frozen todo leaves the actor in a Sendable wrapper; a live one could not.
+    func frozenTodo(named name: String) -> Frozen<Todo> {
+        Frozen(realm.objects(Todo.self).where { $0.name == name }.first!.freeze())
+    }
+
     func close() {
         realm = nil
     }
@@ -103,6 +108,9 @@ let objectId = await getObjectId(in: actor, forTodoNamed: "Keep it safe")
 try await actor.updateTodo(_id: objectId, name: "Keep it safe", owner: "Frodo", status: "Completed")
 check(await actor.queueTodo(name: "Second breakfast") == nil, "writeAsync completed without error")
 check(try await actor.countThroughAnotherRealm() == 2, "Realm.open in the actor sees both todos")
+let frozen = await actor.frozenTodo(named: "Second breakfast")
+let nameReadElsewhere = await Task.detached { frozen.value.name }.value
+check(nameReadElsewhere == "Second breakfast" && frozen.value.isFrozen, "a frozen todo read in another task")
 try await actor.deleteTodo(id: objectId)
 check(await actor.count == 1, "one todo left")
 await actor.close()
@@ -118,4 +126,4 @@ check(realm.objects(Todo.self).count == 2, "the main thread's Realm after awaits
 try realm.write { realm.delete(realm.objects(Todo.self)) }
 mainRealm.refresh()
 check(mainRealm.objects(Todo.self).isEmpty, "a write through the main thread's Realm")
-print("Swift 6 client: actor, asyncWrite, writeAsync and Realm.open work")
+print("Swift 6 client: actor, asyncWrite, writeAsync, Realm.open and a frozen object sent across work")
