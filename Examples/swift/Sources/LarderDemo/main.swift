@@ -164,6 +164,33 @@ if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
     print("Found by primary key:\n\(bowie)")
 }
 
+// Notifications. Linux programs seldom run a run loop: a thread's observers hear of
+// changes when its Realm refreshes or writes (observe(on: queue) delivers on a queue).
+let youngDogs = realm.objects(Dog.self).where { $0.age < 4 }.sorted(byKeyPath: "name")
+let token = youngDogs.observe { change in
+    switch change {
+    case .initial(let dogs):
+        print("Observing \(dogs.count) young dogs: \(dogs.map(\.name).joined(separator: ", "))")
+    case .update(let dogs, let deletions, let insertions, let modifications):
+        print("Young dogs changed: \(dogs.map(\.name).joined(separator: ", ")) " +
+              "(deleted at \(deletions), inserted at \(insertions), modified at \(modifications))")
+    case .error(let error):
+        print("Observation failed: \(error)")
+    }
+}
+realm.refresh()  // delivers .initial
+try realm.write { realm.create(Dog.self, value: ["name": "Biscuit", "age": 1]) }  // the commit delivers .update
+token.invalidate()
+
+// A frozen object never changes and any thread may read it; Frozen carries it across.
+if let bowie = realm.object(ofType: Person.self, forPrimaryKey: 1234) {
+    let frozen = Frozen(bowie.freeze())
+    let seen = await Task.detached {
+        "\(frozen.value.name) has \(frozen.value.dogs.count) dogs (read on the main thread: \(Thread.isMainThread))"
+    }.value
+    print("Frozen, read on another thread: \(seen)")
+}
+
 // An actor with its own Realm: asyncWrite waits for other writers without blocking a thread.
 actor Kennel {
     var realm: Realm!
