@@ -462,8 +462,10 @@ void report_n_vs(const char *workload, const char *impl, uint64_t n, uint64_t be
     double per_op = (double)best_ns / (double)n;
     double ratio = (double)best_ns / (double)raw_ns;
     char *line = result_lines[result_count++];
-    int used = snprintf(line, sizeof result_lines[0], "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2f",
-                        workload, impl, n, per_op, ratio);
+    /* Two decimals, or two significant digits for ratios that would print as 0.00. */
+    const char *format = ratio >= 0.01 ? "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2f"
+                                       : "BENCH workload=%s impl=%s n=%" PRIu64 " ns_per_op=%.1f vs_raw=%.2g";
+    int used = snprintf(line, sizeof result_lines[0], format, workload, impl, n, per_op, ratio);
     if (other && used > 0 && (size_t)used < sizeof result_lines[0])
         snprintf(line + used, sizeof result_lines[0] - (size_t)used, " vs_%s=%.2f", other,
                  (double)best_ns / (double)other_ns);
