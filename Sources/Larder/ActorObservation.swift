@@ -22,6 +22,19 @@ extension RealmCollection {
     }
 }
 
+extension Map {
+    public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
+                                  _isolation: isolated (any Actor)? = #isolation,
+                                  _ block: @Sendable @escaping (isolated A, RealmMapChange<Map>) -> Void)
+    async -> NotificationToken {
+        await observeOnActor(actor) { place in
+            observe(keyPaths: keyPaths, at: place) { change in
+                deliver(UncheckedSendable(value: change), to: block, on: actor)
+            }
+        }
+    }
+}
+
 extension Object {
     public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,

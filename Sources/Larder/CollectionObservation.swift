@@ -248,6 +248,11 @@ extension Map: RealmKeyedCollection {
     /// object modified as keyPaths say counts, as for other collections).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
         let ref = observableRef()
         let elementType = Value._larderTargetClass
         let paths = ElementKeyPaths(keyPaths, elementType: elementType)
@@ -257,8 +262,8 @@ extension Map: RealmKeyedCollection {
             return MapObserver(token: token, map: map, elementTable: elementType.map { instance.table(for: $0) },
                                paths: paths, block: block)
         }
-        if let queue {
-            ConfinedObservation.start(at: .queue(queue), token: token, configuration: ref.instance.configuration,
+        if let place {
+            ConfinedObservation.start(at: place, token: token, configuration: ref.instance.configuration,
                                       environment: ref.instance.environment) { instance in
                 guard let map: Map = rebuilt(ref, in: instance) else { return }
                 instance.notifier.add(observer(map))

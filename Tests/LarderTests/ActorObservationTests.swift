@@ -36,6 +36,22 @@ actor DogObserver {
         tokens.append(token)
     }
 
+    /// What the map callback received: its initial keys, then the keys inserted, and the value read then.
+    private(set) var mapChanges: [String] = []
+
+    func observeScores() async throws {
+        let owner = realm.objects(NotifyOwner.self).first!
+        let token = await owner.scores.observe(on: self) { actor, change in
+            switch change {
+            case .initial(let map): actor.mapChanges.append("initial \(map.keys.sorted())")
+            case .update(let map, _, let insertions, _):
+                actor.mapChanges.append("inserted \(insertions) = \(insertions.map { map[$0] ?? -1 })")
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        tokens.append(token)
+    }
+
     private func record(_ change: RealmCollectionChange<Results<NotifyDog>>) {
         seen.append(SeenChange(change))
         switch change {
@@ -115,6 +131,18 @@ final class ActorObservationTests: RealmTestCase {
         await observer.wait { $0.objectChanges.count >= 2 }
         let changes = await observer.objectChanges
         XCTAssertEqual(changes, ["age=2", "deleted"])
+        await observer.invalidateAll()
+    }
+
+    func testAMapObservedOnAnActor() async throws {
+        onAnotherThread { realm in try realm.write { realm.add(NotifyOwner(value: ["scores": ["a": 1]])) } }
+        let observer = DogObserver()
+        try await observer.open(configuration(Self.types))
+        try await observer.observeScores()
+        onAnotherThread { realm in try realm.write { realm.objects(NotifyOwner.self).first!.scores["b"] = 2 } }
+        await observer.wait { $0.mapChanges.count >= 2 }
+        let changes = await observer.mapChanges
+        XCTAssertEqual(changes, ["initial [\"a\"]", "inserted [\"b\"] = [2]"])
         await observer.invalidateAll()
     }
 
