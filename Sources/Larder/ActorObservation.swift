@@ -7,6 +7,7 @@ import Foundation
 // been delivered, and later commits are seen.
 
 extension RealmCollection {
+    /// `observe(keyPaths:on:_:)` with the block run isolated to actor: `.initial`, then `.update`s.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmCollectionChange<Self>) -> Void)
@@ -23,6 +24,7 @@ extension RealmCollection {
 }
 
 extension Map {
+    /// `observe(keyPaths:on:_:)` with the block run isolated to actor: `.initial`, then `.update`s by key.
     public func observe<A: Actor>(keyPaths: [String]? = nil, on actor: A,
                                   _isolation: isolated (any Actor)? = #isolation,
                                   _ block: @Sendable @escaping (isolated A, RealmMapChange<Map>) -> Void)
@@ -36,6 +38,7 @@ extension Map {
 }
 
 extension Object {
+    /// `observe(keyPaths:on:_:)` with the block run isolated to actor: `.change`s, then `.deleted`.
     public func observe<A: Actor, T: Object>(keyPaths: [String]? = nil, on actor: A,
                                              _isolation: isolated (any Actor)? = #isolation,
                                              _ block: @Sendable @escaping (isolated A, ObjectChange<T>) -> Void)

@@ -159,7 +159,9 @@ extension RealmCollection where Element: Object {
         guard let observable = self as? any _ObservableCollection else {
             fatalError("This collection does not support change notifications")
         }
-        return observable._observeAny(keyPaths: names, at: queue.map { .queue($0) }) { change in block(change.map { $0 as! Self }) }
+        return observable._observeAny(keyPaths: names, at: queue.map { .queue($0) }) { change in
+            block(change.map { $0 as! Self })
+        }
     }
 }
 
@@ -216,7 +218,8 @@ func rebuilt<C: _LarderCollection>(_ ref: CollectionRef, in instance: RealmInsta
 }
 
 /// Registers a collection observer: on this thread with local(), or at a queue or
-/// an actor, where make() rebuilds the collection and its tracker in the observation's instance.
+/// an actor, where make() rebuilds the collection and its tracker in the
+/// observation's instance.
 func startObserving<C>(_ instance: RealmInstance, at place: ObservationPlace?,
                        _ block: @escaping (RealmCollectionChange<C>) -> Void,
                        make: @escaping (RealmInstance) -> (C, ChangeTracker)?,
