@@ -16,6 +16,11 @@ import Foundation
 extension Results {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
         guard let elementType = Element.self as? Object.Type, let queryText = observedQueryText() else {
             fatalError("Only results of objects, from Realm.objects(_:) with filters and sorts, support change " +
                        "notifications; observe the List, MutableSet or Map itself")
@@ -23,7 +28,7 @@ extension Results {
         instance.checkCanObserve(inWriteMessage: "Cannot create asynchronous query while in a write transaction")
         let paths = ElementKeyPaths(keyPaths, elementType: elementType)
         let steps = self.steps
-        return startObserving(instance, queue: queue, block) { instance in
+        return startObserving(instance, at: place, block) { instance in
             let table = instance.table(for: elementType)
             let results = Results(instance: instance, table: table, steps: steps, source: nil, sourceIn: nil,
                                   filters: [QueryHandle.parse(queryText, env: instance.environment.handle, cls: table.id)])
@@ -55,7 +60,12 @@ extension Results {
 extension List {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<List>) -> Void) -> NotificationToken {
-        observeElements(self, .list, elementType: Element.self as? Object.Type, keyPaths: keyPaths, on: queue, block,
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmCollectionChange<List>) -> Void) -> NotificationToken {
+        observeElements(self, .list, elementType: Element.self as? Object.Type, keyPaths: keyPaths, at: place, block,
                         keys: { $0.objectKeys() }, count: { $0.count })
     }
 }
@@ -63,7 +73,12 @@ extension List {
 extension MutableSet {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<MutableSet>) -> Void) -> NotificationToken {
-        observeElements(self, .set, elementType: Element.self as? Object.Type, keyPaths: keyPaths, on: queue, block,
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmCollectionChange<MutableSet>) -> Void) -> NotificationToken {
+        observeElements(self, .set, elementType: Element.self as? Object.Type, keyPaths: keyPaths, at: place, block,
                         keys: { $0.objectKeys() }, count: { $0.count })
     }
 }
@@ -72,7 +87,7 @@ extension MutableSet {
 /// keys and count read one.
 private func observeElements<C: _LarderCollection>(
     _ collection: C, _ kind: PropertyCollectionTracker.Kind, elementType: Object.Type?, keyPaths: [String]?,
-    on queue: DispatchQueue?, _ block: @escaping (RealmCollectionChange<C>) -> Void,
+    at place: ObservationPlace?, _ block: @escaping (RealmCollectionChange<C>) -> Void,
     keys: @escaping (C) -> [lar_objkey], count: @escaping (C) -> Int
 ) -> NotificationToken {
     let ref = collection.observableRef()
@@ -82,7 +97,7 @@ private func observeElements<C: _LarderCollection>(
         return (collection, PropertyCollectionTracker(kind, ref: collection.ref!, elementTable: elementTable, paths: paths,
                                                       keys: { keys(collection) }, count: { count(collection) }))
     }
-    return startObserving(ref.instance, queue: queue, block) { instance in
+    return startObserving(ref.instance, at: place, block) { instance in
         rebuilt(ref, in: instance).map(tracking)
     } local: {
         tracking(collection)
@@ -92,6 +107,11 @@ private func observeElements<C: _LarderCollection>(
 extension LinkingObjects {
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<LinkingObjects>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmCollectionChange<LinkingObjects>) -> Void) -> NotificationToken {
         guard let target = observedTarget else {
             fatalError("Only objects which are managed by a Realm support change notifications")
         }
@@ -102,7 +122,7 @@ extension LinkingObjects {
             (objects, LinkingObjectsTracker(instance: instance, elementTable: instance.table(for: Element.self),
                                             paths: paths) { objects.isInvalidated ? [] : objects.objectKeys() })
         }
-        return startObserving(target.instance, queue: queue, block) { instance in
+        return startObserving(target.instance, at: place, block) { instance in
             guard let owner = instance.object(ownerType, key: ownerKey) else { return nil }
             return tracking(LinkingObjects(propertyName: name, owner: owner.core), instance)
         } local: {
@@ -115,10 +135,15 @@ extension AnyRealmCollection {
     /// Observes the wrapped collection; the callback sees it wrapped.
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmCollectionChange<AnyRealmCollection>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmCollectionChange<AnyRealmCollection>) -> Void) -> NotificationToken {
         guard let observable = base as? any _ObservableCollection else {
             fatalError("This collection does not support change notifications")
         }
-        return observable._observeAny(keyPaths: keyPaths, on: queue) { change in
+        return observable._observeAny(keyPaths: keyPaths, at: place) { change in
             block(change.map { AnyRealmCollection(($0 as! any RealmCollection<Element>)) })
         }
     }
@@ -134,21 +159,23 @@ extension RealmCollection where Element: Object {
         guard let observable = self as? any _ObservableCollection else {
             fatalError("This collection does not support change notifications")
         }
-        return observable._observeAny(keyPaths: names, on: queue) { change in block(change.map { $0 as! Self }) }
+        return observable._observeAny(keyPaths: names, at: queue.map { .queue($0) }) { change in
+            block(change.map { $0 as! Self })
+        }
     }
 }
 
 /// The collections that can be observed, behind one type (for AnyRealmCollection
 /// and the key path overloads).
 protocol _ObservableCollection {
-    func observe(keyPaths: [String]?, on queue: DispatchQueue?,
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmCollectionChange<Self>) -> Void) -> NotificationToken
 }
 
 extension _ObservableCollection {
-    func _observeAny(keyPaths: [String]?, on queue: DispatchQueue?,
+    func _observeAny(keyPaths: [String]?, at place: ObservationPlace?,
                      _ block: @escaping (RealmCollectionChange<Any>) -> Void) -> NotificationToken {
-        observe(keyPaths: keyPaths, on: queue) { change in block(change.map { $0 as Any }) }
+        observe(keyPaths: keyPaths, at: place) { change in block(change.map { $0 as Any }) }
     }
 }
 
@@ -190,22 +217,23 @@ func rebuilt<C: _LarderCollection>(_ ref: CollectionRef, in instance: RealmInsta
     return C.managed(realm: instance, owner: owner.core, slot: slot)
 }
 
-/// Registers a collection observer: on this thread with local(), or on queue,
-/// where make() rebuilds the collection and its tracker in the queue's instance.
-func startObserving<C>(_ instance: RealmInstance, queue: DispatchQueue?,
+/// Registers a collection observer: on this thread with local(), or at a queue or
+/// an actor, where make() rebuilds the collection and its tracker in the
+/// observation's instance.
+func startObserving<C>(_ instance: RealmInstance, at place: ObservationPlace?,
                        _ block: @escaping (RealmCollectionChange<C>) -> Void,
                        make: @escaping (RealmInstance) -> (C, ChangeTracker)?,
                        local: () -> (C, ChangeTracker)) -> NotificationToken {
     let token = NotificationToken()
-    guard let queue else {
+    guard let place else {
         let (collection, tracker) = local()
         instance.notifier.add(CollectionObserver(token: token, collection: collection, tracker: tracker, block: block))
         return token
     }
-    QueueObservation.start(on: queue, token: token, configuration: instance.configuration,
-                           environment: instance.environment) { queueInstance in
-        guard let (collection, tracker) = make(queueInstance) else { return }
-        queueInstance.notifier.add(CollectionObserver(token: token, collection: collection, tracker: tracker,
+    ConfinedObservation.start(at: place, token: token, configuration: instance.configuration,
+                              environment: instance.environment) { placeInstance in
+        guard let (collection, tracker) = make(placeInstance) else { return }
+        placeInstance.notifier.add(CollectionObserver(token: token, collection: collection, tracker: tracker,
                                                       block: block))
     }
     return token
@@ -223,6 +251,11 @@ extension Map: RealmKeyedCollection {
     /// object modified as keyPaths say counts, as for other collections).
     public func observe(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                         _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe(keyPaths: [String]?, at place: ObservationPlace?,
+                 _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
         let ref = observableRef()
         let elementType = Value._larderTargetClass
         let paths = ElementKeyPaths(keyPaths, elementType: elementType)
@@ -232,9 +265,9 @@ extension Map: RealmKeyedCollection {
             return MapObserver(token: token, map: map, elementTable: elementType.map { instance.table(for: $0) },
                                paths: paths, block: block)
         }
-        if let queue {
-            QueueObservation.start(on: queue, token: token, configuration: ref.instance.configuration,
-                                   environment: ref.instance.environment) { instance in
+        if let place {
+            ConfinedObservation.start(at: place, token: token, configuration: ref.instance.configuration,
+                                      environment: ref.instance.environment) { instance in
                 guard let map: Map = rebuilt(ref, in: instance) else { return }
                 instance.notifier.add(observer(map))
             }

@@ -15,6 +15,11 @@ extension Object {
     /// in a Realm confined to that queue, soon after any commit of any thread or process.
     public func observe<T: Object>(keyPaths: [String]? = nil, on queue: DispatchQueue? = nil,
                                    _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
+        observe(keyPaths: keyPaths, at: queue.map { .queue($0) }, block)
+    }
+
+    func observe<T: Object>(keyPaths: [String]?, at place: ObservationPlace?,
+                            _ block: @escaping (ObjectChange<T>) -> Void) -> NotificationToken {
         guard let instance = core.realm else {
             fatalError("Only objects which are managed by a Realm support change notifications")
         }
@@ -28,11 +33,11 @@ extension Object {
         let start = { (instance: RealmInstance, reader: Object) in
             instance.notifier.add(ObjectObserver(token: token, object: reader as! T, paths: paths, block: block))
         }
-        if let queue {
-            QueueObservation.start(on: queue, token: token, configuration: instance.configuration,
-                                   environment: instance.environment) { queueInstance in
-                guard let object = queueInstance.object(type, key: key) else { return block(.deleted) }
-                start(queueInstance, object)
+        if let place {
+            ConfinedObservation.start(at: place, token: token, configuration: instance.configuration,
+                                      environment: instance.environment) { placeInstance in
+                guard let object = placeInstance.object(type, key: key) else { return block(.deleted) }
+                start(placeInstance, object)
             }
         } else {
             start(instance, self)

@@ -1,67 +1,74 @@
 import CLarder
 import Foundation
 
-/// An observer whose callbacks run on a DispatchQueue. It has its own Realm
-/// instance, confined to the queue (Confinement.queue: the callbacks run inside
-/// its token, and the queue's other blocks may use what they are given). The file's
-/// `CommitWatcher` wakes it after each commit of any thread or process; it then
-/// refreshes its instance on the queue, which delivers as on any thread.
-final class QueueObservation: CommitSubscriber, @unchecked Sendable {
-    private let queue: DispatchQueue
+/// Where an observation delivers when not on the observing thread: a
+/// DispatchQueue, or an actor (registered is called once the observer is in place
+/// there and owes nothing more: the async `observe(on: actor)` returns then).
+enum ObservationPlace {
+    case queue(DispatchQueue)
+    case actor(any Actor, registered: @Sendable () -> Void)
+}
+
+/// An observer whose callbacks run on a DispatchQueue or an actor. It has its own
+/// Realm instance, confined there (the callbacks run inside its token, and the
+/// queue's other blocks or the actor's code may use what they are given). The
+/// file's `CommitWatcher` wakes it after each commit of any thread or process; it
+/// then refreshes its instance there, which delivers as on any thread.
+final class ConfinedObservation: CommitSubscriber, @unchecked Sendable {
+    private let place: ObservationPlace
+    private let confinement: Confinement
     private let token: NotificationToken
-    private let configuration: Realm.Configuration
-    private let environment: Environment
-    /// The queue's instance; read and written only on the queue, inside the confinement.
+    /// The instance; read and written only where it is confined, inside the confinement.
     private var instance: RealmInstance?
     private let lock = NSLock()
     /// Whether a refresh is queued: commits that come before it runs share it.
     private var refreshQueued = false
 
-    private init(queue: DispatchQueue, token: NotificationToken, configuration: Realm.Configuration,
-                 environment: Environment) {
-        self.queue = queue
+    private init(place: ObservationPlace, token: NotificationToken) {
+        self.place = place
         self.token = token
-        self.configuration = configuration
-        self.environment = environment
+        switch place {
+        case .queue(let queue): confinement = .queue(QueueContext.of(queue))
+        case .actor(let actor, _): confinement = .actor(actor, ActorContext())
+        }
     }
 
-    private var confinement: Confinement { .queue(QueueContext.of(queue)) }
-
-    /// Starts an observation on queue: register, on the queue, adds the observer to
-    /// the queue's instance (rebuilding what it observes there), which then delivers
-    /// what it owes (a collection's `.initial`).
-    static func start(on queue: DispatchQueue, token: NotificationToken, configuration: Realm.Configuration,
+    /// Starts an observation at place: register, there, adds the observer to the
+    /// observation's instance (rebuilding what it observes there), which then
+    /// delivers what it owes (a collection's `.initial`).
+    static func start(at place: ObservationPlace, token: NotificationToken, configuration: Realm.Configuration,
                       environment: Environment, register: @escaping (RealmInstance) -> Void) {
-        let observation = QueueObservation(queue: queue, token: token, configuration: configuration,
-                                           environment: environment)
-        // Made on the observer's thread from what it observes, called once on the queue.
-        nonisolated(unsafe) let register = register
-        queue.async {
-            observation.confined {
-                if observation.token.isInvalidated { return }
-                let instance = RealmInstance(configuration: configuration, environment: environment,
-                                             confinement: observation.confinement)
-                observation.instance = instance
-                register(instance)
-                instance.notifier.deliver()
-            }
+        let observation = ConfinedObservation(place: place, token: token)
+        observation.run {
+            defer { if case .actor(_, let registered) = place { registered() } }
+            if observation.token.isInvalidated { return }
+            let instance = RealmInstance(configuration: configuration, environment: environment,
+                                         confinement: observation.confinement)
+            observation.instance = instance
+            register(instance)
+            instance.notifier.deliver()
         }
         let watcher = CommitWatcher.watcher(for: environment)
         watcher.add(observation)
         token.whenInvalidated {
             watcher.remove(observation)
-            // The instance goes on the queue, where it lives.
-            queue.async {
-                observation.confined {
-                    observation.instance?.observers?.removeInvalidated()
-                    observation.instance = nil
-                }
+            // The instance goes where it lives.
+            observation.run {
+                observation.instance?.observers?.removeInvalidated()
+                observation.instance = nil
             }
         }
     }
 
-    private func confined(_ body: () -> Void) {
-        withConfinement(confinement.token, body)
+    /// Runs body later at the observation's place, inside its confinement. Made on
+    /// the observer's thread or the watcher's, body is then used only there.
+    private func run(_ body: @escaping () -> Void) {
+        let token = confinement.token
+        let job = UncheckedSendable(value: { withConfinement(token, body) })
+        switch place {
+        case .queue(let queue): queue.async { job.value() }
+        case .actor(let actor, _): Task { await runIsolated(actor, job) }
+        }
     }
 
     /// Called by the watcher's thread after a commit.
@@ -71,10 +78,10 @@ final class QueueObservation: CommitSubscriber, @unchecked Sendable {
             return refreshQueued
         }
         if queued { return }
-        queue.async {
+        run {
             self.lock.withLock { self.refreshQueued = false }
             if self.token.isInvalidated { return }
-            self.confined { self.instance?.refresh() }
+            self.instance?.refresh()
         }
     }
 }

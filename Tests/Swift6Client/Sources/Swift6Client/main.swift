@@ -72,7 +72,29 @@ actor RealmActor {
         Frozen(realm.objects(Todo.self).where { $0.name == name }.first!.freeze())
     }
 
+    /// The todos' names, sorted, as each callback of an observation on this actor read them.
+    var observedNames: [[String]] = []
+    private var todosToken: NotificationToken?
+
+    /// Observes the todos on this actor: the callback runs isolated to it.
+    func observeTodos() async {
+        todosToken = await realm.objects(Todo.self).sorted(byKeyPath: "name").observe(on: self) { actor, change in
+            switch change {
+            case .initial(let todos), .update(let todos, _, _, _): actor.observedNames.append(todos.map(\.name))
+            case .error(let error): print("observe failed: \(error)")
+            }
+        }
+    }
+
+    /// Waits (up to 10 s) for count callbacks of observeTodos.
+    func waitForObservedNames(count: Int) async -> [[String]] {
+        let deadline = Date().addingTimeInterval(10)
+        while observedNames.count < count && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+        return observedNames
+    }
+
     func close() {
+        todosToken?.invalidate()
         realm = nil
     }
 }
@@ -103,7 +125,10 @@ let configuration = Realm.Configuration(fileURL: directory.appendingPathComponen
 let realm = try Realm(configuration: configuration)
 
 let actor = try await RealmActor(configuration: configuration)
+await actor.observeTodos()
 try await actor.createTodo(name: "Keep it safe", owner: "Frodo", status: "In Progress")
+let observed = await actor.waitForObservedNames(count: 2)
+check(observed.prefix(2) == [[], ["Keep it safe"]], "the actor observed the insert (saw \(observed))")
 let objectId = await getObjectId(in: actor, forTodoNamed: "Keep it safe")
 try await actor.updateTodo(_id: objectId, name: "Keep it safe", owner: "Frodo", status: "Completed")
 check(await actor.queueTodo(name: "Second breakfast") == nil, "writeAsync completed without error")
@@ -126,4 +151,4 @@ check(realm.objects(Todo.self).count == 2, "the main thread's Realm after awaits
 try realm.write { realm.delete(realm.objects(Todo.self)) }
 mainRealm.refresh()
 check(mainRealm.objects(Todo.self).isEmpty, "a write through the main thread's Realm")
-print("Swift 6 client: actor, asyncWrite, writeAsync, Realm.open and a frozen object sent across work")
+print("Swift 6 client: actor, observe on an actor, asyncWrite, writeAsync, Realm.open and a frozen object sent across work")
