@@ -42,8 +42,10 @@ final class QueueObservation: CommitSubscriber, @unchecked Sendable {
                 let instance = RealmInstance(configuration: configuration, environment: environment,
                                              confinement: observation.confinement)
                 observation.instance = instance
-                register(instance)
-                instance.notifier.deliver()
+                RealmInstance.whileDelivering(instance) {
+                    register(instance)
+                    instance.notifier.deliver()
+                }
             }
         }
         let watcher = CommitWatcher.watcher(for: environment)
@@ -74,7 +76,10 @@ final class QueueObservation: CommitSubscriber, @unchecked Sendable {
         queue.async {
             self.lock.withLock { self.refreshQueued = false }
             if self.token.isInvalidated { return }
-            self.confined { self.instance?.refresh() }
+            self.confined {
+                guard let instance = self.instance else { return }
+                RealmInstance.whileDelivering(instance) { instance.refresh() }
+            }
         }
     }
 }
@@ -160,21 +165,6 @@ final class CommitWatcher: @unchecked Sendable {
         watch = nil
     }
 
-    /// Returns once a new read transaction sees version. The watch reports the
-    /// version of the file's newest meta page, which LMDB writes a moment before
-    /// it lets new readers use it: a subscriber refreshing in between would miss the commit.
-    private func waitUntilReadable(_ version: UInt64) {
-        for attempt in 0..<10_000 {
-            var txn: OpaquePointer?
-            guard lar_txn_begin(environment.handle, LAR_TXN_READ, &txn) == LAR_OK else { return }
-            var seen: UInt64 = 0
-            let rc = lar_txn_version(txn, &seen)
-            lar_txn_free(txn)
-            if rc != LAR_OK || seen >= version { return }
-            if attempt < 100 { sched_yield() } else { usleep(100) }
-        }
-    }
-
     /// What the watcher's thread owns: the watch and the pipe that stops it.
     private struct WatchHandles: @unchecked Sendable {
         let watch: OpaquePointer
@@ -195,8 +185,8 @@ final class CommitWatcher: @unchecked Sendable {
             if poll(&fds, 2, -1) < 0 && errno != EINTR { return }
             if fds[1].revents != 0 { return }
             var version: UInt64 = 0
+            // A read transaction begun now sees the version reported: subscribers refresh to it.
             guard lar_watch_wait(watch, 0, &version) == LAR_OK else { continue }
-            waitUntilReadable(version)
             for subscriber in lock.withLock({ subscribers }) { subscriber.commitSeen() }
         }
     }
