@@ -137,25 +137,6 @@ int lar_watch_fd(const lar_watch *watch, int *out)
     return lar_fail(LAR_EINVAL, "lar_watch_fd: no watch");
 }
 
-/* How long a commit whose meta page is written may take to be published to new readers
- * before the watch gives up on it: its writer died in between, and the next commit, which
- * reuses its version, publishes it (and wakes the watch). */
-#define PUBLISH_WAIT_MS 1000
-
-/* The version new readers see, once a commit whose meta page is written is published. */
-static int readable_version(lar_env *env, uint64_t *out)
-{
-    int64_t give_up = now_ms() + PUBLISH_WAIT_MS;
-    for (int attempt = 0;; attempt++) {
-        uint64_t written;
-        int err = kv_env_version(env, out); /* first: a commit published after it is seen as written */
-        if (!err) err = kv_env_written_version(env, &written);
-        if (err || written <= *out || now_ms() >= give_up) return err;
-        if (attempt < 100) sched_yield();
-        else usleep(100);
-    }
-}
-
 int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version)
 {
     (void)watch;
