@@ -2216,9 +2216,15 @@ int lar_query_run_aggregate(lar_txn *txn, lar_query *query, const char *keypath,
 /* lar_txn_version() (Transactions) gives a transaction's version. */
 
 /** @brief The file's last committed version, by any process, without a transaction.
+ *
+ * The version is one a read transaction begun after this call sees (LMDB
+ * writes a commit's meta page a moment before it lets new readers use it:
+ * this reads the version new readers get, through a brief read transaction
+ * of its own).
  * @param[in]  env  An environment.
  * @param[out] out  Receives the version.
- * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EIO.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument), #LAR_EBUSY (too many
+ *         readers), #LAR_EIO, #LAR_ENOMEM.
  */
 int lar_env_version(lar_env *env, uint64_t *out);
 
@@ -2510,7 +2516,7 @@ typedef struct lar_watch lar_watch;
  * @param[in]  env  An open environment.
  * @param[out] out  Receives the watch; NULL on failure.
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_EBUSY (the system's
- *         inotify limits are reached); #LAR_EIO; #LAR_ENOTSUP (no inotify);
+ *         inotify limits or the readers are full); #LAR_EIO; #LAR_ENOTSUP (no inotify);
  *         #LAR_ENOMEM.
  */
 int lar_watch_open(lar_env *env, lar_watch **out);
@@ -2528,15 +2534,19 @@ int lar_watch_fd(const lar_watch *watch, int *out);
 
 /** @brief Wait until some process commits.
  *
- * Returns as soon as the file's last committed version is past the last one
- * this watch reported (or saw at open), sleeping in poll() meanwhile.
+ * Returns as soon as the file's last committed version (lar_env_version()) is
+ * past the last one this watch reported (or saw at open), sleeping in poll()
+ * meanwhile. A read transaction begun after this returns sees that version:
+ * a commit whose last page is written but which LMDB has not yet published to
+ * new readers (a moment later) is waited for, even past timeout_ms (at most
+ * a second, when its writer died in between; the next commit then reports it).
  * @param[in]  watch       A watch.
  * @param[in]  timeout_ms  The longest wait, in milliseconds: 0 only checks, a
  *                         negative value waits as long as it takes.
  * @param[out] version     Receives the new version.
  * @return #LAR_OK with *version; #LAR_ENOTFOUND when the time ran out with no
  *         commit (the last error is not set); #LAR_EINVAL (NULL argument);
- *         #LAR_EIO.
+ *         #LAR_EBUSY (too many readers); #LAR_EIO; #LAR_ENOMEM.
  */
 int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version);
 

@@ -2,7 +2,9 @@
  * file, which every commit writes (LMDB writes pages with pwrite, the meta page last:
  * the environment never maps the file writable), confirmed by the file's last
  * committed version, since a wake-up may come from a commit's first pages before its
- * meta page, or from a write that did not commit. */
+ * meta page, or from a write that did not commit. The version reported is the one new
+ * readers see: LMDB publishes it in the lock file (which wakes no watch) a moment after
+ * it writes the meta page, so a wake-up that finds the page ahead waits for that. */
 #include "changes/changes.h"
 
 #include <errno.h>
@@ -12,6 +14,7 @@
 
 #ifdef __linux__
 #include <poll.h>
+#include <sched.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 #endif
@@ -71,6 +74,25 @@ static int64_t now_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* How long a commit whose meta page is written may take to be published to new readers
+ * before the watch gives up on it: its writer died in between, and the next commit, which
+ * reuses its version, publishes it (and wakes the watch). */
+#define PUBLISH_WAIT_MS 1000
+
+/* The version new readers see, once a commit whose meta page is written is published. */
+static int readable_version(lar_env *env, uint64_t *out)
+{
+    int64_t give_up = now_ms() + PUBLISH_WAIT_MS;
+    for (int attempt = 0;; attempt++) {
+        uint64_t written;
+        int err = kv_env_version(env, out); /* first: a commit published after it is seen as written */
+        if (!err) err = kv_env_written_version(env, &written);
+        if (err || written <= *out || now_ms() >= give_up) return err;
+        if (attempt < 100) sched_yield();
+        else usleep(100);
+    }
+}
+
 int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version)
 {
     if (!watch || !version) return lar_fail(LAR_EINVAL, "lar_watch_wait: watch and version must not be NULL");
@@ -78,7 +100,7 @@ int lar_watch_wait(lar_watch *watch, int timeout_ms, uint64_t *version)
     for (;;) {
         drain(watch->fd); /* first: a write after this wakes the poll below */
         uint64_t current;
-        int err = kv_env_version(watch->env, &current);
+        int err = readable_version(watch->env, &current);
         if (err) return err;
         if (current > watch->seen) {
             watch->seen = *version = current;

@@ -91,11 +91,24 @@ int kv_oldest_reader(lar_env *env, uint64_t *out, bool *any)
     return LAR_OK;
 }
 
-int kv_env_version(lar_env *env, uint64_t *out)
+int kv_env_written_version(lar_env *env, uint64_t *out)
 {
     MDB_envinfo info;
     int rc = mdb_env_info(env->mdb, &info);
     if (rc) return lar_fail_mdb(rc, "cannot read the file's version");
     *out = (uint64_t)info.me_last_txnid;
     return LAR_OK;
+}
+
+/* The version a new reader sees, from a read transaction rather than the newest meta
+ * page (mdb_env_info): a commit writes its meta page before it publishes its version to
+ * new readers, so a version read from the page may not be readable yet. */
+int kv_env_version(lar_env *env, uint64_t *out)
+{
+    lar_txn *txn;
+    int err = lar_txn_begin(env, 0, &txn);
+    if (err) return err;
+    err = lar_txn_version(txn, out);
+    lar_txn_free(txn);
+    return err;
 }

@@ -142,8 +142,11 @@ void class_table_name(lar_class cls, char out[16]);
 int env_attach_history(lar_env *env, bool writable);
 /* The oldest version a live reader of any process still sees; *any false when none. */
 int kv_oldest_reader(lar_env *env, uint64_t *out, bool *any);
-/* The file's last committed version, by any process. */
+/* The file's last committed version, by any process, as a new read transaction sees it. */
 int kv_env_version(lar_env *env, uint64_t *out);
+/* The version of the file's newest meta page: ahead of kv_env_version() for a moment
+ * while a commit is published to new readers (or for good when its writer died then). */
+int kv_env_written_version(lar_env *env, uint64_t *out);
 
 /* ---- transactions (txn.c) ---- */
 

@@ -379,6 +379,31 @@ final class NotificationTests: RealmTestCase {
         token.invalidate()
     }
 
+    func testRealmInsideAQueueCallbackIsTheDeliveredCollectionsRealm() throws {
+        let realm = try open()
+        let queue = DispatchQueue(label: "callback realm")
+        let updated = expectation(description: "update")
+        var sameInstance: [Bool] = []
+        let token = realm.objects(NotifyDog.self).observe(on: queue) { change in
+            let results: Results<NotifyDog>
+            switch change {
+            case .initial(let collection): results = collection
+            case .update(let collection, _, _, _): results = collection
+            case .error: return
+            }
+            let inside = try! Realm(configuration: realm.configuration)
+            let queues = try! Realm(configuration: realm.configuration, queue: queue)
+            sameInstance.append(inside == results.realm! && queues == inside
+                                && inside.objects(NotifyDog.self).count == results.count)
+            if sameInstance.count == 2 { updated.fulfill() }
+        }
+        queue.sync {}
+        try realm.write { realm.add(NotifyDog(value: ["name": "Rex"])) }
+        wait(for: [updated], timeout: 10)
+        queue.sync { XCTAssertEqual(sameInstance, [true, true]) }
+        token.invalidate()
+    }
+
     func testQueueObserverOfAnObjectSeesOldValues() throws {
         let realm = try open()
         let dog = NotifyDog(value: ["age": 1])

@@ -89,3 +89,48 @@ TEST(watch_times_out_and_sees_this_process_commits)
     lar_watch_close(NULL);
     close_env(env);
 }
+
+/* LMDB writes a commit's meta page (the last write a watch sees) a moment before it
+ * lets new readers use the commit (in the lock file, which wakes no watch): a wait must
+ * report each commit, and only once a read transaction begun right after sees it. */
+TEST(watch_reports_each_commit_once_a_new_reader_sees_it)
+{
+    enum { COMMITS = 300, COMMIT_MS = 2000 };
+    const char *path = test_db_path(NULL);
+    int go[2];
+    CHECK(pipe(go) == 0);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    lar_watch *w;
+    CHECK_OK(lar_watch_open(env, &w));
+    uint64_t start;
+    CHECK_OK(lar_env_version(env, &start));
+    pid_t pid = test_fork();
+    if (pid == 0) {
+        close(go[1]);
+        lar_env *child = open_env(path);
+        for (int64_t i = 0; i < COMMITS; i++) {
+            pipe_expect(go[0], 'N', WAIT_MS);
+            lar_txn *txn = begin_write(child);
+            person_create(txn, &p, i, "committer", i, i);
+            commit_txn(txn);
+        }
+        close_env(child);
+        child_exit_ok();
+    }
+    close(go[0]);
+    for (uint64_t i = 1; i <= COMMITS; i++) {
+        pipe_send(go[1], 'N');
+        uint64_t version = 0, seen;
+        CHECK_OK(lar_watch_wait(w, COMMIT_MS, &version)); /* LAR_ENOTFOUND: the commit was missed */
+        CHECK_EQ(version, start + i);
+        lar_txn *txn = begin_read(env);
+        CHECK_OK(lar_txn_version(txn, &seen));
+        commit_txn(txn);
+        CHECK(seen >= version);
+    }
+    wait_child_ok(pid, WAIT_MS);
+    lar_watch_close(w);
+    close(go[1]);
+    close_env(env);
+}

@@ -3,6 +3,7 @@ import Foundation
 
 extension RealmInstance {
     private static let threadDictionaryKey = "larder.realms"
+    private static let deliveringKey = "larder.delivering"
 
     /// This thread's instance for configuration's file, opening it on first use. The
     /// main thread and the main queue's blocks share one (Confinement.swift).
@@ -11,6 +12,7 @@ extension RealmInstance {
             return try cached(configuration, in: QueueContext.main.cache, confinement: .thread(isMain: true))
         }
         let dictionary = Thread.current.threadDictionary
+        if let delivering = try delivering(configuration, in: dictionary) { return delivering }
         let cache = (dictionary[threadDictionaryKey] as? InstanceCache) ?? {
             let fresh = InstanceCache()
             dictionary[threadDictionaryKey] = fresh
@@ -19,11 +21,36 @@ extension RealmInstance {
         return try cached(configuration, in: cache, confinement: .thread(isMain: false))
     }
 
-    /// queue's instance for configuration's file; the caller runs on queue.
+    /// queue's instance for configuration's file; the caller runs on queue. Inside a
+    /// queue observation's delivery, the observation's instance (`whileDelivering`).
     static func forQueue(_ configuration: Realm.Configuration, _ queue: DispatchQueue) throws -> RealmInstance {
         let context = QueueContext.of(queue)
         if QueueContext.current !== context { fatalError("Realm opened from incorrect dispatch queue.") }
+        if let delivering = try delivering(configuration, in: Thread.current.threadDictionary) { return delivering }
         return try cached(configuration, in: context.cache, confinement: .queue(context))
+    }
+
+    /// Runs body, a queue observation's delivery, with instance as the one `Realm()` and
+    /// `Realm(configuration:queue:)` give meanwhile: a callback's Realm is its collection's
+    /// `realm` (Realm's queue observers use the queue's Realm), not the thread's.
+    @discardableResult
+    static func whileDelivering<R>(_ instance: RealmInstance, _ body: () -> R) -> R {
+        let dictionary = Thread.current.threadDictionary
+        let previous = dictionary[deliveringKey]
+        dictionary[deliveringKey] = instance
+        defer { dictionary[deliveringKey] = previous }
+        return body()
+    }
+
+    /// The instance a delivery on the current queue runs for, when it is configuration's
+    /// file. A block of another queue run synchronously from the delivery is not in it.
+    private static func delivering(_ configuration: Realm.Configuration,
+                                   in dictionary: NSMutableDictionary) throws -> RealmInstance? {
+        guard let instance = dictionary[deliveringKey] as? RealmInstance,
+              case .queue(let context) = instance.confinement, context === QueueContext.current,
+              cacheKey(instance.configuration) == cacheKey(configuration) else { return nil }
+        try instance.checkSameSettings(as: configuration)
+        return instance
     }
 
     private static func cached(_ configuration: Realm.Configuration, in cache: InstanceCache,
