@@ -524,17 +524,18 @@ final class NotificationTests: RealmTestCase {
 
     func testRealmOnTheSameThreadDeliversWhenItAutorefreshes() throws {
         let realm = try open()
-        var count = 0
-        let token = realm.observe { _, _ in count += 1 }
+        var notifications: [Realm.Notification] = []
+        let token = realm.observe { notification, _ in notifications.append(notification) }
         try commitOnAnotherThread { other in try other.write { other.add(NotifyDog()) } }
         _ = try open() // Realm() on this thread: the cached instance, refreshed
-        XCTAssertEqual(count, 1)
+        XCTAssertEqual(notifications, [.didChange])
         realm.autorefresh = false
         try commitOnAnotherThread { other in try other.write { other.add(NotifyDog()) } }
         _ = try open()
-        XCTAssertEqual(count, 1, "without autorefresh, Realm() does not move the instance")
+        XCTAssertEqual(notifications, [.didChange, .refreshRequired],
+                       "without autorefresh, Realm() does not move the instance: it says a refresh is required")
         realm.refresh()
-        XCTAssertEqual(count, 2)
+        XCTAssertEqual(notifications, [.didChange, .refreshRequired, .didChange])
         token.invalidate()
     }
 
