@@ -154,6 +154,7 @@ final class ChildScenarios: XCTestCase {
             if try AsyncWriteTests.runScenario(scenario, path: path) { return }
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }
             if try NotificationTests.runScenario(scenario, path: path) { return }
+            if try ThreadSafeTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }
