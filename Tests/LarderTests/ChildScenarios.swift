@@ -155,6 +155,7 @@ final class ChildScenarios: XCTestCase {
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }
             if try NotificationTests.runScenario(scenario, path: path) { return }
             if try ThreadSafeTests.runScenario(scenario, path: path) { return }
+            if try GroupedCommitTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

@@ -30,6 +30,10 @@ final class AsyncWriteQueue {
     var inProgress = 0
     /// Work a thread-confined instance off the main thread runs when it refreshes (no run loop on Linux).
     private var threadWork: [() -> Void] = []
+    /// Completions of grouped commits (made without their fsyncs), called after one sync.
+    private var awaitingSync: [((Swift.Error?) -> Void)?] = []
+    /// The syncs grouped commits asked for: one per group (tests read it).
+    private(set) var groupSyncs = 0
 
     var isPerforming: Bool { !pending.isEmpty || inProgress > 0 }
 
@@ -83,6 +87,25 @@ final class AsyncWriteQueue {
         case .thread(isMain: true): DispatchQueue.main.async { job.value() }
         case .thread(isMain: false): threadWork.append(body)
         case .frozen: fatalError("Can't perform transactions on a frozen Realm")  // checkCanBeginWrite stops it first
+        }
+    }
+
+    /// Calls onComplete, for a commit made without its fsyncs, once a sync has made it
+    /// durable: one sync, at the next turn where instance is confined, for every commit
+    /// made until then (a group: the writes queued behind one another run in one turn).
+    func completeAfterSync(_ onComplete: ((Swift.Error?) -> Void)?, on instance: RealmInstance) {
+        inProgress += 1
+        awaitingSync.append(onComplete)
+        if awaitingSync.count > 1 { return }
+        schedule(on: instance) { [self] in
+            let group = awaitingSync
+            awaitingSync = []
+            groupSyncs += 1
+            let failure = instance.environment.sync()
+            for onComplete in group {
+                inProgress -= 1
+                onComplete?(failure)
+            }
         }
     }
 

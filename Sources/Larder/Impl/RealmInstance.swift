@@ -188,7 +188,8 @@ final class RealmInstance {
     }
 
     /// Commits, then tells this instance's observers, except those of tokens, what changed.
-    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+    /// Not durable: without the commit's fsyncs (a grouped `commitAsyncWrite` syncs later).
+    func commitWrite(withoutNotifying tokens: [NotificationToken] = [], durable: Bool = true) throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
         if let error = state.pendingError ?? activeVersionsError() {
@@ -197,7 +198,7 @@ final class RealmInstance {
         }
         verifyWriterThread()
         classes.didCommitWrite()
-        let failure = state.commitWrite()
+        let failure = state.commitWrite(durable: durable)
         if failure != nil { environment.forgetClassIDs() }
         didEndWrite()
         if let failure { throw failure }
