@@ -228,6 +228,35 @@ final class ActorKeyPathObservationTests: RealmTestCase {
         await observer.invalidateAll()
     }
 
+    func testModelKeyPathsOfAMapOfObjectsOnAQueue() throws {
+        let realm = try Realm(configuration: configuration(Self.types))
+        let dog = NotifyDog()
+        let holder = KeyPathDogMap()
+        try realm.write {
+            realm.add(dog)
+            holder.dogs["a"] = dog
+            realm.add(holder)
+        }
+        let queue = DispatchQueue(label: "map key paths")
+        var seen: [String] = []
+        let updated = expectation(description: "update")
+        let token = holder.dogs.observe(keyPaths: [\NotifyDog.age], on: queue) { change in
+            switch change {
+            case .initial: seen.append("initial")
+            case .update(_, _, _, let modifications):
+                seen.append("~\(modifications)")
+                updated.fulfill()
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        queue.sync {}
+        try realm.write { dog.name = "not observed" }
+        try realm.write { dog.age = 2 }
+        wait(for: [updated], timeout: 10)
+        queue.sync { XCTAssertEqual(seen, ["initial", "~[\"a\"]"]) }
+        token.invalidate()
+    }
+
     private func onAnotherThread(_ configuration: Realm.Configuration, _ body: @escaping (Realm) throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
         let failure = Box<Error?>(nil)
