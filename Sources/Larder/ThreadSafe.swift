@@ -15,7 +15,6 @@ import Foundation
 /// `Realm(configuration:)` gives there, moved forward first if it is behind the
 /// version the value was last read at), and gives nil once it was deleted. A frozen
 /// value is given as it is. Setting an unmanaged value traps with Realm's message.
-/// (In Swift 6 mode Realm does not allow it on locals or arguments; here neither.)
 @propertyWrapper
 public final class ThreadSafe<T: ThreadConfined>: @unchecked Sendable {
     // Unchecked: `held` is read and written under `lock`; its value is only rebound

@@ -188,7 +188,7 @@ final class RealmInstance {
     }
 
     /// Commits, then tells this instance's observers, except those of tokens, what changed.
-    /// Not durable: without the commit's fsyncs (a grouped `commitAsyncWrite` syncs later).
+    /// Unless durable, the commit skips its fsyncs (a grouped `commitAsyncWrite` syncs later).
     func commitWrite(withoutNotifying tokens: [NotificationToken] = [], durable: Bool = true) throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
