@@ -70,9 +70,10 @@ extension Realm {
     /// Commits the write transaction, then calls onComplete later, where this Realm is
     /// confined, with the commit's error if any. The commit is visible (and observers
     /// told) at once. With allowGrouping, it is made without waiting for the disk, and
-    /// the commits made until the next turn where this Realm is confined (those of
-    /// writes queued behind one another) are flushed by one sync; their completions run
-    /// after it, each then durable (with the sync's error, if it failed).
+    /// one sync flushes a group (the commits of writes queued behind one another, once
+    /// the last has run; otherwise those made until the next turn where this Realm is
+    /// confined); their completions run after it, each then durable (with the sync's
+    /// error, if it failed).
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false,
                                  _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {

@@ -85,6 +85,38 @@ final class GroupedCommitTests: RealmTestCase {
         }
     }
 
+    func testGroupedCommitsOnAnActorsRealm() async throws {
+        let writer = try await GroupingWriter(configuration: configuration())
+        let (errors, syncs) = await writer.commitTwoGrouped()
+        XCTAssertEqual(errors, [true, true])
+        XCTAssertEqual(syncs, 1)
+    }
+
+    /// An actor with its own Realm that queues two writes and commits them in one group.
+    private actor GroupingWriter {
+        private var realm: Realm!
+        init(configuration: Realm.Configuration) async throws {
+            realm = try await Realm(configuration: configuration, actor: self)
+        }
+
+        /// Whether each completion saw no error, and the syncs of the group.
+        func commitTwoGrouped() async -> ([Bool], Int) {
+            var completed: [Bool] = []
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                for name in ["a", "b"] {
+                    realm.beginAsyncWrite {
+                        self.realm.add(Dog(value: ["name": name]))
+                        self.realm.commitAsyncWrite(allowGrouping: true) { error in
+                            completed.append(error == nil)
+                            if completed.count == 2 { done.resume() }
+                        }
+                    }
+                }
+            }
+            return (completed, realm.instance.asyncWrites!.groupSyncs)
+        }
+    }
+
     /// A completion that ran means the commit survives kill -9 of the process.
     func testACompletedGroupedCommitSurvivesKill9() throws {
         let child = try ChildProcess.start("grouped-commit-then-hang", argument: fileURL.path)
