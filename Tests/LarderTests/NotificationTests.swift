@@ -614,7 +614,8 @@ final class NotificationTests: RealmTestCase {
         try assertChildTraps("notify-observe-in-write", message: "Cannot create asynchronous query while in a write transaction")
         try assertChildTraps("notify-observe-object-in-write",
                          message: "Cannot register notification blocks from within write transactions.")
-        try assertChildTraps("notify-observe-list-results", message: "Only results of objects, from Realm.objects(_:)")
+        try assertChildTraps("notify-observe-list-results",
+                         message: "Cannot create asynchronous query while in a write transaction")
         try assertChildTraps("notify-observe-read-only",
                          message: "Read-only Realms do not change and do not have change notifications.")
     }
@@ -640,6 +641,7 @@ final class NotificationTests: RealmTestCase {
             let realm = try Realm(configuration: configuration)
             let owner = NotifyOwner()
             try realm.write { realm.add(owner) }
+            realm.beginWrite()
             _ = owner.dogs.sorted(byKeyPath: "age").observe { _ in }
         case "notify-observe-read-only":
             try Realm(configuration: configuration).write { }

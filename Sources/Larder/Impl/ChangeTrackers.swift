@@ -38,10 +38,14 @@ struct IndexChanges {
 }
 
 /// Which changes to an element object count as modifying it in a collection:
-/// nil paths, any of its own properties; otherwise those of the key paths, which
-/// may cross links ("owner.name": the owner's name, or which owner it is).
+/// nil paths, any of its own properties and of the objects it links to (see
+/// `DeepChangeChecker`); otherwise those of the key paths, which may cross links
+/// ("owner.name": the owner's name, or which owner it is).
 struct ElementKeyPaths {
     let paths: [[String]]?
+    /// Without key paths: the search through links, which remembers what it found
+    /// in one change log for the next element.
+    private let deep = DeepChangeChecker()
 
     init(_ names: [String]?, elementType: Object.Type?) {
         guard let names, let elementType else {
@@ -53,7 +57,7 @@ struct ElementKeyPaths {
 
     /// Whether the object with key in table changed as the paths say, in log.
     func isModified(_ key: lar_objkey, _ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
-        guard let paths else { return Self.changedProperties(key, table, log) != nil }
+        guard let paths else { return deep.isModified(key, table, log: log, instance: instance) }
         return paths.contains { isModified(key, table, path: $0[...], log: log, instance: instance) }
     }
 
@@ -85,8 +89,20 @@ struct ElementKeyPaths {
         return (0..<count).filter { props.contains(UInt32(table.propertyIndex[$0])) }
     }
 
+    /// Whether elements of table may be modified beyond what the core finds in their
+    /// own properties: key paths choose, or an object they link to was modified.
+    func mayFindMore(in table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
+        paths != nil || deep.linkedObjectsChanged(from: table, log: log, instance: instance)
+    }
+
+    /// Whether an element object of table may be modified through another object:
+    /// key paths are given, or table has links.
+    func readsOtherObjects(_ table: ManagedClass) -> Bool {
+        paths != nil || !DeepChangeChecker.linkSlots(table).isEmpty
+    }
+
     /// The stored indexes of the properties log says changed on the object; nil when it was not modified.
-    private static func changedProperties(_ key: lar_objkey, _ table: ManagedClass, _ log: OpaquePointer) -> [UInt32]? {
+    static func changedProperties(_ key: lar_objkey, _ table: ManagedClass, _ log: OpaquePointer) -> [UInt32]? {
         var state: Int32 = 0
         var count = 0
         let obj = lar_obj(cls: table.id, key: key)

@@ -81,7 +81,7 @@ final class ResultsTracker: ChangeTracker {
 
     override func record() {
         results = query.runResults(in: instance.currentTxn())
-        if paths.paths != nil { keys = results!.keys }
+        if paths.readsOtherObjects(table) { keys = results!.keys }
     }
 
     override func changes(log: OpaquePointer?) -> IndexChanges {
@@ -96,9 +96,15 @@ final class ResultsTracker: ChangeTracker {
                                     nil, 0, results.pointer, &changeset)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot compute the changes of results") }
         var changes = IndexChanges(taking: changeset!)
-        if paths.paths != nil {
-            changes.modifications = paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
-                                                          instance: instance)
+        if paths.readsOtherObjects(table) {
+            if paths.paths != nil {
+                changes.modifications = paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
+                                                              instance: instance)
+            } else if paths.mayFindMore(in: table, log: log, instance: instance) {
+                // The core reports own properties; objects linked to are found here.
+                changes.addModifications(paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
+                                                               instance: instance))
+            }
             keys = results.keys
         }
         return changes
