@@ -5,8 +5,9 @@ import Foundation
 // List, MutableSet, LinkingObjects, AnyRealmCollection and Map. The callback gets
 // `.initial` first, then `.update` after each commit that changed the collection
 // (see RealmCollectionChange). keyPaths choose which property changes of element
-// objects count as modifications: nil, any of their own properties; `[]`, none;
-// names, those properties and paths through links ("owner.name").
+// objects count as modifications: nil, any of their own properties and of the
+// objects they link to, four levels deep as in Realm (DeepChangeChecker); `[]`,
+// none; names, those properties and paths through links ("owner.name").
 //
 // Delivery: without a queue, on this thread when its Realm refreshes (`.initial`
 // included, at the first refresh or write after `observe`); on a queue, there,

@@ -446,6 +446,47 @@ extension DerivedObservationTests {
         token.invalidate()
     }
 
+    func testANestedListPassesToAnotherThread() throws {
+        let realm = try open()
+        let owner = GapOwner()
+        try realm.write {
+            realm.add(owner)
+            owner.mixed = .fromArray([.int(4)])
+        }
+        let reference = ThreadSafeReference(to: owner.mixed.listValue!)
+        let configuration = configuration(Self.types)
+        let done = expectation(description: "resolved")
+        Thread {
+            let other = try! Realm(configuration: configuration)
+            XCTAssertEqual(other.resolve(reference).map { Array($0) }, [.int(4)])
+            done.fulfill()
+        }.start()
+        wait(for: [done], timeout: 10)
+    }
+
+    func testSortedAndFilteredMapOfObjects() throws {
+        let realm = try open()
+        let owner = GapOwner()
+        try realm.write {
+            realm.add(owner)
+            owner.dogMap["a"] = GapDog(value: ["name": "Rex", "age": 3])
+            owner.dogMap["b"] = GapDog(value: ["name": "Ace", "age": 1])
+        }
+        var sorted: [SeenChange] = [], filtered: [SeenChange] = []
+        let tokens = [
+            owner.dogMap.sorted(byKeyPath: "name").observe { sorted.append(SeenChange($0)) },
+            owner.dogMap.where { $0.age > 2 }.observe { filtered.append(SeenChange($0)) },
+        ]
+        realm.refresh()
+        try realm.write { owner.dogMap["c"] = GapDog(value: ["name": "Bo", "age": 5]) }   // Ace Bo Rex; Rex Bo
+        try realm.write { owner.dogMap["a"]!!.age = 4 }
+        XCTAssertEqual(sorted, [.initial(2), .update(deletions: [], insertions: [1], modifications: []),
+                                .update(deletions: [], insertions: [], modifications: [2])])
+        XCTAssertEqual(filtered, [.initial(1), .update(deletions: [], insertions: [1], modifications: []),
+                                  .update(deletions: [], insertions: [], modifications: [0])])
+        tokens.forEach { $0.invalidate() }
+    }
+
     // MARK: Following links without key paths
 
     func testCollectionsReportChangesOfLinkedObjectsUpToFourLevels() throws {
