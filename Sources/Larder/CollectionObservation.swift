@@ -110,7 +110,7 @@ extension LinkingObjects {
         let paths = ElementKeyPaths(keyPaths, elementType: Element.self)
         let name = propertyName, ownerType = target.type, ownerKey = target.obj.key
         func tracking(_ objects: LinkingObjects, _ instance: RealmInstance) -> (LinkingObjects, ChangeTracker) {
-            (objects, LinkingObjectsTracker(instance: instance, elementTable: instance.table(for: Element.self),
+            (objects, DerivedObjectsTracker(instance: instance, table: instance.table(for: Element.self),
                                             paths: paths) { objects.isInvalidated ? [] : objects.objectKeys() })
         }
         return startObserving(target.instance, at: place, block) { instance in

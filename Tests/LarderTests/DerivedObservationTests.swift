@@ -238,18 +238,8 @@ final class DerivedObservationTests: RealmTestCase {
                     continue
                 }
                 last = nil
-                let context = "round \(round): \(old) -> \(new): -\(deletions) +\(insertions) ~\(modifications)"
-                // What stays pairs, in order, with the new positions not inserted; one whose
-                // value differs there must be reported modified.
-                let deleted = Set(deletions), inserted = Set(insertions)
-                let stays = old.indices.filter { !deleted.contains($0) }
-                let places = new.indices.filter { !inserted.contains($0) }
-                XCTAssertEqual(stays.count, places.count, context)
-                for (oldIndex, newIndex) in zip(stays, places) where old[oldIndex] != new[newIndex] {
-                    XCTAssertTrue(modifications.contains(oldIndex), context)
-                }
-                XCTAssertTrue(Set(modifications).isSubset(of: Set(stays)), context)
-                XCTAssertEqual(modifications, modifications.sorted(), context)
+                checkValueChanges(old: old, new: new, deletions: deletions, insertions: insertions,
+                                  modifications: modifications, round: round)
                 old = new
             }
             token.invalidate()
@@ -432,15 +422,8 @@ extension DerivedObservationTests {
                 continue
             }
             last = nil
-            let context = "round \(round): \(old) -> \(new): -\(deletions) +\(insertions) ~\(modifications)"
-            let deleted = Set(deletions), inserted = Set(insertions)
-            let stays = old.indices.filter { !deleted.contains($0) }
-            let places = new.indices.filter { !inserted.contains($0) }
-            XCTAssertEqual(stays.count, places.count, context)
-            for (oldIndex, newIndex) in zip(stays, places) where old[oldIndex] != new[newIndex] {
-                XCTAssertTrue(modifications.contains(oldIndex), context)
-            }
-            XCTAssertTrue(Set(modifications).isSubset(of: Set(stays)), context)
+            checkValueChanges(old: old, new: new, deletions: deletions, insertions: insertions,
+                              modifications: modifications, round: round)
             old = new
         }
         token.invalidate()
@@ -611,6 +594,23 @@ extension DerivedObservationTests {
         }
         token.invalidate()
     }
+}
+
+/// Checks a change set of elements compared by value (which may be modified in
+/// place): sorted parts; what stays pairs, in order, with the new positions not
+/// inserted, and one whose value differs there is reported modified.
+func checkValueChanges<T: Equatable>(old: [T], new: [T], deletions: [Int], insertions: [Int], modifications: [Int],
+                                     round: Int, file: StaticString = #filePath, line: UInt = #line) {
+    let context = "round \(round): \(old) -> \(new): -\(deletions) +\(insertions) ~\(modifications)"
+    for part in [deletions, insertions, modifications] { XCTAssertEqual(part, part.sorted(), context, file: file, line: line) }
+    let deleted = Set(deletions), inserted = Set(insertions)
+    let stays = old.indices.filter { !deleted.contains($0) }
+    let places = new.indices.filter { !inserted.contains($0) }
+    XCTAssertEqual(stays.count, places.count, context, file: file, line: line)
+    for (oldIndex, newIndex) in zip(stays, places) where old[oldIndex] != new[newIndex] {
+        XCTAssertTrue(modifications.contains(oldIndex), context, file: file, line: line)
+    }
+    XCTAssertTrue(Set(modifications).isSubset(of: Set(stays)), context, file: file, line: line)
 }
 
 /// An actor observing sorted numbers of the first owner.

@@ -124,11 +124,3 @@ struct ElementKeyPaths {
         }
     }
 }
-
-/// The changes between two lists of keys in which no key moves (linking
-/// objects, listed by key): the old keys gone, the new ones come.
-func stableOrderChanges(old: [lar_objkey], new: [lar_objkey]) -> IndexChanges {
-    let oldSet = Set(old), newSet = Set(new)
-    return IndexChanges(deletions: old.indices.filter { !newSet.contains(old[$0]) },
-                        insertions: new.indices.filter { !oldSet.contains(new[$0]) })
-}

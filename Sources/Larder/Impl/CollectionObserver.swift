@@ -172,35 +172,6 @@ final class PropertyCollectionTracker: ChangeTracker {
     }
 }
 
-/// Linking objects: they are listed by key, so none moves and the change set is
-/// what left and what came (`stableOrderChanges`), plus the objects modified.
-final class LinkingObjectsTracker: ChangeTracker {
-    private let elementTable: ManagedClass
-    private let paths: ElementKeyPaths
-    private let readKeys: () -> [lar_objkey]
-    private var keys: [lar_objkey] = []
-
-    init(instance: RealmInstance, elementTable: ManagedClass, paths: ElementKeyPaths, keys: @escaping () -> [lar_objkey]) {
-        self.elementTable = elementTable
-        self.paths = paths
-        readKeys = keys
-        super.init(instance: instance)
-    }
-
-    override func record() { keys = readKeys() }
-
-    override func changes(log: OpaquePointer?) -> IndexChanges {
-        let old = keys
-        record()
-        var changes = stableOrderChanges(old: old, new: keys)
-        if let log {
-            changes.modifications = paths.modifiedIndices(of: old, elementTable, deletions: changes.deletions,
-                                                          log: log, instance: instance)
-        }
-        return changes
-    }
-}
-
 extension QueryHandle {
     /// A query in Larder's query language, without arguments; traps with the core's message when invalid.
     static func parse(_ text: String, env: OpaquePointer, cls: lar_class) -> QueryHandle {

@@ -7,7 +7,8 @@ import CLarder
 // relative order stay (the longest increasing run of their old positions); the
 // others are deletions and insertions.
 
-/// Results of objects over a list, set or linking objects: elements are matched by
+/// Results of objects over a list, set or linking objects (and linking objects
+/// themselves, listed by key, whose elements never move): elements are matched by
 /// object key (an object a list holds twice matches occurrence by occurrence), as
 /// realm-core's results notifier matches rows; an element object modified as the
 /// key paths say (without them: as `ElementKeyPaths` follows links) is a modification.
