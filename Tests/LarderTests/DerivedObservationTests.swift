@@ -156,14 +156,7 @@ final class DerivedObservationTests: RealmTestCase {
                 }
             }
             let new = results.map(\.serial)
-            guard case .update(_, let deletions, let insertions, let modifications)? = last else {
-                XCTAssertEqual(old, new, "round \(round): no update, so nothing changed")
-                XCTAssertTrue(Set(old).isDisjoint(with: modified), "round \(round): a modified object not reported")
-                continue
-            }
-            last = nil
-            BruteForceDiff.check(old: old, new: new, deletions: deletions, insertions: insertions,
-                                 modifications: modifications, modified: modified, round: round)
+            BruteForceDiff.check(old: old, new: new, delivered: &last, modified: modified, round: round)
             old = new
         }
         token.invalidate()
@@ -233,13 +226,7 @@ final class DerivedObservationTests: RealmTestCase {
                     }
                 }
                 let new = Array(results)
-                guard case .update(_, let deletions, let insertions, let modifications)? = last else {
-                    XCTAssertEqual(old, new, "round \(round)")
-                    continue
-                }
-                last = nil
-                checkValueChanges(old: old, new: new, deletions: deletions, insertions: insertions,
-                                  modifications: modifications, round: round)
+                checkValueChanges(old: old, new: new, delivered: &last, round: round)
                 old = new
             }
             token.invalidate()
@@ -417,13 +404,7 @@ extension DerivedObservationTests {
                    Int.random(in: 0..<3, using: &generator) == 0 { inner.append(.int(9)) }
             }
             let new = list.map { NestedTree($0) }
-            guard case .update(_, let deletions, let insertions, let modifications)? = last else {
-                XCTAssertEqual(old, new, "round \(round)")
-                continue
-            }
-            last = nil
-            checkValueChanges(old: old, new: new, deletions: deletions, insertions: insertions,
-                              modifications: modifications, round: round)
+            checkValueChanges(old: old, new: new, delivered: &last, round: round)
             old = new
         }
         token.invalidate()
@@ -596,11 +577,16 @@ extension DerivedObservationTests {
     }
 }
 
-/// Checks a change set of elements compared by value (which may be modified in
-/// place): sorted parts; what stays pairs, in order, with the new positions not
-/// inserted, and one whose value differs there is reported modified.
-func checkValueChanges<T: Equatable>(old: [T], new: [T], deletions: [Int], insertions: [Int], modifications: [Int],
-                                     round: Int, file: StaticString = #filePath, line: UInt = #line) {
+/// Checks the change set delivered (and forgets it; none: nothing changed) of
+/// elements compared by value, which may be modified in place: sorted parts; what
+/// stays pairs, in order, with the new positions not inserted, and one whose value
+/// differs there is reported modified.
+func checkValueChanges<T: Equatable, C>(old: [T], new: [T], delivered: inout RealmCollectionChange<C>?, round: Int,
+                                        file: StaticString = #filePath, line: UInt = #line) {
+    defer { delivered = nil }
+    guard case .update(_, let deletions, let insertions, let modifications)? = delivered else {
+        return XCTAssertEqual(old, new, "round \(round): no update, so nothing changed", file: file, line: line)
+    }
     let context = "round \(round): \(old) -> \(new): -\(deletions) +\(insertions) ~\(modifications)"
     for part in [deletions, insertions, modifications] { XCTAssertEqual(part, part.sorted(), context, file: file, line: line) }
     let deleted = Set(deletions), inserted = Set(insertions)
