@@ -107,6 +107,10 @@ final class DerivedObservationTests: RealmTestCase {
         XCTAssertEqual(ownersSeen.last, .update(deletions: [], insertions: [], modifications: [1]), "b, aa")
         try realm.write { dog.owners.first { $0.name == "aa" }!.name = "c" }
         XCTAssertEqual(ownersSeen.last, .update(deletions: [1], insertions: [0], modifications: []), "c, b: a move")
+        let ownersOfRex = dog.owners.sorted(byKeyPath: "name")
+        try realm.write { realm.delete(dog) }
+        XCTAssertEqual(ownersSeen.last, .update(deletions: [0, 1], insertions: [], modifications: []))
+        XCTAssertEqual(ownersOfRex.count, 0, "results of a deleted object's linking objects are empty")
         setToken.invalidate()
         ownersToken.invalidate()
     }
