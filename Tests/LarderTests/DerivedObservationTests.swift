@@ -30,11 +30,26 @@ final class GapPart: Object {
     @Persisted(originProperty: "toy") var dogs: LinkingObjects<GapDog>
 }
 
+/// A graph without mixed values: its notifications search the links backwards.
+final class GapNode: Object {
+    @Persisted var serial = 0
+    @Persisted var size = 0
+    @Persisted var next: GapNode?
+    @Persisted var children: List<GapNode>
+    @Persisted var named: Map<String, GapNode?>
+    @Persisted var group: MutableSet<GapNode>
+    @Persisted var badge: GapBadge?
+}
+
+final class GapBadge: EmbeddedObject {
+    @Persisted var level = 0
+}
+
 /// Observing results derived from collections (`list.sorted(...)`, `set.filter(...)`,
 /// `numbers.sorted()`), collections nested in AnyRealmValue, and Realm's rule that
 /// collection notifications follow links.
 final class DerivedObservationTests: RealmTestCase {
-    static let types: [Object.Type] = [GapOwner.self, GapDog.self, GapPart.self]
+    static let types: [Object.Type] = [GapOwner.self, GapDog.self, GapPart.self, GapNode.self, GapBadge.self]
 
     func open() throws -> Realm { try openRealm(Self.types) }
 
@@ -569,6 +584,65 @@ extension DerivedObservationTests {
                 return next.contains { reaches($0, depth + 1) }
             }
             let expected = dogs.indices.filter { written.contains("d\(dogs[$0].serial)") || reaches(dogs[$0], 0) }
+            guard case .update(_, let deletions, let insertions, let modifications)? = last else {
+                XCTAssertEqual(expected, [], "round \(round)")
+                continue
+            }
+            last = nil
+            XCTAssertEqual(deletions + insertions, [], "round \(round)")
+            XCTAssertEqual(modifications, expected, "round \(round)")
+        }
+        token.invalidate()
+    }
+}
+
+extension DerivedObservationTests {
+    func testLinkedChangesWithoutMixedValuesMatchABruteForceSearch() throws {
+        let realm = try open()
+        var generator = SeededGenerator(seed: 24)
+        try realm.write {
+            for serial in 0..<12 { realm.add(GapNode(value: ["serial": serial])) }
+        }
+        let nodes = realm.objects(GapNode.self).sorted(byKeyPath: "serial")
+        let owner = GapOwner()
+        try realm.write { realm.add(owner) }
+        var last: RealmCollectionChange<Results<GapNode>>?
+        let token = nodes.observe { last = $0 }
+        realm.refresh()
+        for round in 0..<200 {
+            var written = Set<Int>(), badgesWritten = Set<Int>() // nodes' serials
+            try realm.write {
+                for _ in 0..<Int.random(in: 1...2, using: &generator) {
+                    let node = nodes[Int.random(in: 0..<nodes.count, using: &generator)]
+                    let other = nodes[Int.random(in: 0..<nodes.count, using: &generator)]
+                    switch Int.random(in: 0..<8, using: &generator) {
+                    case 0: node.next = Bool.random(using: &generator) ? other : nil
+                    case 1: if node.children.count > 2 { node.children.removeAll() } else { node.children.append(other) }
+                    case 2: node.named["k\(Int.random(in: 0..<2, using: &generator))"] = other
+                    case 3: if node.group.count > 2 { node.group.removeAll() } else { node.group.insert(other) }
+                    case 4: node.badge = GapBadge()
+                    case 5:
+                        if let badge = node.badge {
+                            badge.level += 1  // the embedded object is modified, not its node
+                            badgesWritten.insert(node.serial)
+                            continue
+                        }
+                        node.size += 1
+                    default: node.size += 1
+                    }
+                    written.insert(node.serial)
+                }
+            }
+            // Realm's rule by brute force at the new version; an embedded badge is an object on the way.
+            func reaches(_ node: GapNode, _ depth: Int) -> Bool {
+                if depth > 0 && written.contains(node.serial) { return true }
+                if depth == 3 { return false }
+                if badgesWritten.contains(node.serial) { return true } // the badge, one level down
+                var next = Array(node.children) + Array(node.group) + node.named.values.compactMap { $0 }
+                if let linked = node.next { next.append(linked) }
+                return next.contains { reaches($0, depth + 1) }
+            }
+            let expected = nodes.indices.filter { written.contains(nodes[$0].serial) || reaches(nodes[$0], 0) }
             guard case .update(_, let deletions, let insertions, let modifications)? = last else {
                 XCTAssertEqual(expected, [], "round \(round)")
                 continue

@@ -95,10 +95,11 @@ struct ElementKeyPaths {
         paths != nil || deep.linkedObjectsChanged(from: table, log: log, instance: instance)
     }
 
-    /// Whether an element object of table may be modified through another object:
-    /// key paths are given, or table has links.
-    func readsOtherObjects(_ table: ManagedClass) -> Bool {
-        paths != nil || !DeepChangeChecker.linkSlots(table).isEmpty
+    /// Without key paths: the objects of table modified through the objects they link
+    /// to (their own properties may have changed too); nil when only a search from
+    /// each element can tell (a mixed value is on the way).
+    func modifiedThroughLinks(_ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
+        deep.modifiedThroughLinks(table, log: log, instance: instance)
     }
 
     /// The stored indexes of the properties log says changed on the object; nil when it was not modified.
@@ -119,6 +120,9 @@ struct ElementKeyPaths {
     func modifiedIndices(of keys: [lar_objkey], _ table: ManagedClass, deletions: [Int], log: OpaquePointer,
                          instance: RealmInstance) -> [Int] {
         let deleted = Set(deletions)
+        if paths == nil, let modified = deep.modifiedKeys(of: table, log: log, instance: instance) {
+            return keys.indices.filter { !deleted.contains($0) && modified.contains(keys[$0]) }
+        }
         return keys.indices.filter {
             !deleted.contains($0) && isModified(keys[$0], table, log: log, instance: instance)
         }

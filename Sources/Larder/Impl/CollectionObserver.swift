@@ -81,7 +81,7 @@ final class ResultsTracker: ChangeTracker {
 
     override func record() {
         results = query.runResults(in: instance.currentTxn())
-        if paths.readsOtherObjects(table) { keys = results!.keys }
+        if paths.paths != nil { keys = results!.keys }
     }
 
     override func changes(log: OpaquePointer?) -> IndexChanges {
@@ -91,23 +91,34 @@ final class ResultsTracker: ChangeTracker {
             record()
             return IndexChanges(deletions: Array(0..<old), insertions: Array(0..<(self.results?.keys.count ?? 0)))
         }
+        let throughLinks = paths.paths == nil ? modifiedThroughLinks(results, log) : []
         var changeset: OpaquePointer?
         let rc = lar_results_update(instance.notifier.transaction(at: version), instance.currentTxn(), query.pointer,
                                     nil, 0, results.pointer, &changeset)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot compute the changes of results") }
         var changes = IndexChanges(taking: changeset!)
-        if paths.readsOtherObjects(table) {
-            if paths.paths != nil {
-                changes.modifications = paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
-                                                              instance: instance)
-            } else if paths.mayFindMore(in: table, log: log, instance: instance) {
-                // The core reports own properties; objects linked to are found here.
-                changes.addModifications(paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
-                                                               instance: instance))
-            }
+        if paths.paths != nil {
+            changes.modifications = paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
+                                                          instance: instance)
             keys = results.keys
+        } else if !throughLinks.isEmpty {
+            let deleted = Set(changes.deletions)
+            changes.addModifications(throughLinks.filter { !deleted.contains($0) })
         }
         return changes
+    }
+
+    /// Without key paths the core reports the objects whose own properties changed;
+    /// this finds the positions (in results, not yet updated) of those modified
+    /// through the objects they link to. Nothing to read when no object they may
+    /// reach was modified, or none of theirs reaches one.
+    private func modifiedThroughLinks(_ results: CoreResults, _ log: OpaquePointer) -> [Int] {
+        guard paths.mayFindMore(in: table, log: log, instance: instance) else { return [] }
+        let found = paths.modifiedThroughLinks(table, log: log, instance: instance)
+        if found?.isEmpty == true { return [] }
+        let old = results.keys
+        guard let found else { return paths.modifiedIndices(of: old, table, deletions: [], log: log, instance: instance) }
+        return old.indices.filter { found.contains(old[$0]) }
     }
 }
 

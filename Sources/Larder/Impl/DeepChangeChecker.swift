@@ -9,8 +9,12 @@ import CLarder
 /// included. A link already on the way (the same object and property) is not
 /// followed again, so cycles end.
 ///
-/// One checker serves one observer; what it learns in one change log (the
-/// objects searched to the end without finding a change) serves the next element.
+/// When no mixed value is on the way, the search runs backwards, once per change
+/// log: from the objects modified, through the backlink index, to the objects up to
+/// three links before them, so its cost follows what changed, not the collection's
+/// size. Otherwise (a mixed value may link to any class) it runs forwards from each
+/// element, as realm-core's does, remembering the objects searched to the end
+/// without finding a change for the next element. One checker serves one observer.
 final class DeepChangeChecker {
     private static let maxDepth = 4
 
@@ -25,6 +29,9 @@ final class DeepChangeChecker {
     private var notModified: Set<Row> = []
     /// Per class of elements: whether an object of a class its links reach was modified.
     private var linkedChanges: [lar_class: Bool] = [:]
+    /// Per class of elements: the objects (by class) that reach a modified one through
+    /// one to three links, found backwards; nil when a mixed value is on the way.
+    private var linkedToModified: [lar_class: [lar_class: Set<lar_objkey>]?] = [:]
     /// The rows and properties on the way to the row being searched.
     private var path: [(row: Row, slot: Int)] = []
     /// How many searches stopped at the depth limit or a cycle: a row whose search
@@ -34,8 +41,88 @@ final class DeepChangeChecker {
     func isModified(_ key: lar_objkey, _ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
         if ElementKeyPaths.changedProperties(key, table, log) != nil { return true }
         guard linkedObjectsChanged(from: table, log: log, instance: instance) else { return false }
+        if let found = backwardSearch(from: table, log: log, instance: instance) {
+            return found[table.id]?.contains(key) ?? false
+        }
         path = []
         return search(Row(cls: table.id, key: key), table, depth: 0, log: log, instance: instance)
+    }
+
+    /// The objects of table modified in log or through links, when the backward
+    /// search applies (no mixed value on the way); nil otherwise.
+    func modifiedKeys(of table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
+        modifiedThroughLinks(table, log: log, instance: instance)?.union(Self.modified(table.id, in: log))
+    }
+
+    /// The objects of table that reach an object modified in log through links,
+    /// when the backward search applies (no mixed value on the way); nil otherwise.
+    func modifiedThroughLinks(_ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
+        guard linkedObjectsChanged(from: table, log: log, instance: instance) else { return [] }
+        return backwardSearch(from: table, log: log, instance: instance).map { $0[table.id] ?? [] }
+    }
+
+    private static func modified(_ cls: lar_class, in log: OpaquePointer) -> UnsafeBufferPointer<lar_objkey> {
+        var changes = lar_class_changes()
+        guard lar_changes_class(log, cls, &changes) == LAR_OK else { return UnsafeBufferPointer(start: nil, count: 0) }
+        return UnsafeBufferPointer(start: changes.modified, count: changes.modified_count)
+    }
+
+    /// Walks the backlink index from the objects log modified, up to three links
+    /// back, through the link properties of table's class and the classes its links
+    /// reach (only their objects can be on a path from an element); nil when a
+    /// mixed value is on the way.
+    private func backwardSearch(from table: ManagedClass, log: OpaquePointer,
+                                instance: RealmInstance) -> [lar_class: Set<lar_objkey>]? {
+        if let known = linkedToModified[table.id] { return known }
+        let (reached, anyClass) = Self.reachableClasses(from: table, instance: instance)
+        if anyClass {
+            linkedToModified[table.id] = .some(nil)
+            return nil
+        }
+        // The links into each class, from the classes on the way.
+        var incoming: [lar_class: [(origin: ManagedClass, prop: UInt32)]] = [:]
+        var origins = reached
+        origins[table.id] = table
+        for origin in origins.values {
+            for slot in Self.linkSlots(origin) {
+                let target = instance.table(for: origin.schema.properties[slot].targetClass!)
+                incoming[target.id, default: []].append((origin, UInt32(origin.propertyIndex[slot])))
+            }
+        }
+        var frontier = incoming.keys.flatMap { cls in Self.modified(cls, in: log).map { Row(cls: cls, key: $0) } }
+        var found: [lar_class: Set<lar_objkey>] = [:]
+        let txn = instance.currentTxn()
+        for _ in 1..<Self.maxDepth {
+            var next: [Row] = []
+            for row in frontier {
+                for link in incoming[row.cls] ?? [] {
+                    Self.forEachBacklink(txn, to: lar_obj(cls: row.cls, key: row.key), from: link.origin.id, link.prop) {
+                        if found[link.origin.id, default: []].insert($0).inserted {
+                            next.append(Row(cls: link.origin.id, key: $0))
+                        }
+                    }
+                }
+            }
+            frontier = next
+        }
+        linkedToModified[table.id] = found
+        return found
+    }
+
+    /// Calls body with the key of each object of class origin that links to target through prop.
+    private static func forEachBacklink(_ txn: OpaquePointer, to target: lar_obj, from origin: lar_class, _ prop: UInt32,
+                                        _ body: (lar_objkey) -> Void) {
+        withUnsafeTemporaryAllocation(of: lar_obj.self, capacity: 64) { buffer in
+            var start: lar_objkey = 0
+            while true {
+                var count = 0
+                let rc = lar_backlinks_list(txn, target, origin, prop, start, buffer.baseAddress!, 64, &count)
+                if rc == LAR_ENOTFOUND { return }
+                if rc != LAR_OK { fatalCoreError(rc, "Cannot read the objects linking to an object") }
+                for index in 0..<count { body(buffer[index].key) }
+                start = buffer[count - 1].key + 1
+            }
+        }
     }
 
     /// Whether log modified an object of a class that table's links reach (directly
@@ -49,7 +136,7 @@ final class DeepChangeChecker {
         var classes = [lar_class](repeating: 0, count: count)
         lar_changes_classes(log, &classes, count, &count)
         let changed = classes.contains { cls in
-            guard anyClass || reached.contains(cls) else { return false }
+            guard anyClass || reached[cls] != nil else { return false }
             var changes = lar_class_changes()
             return lar_changes_class(log, cls, &changes) == LAR_OK && changes.modified_count > 0
         }
@@ -65,22 +152,22 @@ final class DeepChangeChecker {
         logVersion = version
         notModified = []
         linkedChanges = [:]
+        linkedToModified = [:]
     }
 
-    /// The classes one link or more from table reach; anyClass when a mixed value
-    /// (which may link to any class) is on the way.
+    /// The classes (their tables, by id) one link or more from table reach; anyClass
+    /// when a mixed value (which may link to any class) is on the way.
     private static func reachableClasses(from table: ManagedClass, instance: RealmInstance)
-        -> (classes: Set<lar_class>, anyClass: Bool) {
-        var reached: Set<lar_class> = [], pending = [table], anyClass = false
+        -> (classes: [lar_class: ManagedClass], anyClass: Bool) {
+        var reached: [lar_class: ManagedClass] = [:], pending = [table], anyClass = false
         while let next = pending.popLast() {
             for slot in linkSlots(next) {
-                let property = next.schema.properties[slot]
-                guard let target = property.targetClass else {
+                guard let target = next.schema.properties[slot].targetClass else {
                     anyClass = true
                     continue
                 }
                 let targetTable = instance.table(for: target)
-                if reached.insert(targetTable.id).inserted { pending.append(targetTable) }
+                if reached.updateValue(targetTable, forKey: targetTable.id) == nil { pending.append(targetTable) }
             }
         }
         return (reached, anyClass)
