@@ -90,6 +90,23 @@ final class DerivedObservationTests: RealmTestCase {
         token.invalidate()
     }
 
+    func testDerivedResultsKeyPathsAndTypeErasure() throws {
+        let realm = try open()
+        let owner = try ownerWithDogs(realm, ["a", "b"])
+        var ages: [SeenChange] = [], erased: [SeenChange] = []
+        let tokens = [
+            owner.dogs.sorted(byKeyPath: "name").observe(keyPaths: ["age"]) { ages.append(SeenChange($0)) },
+            AnyRealmCollection(owner.dogs.filter("age >= 0")).observe { erased.append(SeenChange($0)) },
+        ]
+        realm.refresh()
+        try realm.write { owner.dogs[1].serial = 7 }
+        try realm.write { owner.dogs[1].age = 7 }
+        XCTAssertEqual(ages, [.initial(2), .update(deletions: [], insertions: [], modifications: [1])])
+        XCTAssertEqual(erased, [.initial(2), .update(deletions: [], insertions: [], modifications: [1]),
+                                .update(deletions: [], insertions: [], modifications: [1])])
+        tokens.forEach { $0.invalidate() }
+    }
+
     func testFilteredSetAndLinkingObjectsResults() throws {
         let realm = try open()
         let owner = GapOwner(), dog = GapDog(value: ["name": "Rex"])
