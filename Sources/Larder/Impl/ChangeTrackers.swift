@@ -97,7 +97,7 @@ struct ElementKeyPaths {
 
     /// Without key paths: the objects of table modified through the objects they link
     /// to (their own properties may have changed too); nil when only a search from
-    /// each element can tell (a mixed value is on the way).
+    /// each element can tell (a mixed value on the way, its classes unknown).
     func modifiedThroughLinks(_ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
         deep.modifiedThroughLinks(table, log: log, instance: instance)
     }

@@ -9,10 +9,11 @@ import CLarder
 /// included. A link already on the way (the same object and property) is not
 /// followed again, so cycles end.
 ///
-/// When no mixed value is on the way, the search runs backwards, once per change
+/// When the classes on the way are known (no mixed value is, or the configuration
+/// names its classes in `objectTypes`), the search runs backwards, once per change
 /// log: from the objects modified, through the backlink index, to the objects up to
 /// three links before them, so its cost follows what changed, not the collection's
-/// size. Otherwise (a mixed value may link to any class) it runs forwards from each
+/// size. Otherwise (a mixed value links to classes unknown) it runs forwards from each
 /// element, as realm-core's does, remembering the objects searched to the end
 /// without finding a change for the next element. One checker serves one observer.
 final class DeepChangeChecker {
@@ -30,7 +31,7 @@ final class DeepChangeChecker {
     /// Per class of elements: whether an object of a class its links reach was modified.
     private var linkedChanges: [lar_class: Bool] = [:]
     /// Per class of elements: the objects (by class) that reach a modified one through
-    /// one to three links, found backwards; nil when a mixed value is on the way.
+    /// one to three links, found backwards; nil when the classes on the way are unknown.
     private var linkedToModified: [lar_class: [lar_class: Set<lar_objkey>]?] = [:]
     /// The rows and properties on the way to the row being searched.
     private var path: [(row: Row, slot: Int)] = []
@@ -49,13 +50,13 @@ final class DeepChangeChecker {
     }
 
     /// The objects of table modified in log or through links, when the backward
-    /// search applies (no mixed value on the way); nil otherwise.
+    /// search applies (the classes on the way known); nil otherwise.
     func modifiedKeys(of table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
         modifiedThroughLinks(table, log: log, instance: instance)?.union(Self.modified(table.id, in: log))
     }
 
     /// The objects of table that reach an object modified in log through links,
-    /// when the backward search applies (no mixed value on the way); nil otherwise.
+    /// when the backward search applies (the classes on the way known); nil otherwise.
     func modifiedThroughLinks(_ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
         guard linkedObjectsChanged(from: table, log: log, instance: instance) else { return [] }
         return backwardSearch(from: table, log: log, instance: instance).map { $0[table.id] ?? [] }
@@ -69,8 +70,8 @@ final class DeepChangeChecker {
 
     /// Walks the backlink index from the objects log modified, up to three links
     /// back, through the link properties of table's class and the classes its links
-    /// reach (only their objects can be on a path from an element); nil when a
-    /// mixed value is on the way.
+    /// reach (only their objects can be on a path from an element); nil when they
+    /// are not known.
     private func backwardSearch(from table: ManagedClass, log: OpaquePointer,
                                 instance: RealmInstance) -> [lar_class: Set<lar_objkey>]? {
         if let known = linkedToModified[table.id] { return known }
@@ -79,14 +80,15 @@ final class DeepChangeChecker {
             linkedToModified[table.id] = .some(nil)
             return nil
         }
-        // The links into each class, from the classes on the way.
-        var incoming: [lar_class: [(origin: ManagedClass, prop: UInt32)]] = [:]
+        // The links into each class, from the classes on the way (a mixed value's into any).
+        var incoming: [lar_class: [(origin: ManagedClass, slot: Int)]] = [:]
         var origins = reached
         origins[table.id] = table
         for origin in origins.values {
             for slot in Self.linkSlots(origin) {
-                let target = instance.table(for: origin.schema.properties[slot].targetClass!)
-                incoming[target.id, default: []].append((origin, UInt32(origin.propertyIndex[slot])))
+                let targets = origin.schema.properties[slot].targetClass.map { [instance.table(for: $0)] }
+                    ?? Array(origins.values)
+                for target in targets { incoming[target.id, default: []].append((origin, slot)) }
             }
         }
         var frontier = incoming.keys.flatMap { cls in Self.modified(cls, in: log).map { Row(cls: cls, key: $0) } }
@@ -95,11 +97,14 @@ final class DeepChangeChecker {
         for _ in 1..<Self.maxDepth {
             var next: [Row] = []
             for row in frontier {
-                for link in incoming[row.cls] ?? [] {
-                    Self.forEachBacklink(txn, to: lar_obj(cls: row.cls, key: row.key), from: link.origin.id, link.prop) {
-                        if found[link.origin.id, default: []].insert($0).inserted {
-                            next.append(Row(cls: link.origin.id, key: $0))
-                        }
+                for (origin, slot) in incoming[row.cls] ?? [] {
+                    let target = lar_obj(cls: row.cls, key: row.key)
+                    Self.forEachBacklink(txn, to: target, from: origin.id, UInt32(origin.propertyIndex[slot])) { key in
+                        // The index has the links inside collections nested in mixed values, which Realm does not follow.
+                        if origin.schema.properties[slot].isMixed
+                            && !Self.targets(instance.accessor(origin, key: key).stored(slot: slot)).contains(where: {
+                                $0.core.table.id == target.cls && $0.core.key == target.key }) { return }
+                        if found[origin.id, default: []].insert(key).inserted { next.append(Row(cls: origin.id, key: key)) }
                     }
                 }
             }
@@ -156,18 +161,23 @@ final class DeepChangeChecker {
     }
 
     /// The classes (their tables, by id) one link or more from table reach; anyClass
-    /// when a mixed value (which may link to any class) is on the way.
+    /// when a mixed value (which may link to any class) is on the way and the
+    /// configuration does not name the classes.
     private static func reachableClasses(from table: ManagedClass, instance: RealmInstance)
         -> (classes: [lar_class: ManagedClass], anyClass: Bool) {
         var reached: [lar_class: ManagedClass] = [:], pending = [table], anyClass = false
         while let next = pending.popLast() {
             for slot in linkSlots(next) {
-                guard let target = next.schema.properties[slot].targetClass else {
+                // A mixed value may link to any class: the configuration's, when it names them.
+                guard let targets = next.schema.properties[slot].targetClass.map({ [$0] })
+                    ?? instance.configuration.objectTypes else {
                     anyClass = true
                     continue
                 }
-                let targetTable = instance.table(for: target)
-                if reached.updateValue(targetTable, forKey: targetTable.id) == nil { pending.append(targetTable) }
+                for target in targets {
+                    let targetTable = instance.table(for: target)
+                    if reached.updateValue(targetTable, forKey: targetTable.id) == nil { pending.append(targetTable) }
+                }
             }
         }
         return (reached, anyClass)
