@@ -53,10 +53,18 @@ final class DerivedObservationTests: RealmTestCase {
 
     func open() throws -> Realm { try openRealm(Self.types) }
 
-    private func ownerWithDogs(_ realm: Realm, _ names: [String]) throws -> GapOwner {
+    /// A new owner in realm, filled by fill in the same write.
+    private func addOwner(_ realm: Realm, _ fill: (GapOwner) -> Void) throws -> GapOwner {
         let owner = GapOwner()
         try realm.write {
             realm.add(owner)
+            fill(owner)
+        }
+        return owner
+    }
+
+    private func ownerWithDogs(_ realm: Realm, _ names: [String]) throws -> GapOwner {
+        let owner = try addOwner(realm) { owner in
             for (index, name) in names.enumerated() {
                 owner.dogs.append(GapDog(value: ["name": name, "age": index, "serial": index]))
             }
@@ -202,9 +210,7 @@ final class DerivedObservationTests: RealmTestCase {
 
     func testResultsOfValuesOfAListSetAndMap() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.numbers.append(objectsIn: [5, 1, 3])
             owner.words.insert(objectsIn: ["b", "a"])
             owner.scores["x"] = 2
@@ -318,9 +324,7 @@ extension DerivedObservationTests {
 
     func testNestedListChangesAndItsOwnersDeletion() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.mixed = .fromArray([.int(1), .string("a"), .fromArray([.int(2)])])
         }
         let list = owner.mixed.listValue!
@@ -346,9 +350,7 @@ extension DerivedObservationTests {
 
     func testNestedDictionaryChanges() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.mixed = .fromArray([.fromDictionary(["a": .int(1), "b": .fromArray([])])])
         }
         let map = owner.mixed.listValue![0].dictionaryValue!
@@ -374,9 +376,7 @@ extension DerivedObservationTests {
 
     func testNestedCollectionsFreezeThawAndObserveOnAQueue() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.mixed = .fromDictionary(["list": .fromArray([.int(1)])])
         }
         let map = owner.mixed.dictionaryValue!
@@ -412,9 +412,7 @@ extension DerivedObservationTests {
     func testNestedListUnderRandomOperations() throws {
         let realm = try open()
         var generator = SeededGenerator(seed: 22)
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.mixed = .fromArray([])
         }
         let list = owner.mixed.listValue!
@@ -448,9 +446,7 @@ extension DerivedObservationTests {
 
     func testANestedListPassesToAnotherThread() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.mixed = .fromArray([.int(4)])
         }
         let reference = ThreadSafeReference(to: owner.mixed.listValue!)
@@ -466,9 +462,7 @@ extension DerivedObservationTests {
 
     func testSortedAndFilteredMapOfObjects() throws {
         let realm = try open()
-        let owner = GapOwner()
-        try realm.write {
-            realm.add(owner)
+        let owner = try addOwner(realm) { owner in
             owner.dogMap["a"] = GapDog(value: ["name": "Rex", "age": 3])
             owner.dogMap["b"] = GapDog(value: ["name": "Ace", "age": 1])
         }
@@ -609,13 +603,7 @@ extension DerivedObservationTests {
                 return next.contains { reaches($0, depth + 1) }
             }
             let expected = dogs.indices.filter { written.contains("d\(dogs[$0].serial)") || reaches(dogs[$0], 0) }
-            guard case .update(_, let deletions, let insertions, let modifications)? = last else {
-                XCTAssertEqual(expected, [], "round \(round)")
-                continue
-            }
-            last = nil
-            XCTAssertEqual(deletions + insertions, [], "round \(round)")
-            XCTAssertEqual(modifications, expected, "round \(round)")
+            checkModificationsOnly(expected, delivered: &last, round: round)
         }
         token.invalidate()
     }
@@ -668,16 +656,22 @@ extension DerivedObservationTests {
                 return next.contains { reaches($0, depth + 1) }
             }
             let expected = nodes.indices.filter { written.contains(nodes[$0].serial) || reaches(nodes[$0], 0) }
-            guard case .update(_, let deletions, let insertions, let modifications)? = last else {
-                XCTAssertEqual(expected, [], "round \(round)")
-                continue
-            }
-            last = nil
-            XCTAssertEqual(deletions + insertions, [], "round \(round)")
-            XCTAssertEqual(modifications, expected, "round \(round)")
+            checkModificationsOnly(expected, delivered: &last, round: round)
         }
         token.invalidate()
     }
+}
+
+/// Checks that the change delivered (which it forgets) modifies exactly expected
+/// (indices), and nothing else; none delivered: expected is empty.
+func checkModificationsOnly<C>(_ expected: [Int], delivered: inout RealmCollectionChange<C>?, round: Int,
+                               file: StaticString = #filePath, line: UInt = #line) {
+    defer { delivered = nil }
+    guard case .update(_, let deletions, let insertions, let modifications)? = delivered else {
+        return XCTAssertEqual(expected, [], "round \(round)", file: file, line: line)
+    }
+    XCTAssertEqual(deletions + insertions, [], "round \(round)", file: file, line: line)
+    XCTAssertEqual(modifications, expected, "round \(round)", file: file, line: line)
 }
 
 /// Checks the change set delivered (and forgets it; none: nothing changed) of
