@@ -513,6 +513,9 @@ extension DerivedObservationTests {
         for level in 0..<4 {
             try realm.write { parts[level].size += 1 }
         }
+        let node = GapNode(value: ["badge": GapBadge()])
+        try realm.write { realm.add(node) }
+        try realm.write { node.badge!.level = 2 } // an embedded object of a class no dog reaches but by a mixed value
         let seenOnce: SeenChange = .update(deletions: [], insertions: [], modifications: [1])
         XCTAssertEqual(results, [.initial(2), seenOnce, seenOnce, seenOnce], "Rex is second by name; p3 is too deep")
         XCTAssertEqual(list, [.initial(2), seenOnce, seenOnce, seenOnce])
