@@ -103,7 +103,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let target else { fatalError("Linking objects of an unmanaged object cannot be sorted") }
         let table = target.instance.table(for: Element.self)
-        return Results(instance: target.instance, table: table, source: { objectKeys() },
+        return Results(instance: target.instance, table: table, source: { isInvalidated ? [] : objectKeys() },
                        sourceIn: { rebound(to: $0).map { linking in { linking.objectKeys() } } }).sorted(by: descriptors)
     }
 

@@ -319,7 +319,7 @@ extension MutableSet: RealmCollection where Element: Object {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
         let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, source: { [self] in objectKeys() },
+        return Results(instance: ref.instance, table: table, source: { [self] in isInvalidated ? [] : objectKeys() },
                        sourceIn: { [self] in rebound(to: $0).map { set in { set.objectKeys() } } })
             .sorted(by: descriptors)
     }

@@ -277,6 +277,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The values in result order, read from the collection now.
     private func orderedValues(_ txn: OpaquePointer) -> [Element] {
+        if isInvalidated { return [] } // the collection's owner was deleted: Realm's results become empty
         var elements = valueSource!.elements()
         if !filters.isEmpty { elements = matching(elements, txn) } // the query first, as Realm applies it
         for step in steps {
