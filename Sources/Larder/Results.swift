@@ -123,7 +123,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             guard let rebound = sourceIn(other) else { return nil }
             source = rebound
         }
-        return Results(instance: other, table: other.table(for: table.schema.type), steps: steps, source: source,
+        return Results(instance: other, table: other.table(like: table), steps: steps, source: source,
                        sourceIn: sourceIn, filters: filters)
     }
 
@@ -529,8 +529,8 @@ extension Results: ObjectAggregating where Element: Object {
     /// The objects, for the C core to fold: the whole class, or one filter's matches, while
     /// the core scans them (no keys collected); the keys in result order otherwise.
     var aggregateSource: AggregateSource {
-        if isWholeTable { return .query(instance, QueryHandle.all(table, in: instance)) }
-        if filters.count == 1 && steps.isEmpty && source == nil { return .query(instance, filters[0]) }
+        if isWholeTable { return .query(instance, table, QueryHandle.all(table, in: instance)) }
+        if filters.count == 1 && steps.isEmpty && source == nil { return .query(instance, table, filters[0]) }
         return .keys(instance, table, keys())
     }
 }

@@ -53,6 +53,9 @@ final class CollectionRef {
 
     var property: PropertySchema { ownerTable.schema.properties[slot] }
 
+    /// The table of the objects a collection of links holds (a `DynamicObject`'s are named by the property).
+    var targetTable: ManagedClass { instance.targetTable(of: property) }
+
     /// True once the owner was deleted or the Realm invalidated.
     var isInvalidated: Bool {
         instance.serialized { isInvalidatedNow }

@@ -14,7 +14,7 @@ indirect enum ObservedValue: Equatable {
 
     /// The value at path (property names) of object.
     static func read(_ object: Object, path: ArraySlice<String>) -> ObservedValue {
-        let schema = type(of: object).schema
+        let schema = object.objectClassSchema
         guard let name = path.first, let slot = schema.slotByName[name] else { return .value(.null) }
         return of(object.stored(slot: slot), rest: path.dropFirst())
     }

@@ -17,7 +17,7 @@ final class RealmInstance {
     var autorefresh = true
 
     @exclusivity(unchecked) @usableFromInline var state = TransactionState()
-    @exclusivity(unchecked) private var classes = ClassRegistry()
+    @exclusivity(unchecked) var classes = ClassRegistry()
     /// This thread's cache, which lists the instance until it is freed.
     var cache: InstanceCache?
     /// Bumped by every write to a managed collection (which leaves `version`, and
@@ -257,6 +257,7 @@ final class RealmInstance {
     func rememberMixedTarget(_ table: ManagedClass) { classes.rememberMixedTarget(table) }
 
     private func makeTable(for type: Object.Type) -> ManagedClass {
+        if type == DynamicObject.self { fatalError("A DynamicObject's class is read by name (dynamicObjects(_:))") }
         let schema = ClassSchema.of(type)
         if let types = configuration.objectTypes, !types.contains(where: { $0.className() == schema.name }) {
             fatalError("Object type '\(schema.name)' is not managed by the Realm. If using a custom " +
