@@ -21,15 +21,15 @@ extension Results {
 
     func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
-        guard let elementType = Element.self as? Object.Type, let queryText = observedQueryText() else {
+        guard Element.self is Object.Type, let queryText = observedQueryText() else {
             fatalError("Only results of objects, from Realm.objects(_:) with filters and sorts, support change " +
                        "notifications; observe the List, MutableSet or Map itself")
         }
         instance.checkCanObserve(inWriteMessage: "Cannot create asynchronous query while in a write transaction")
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-        let steps = self.steps
+        let paths = ElementKeyPaths(keyPaths, schema: table.schema)
+        let steps = self.steps, observed = table
         return startObserving(instance, at: place, block) { instance in
-            let table = instance.table(for: elementType)
+            let table = instance.table(like: observed)
             let results = Results(instance: instance, table: table, steps: steps, source: nil, sourceIn: nil,
                                   filters: [QueryHandle.parse(queryText, env: instance.environment.handle, cls: table.id)])
             return (results, ResultsTracker(instance: instance, table: table, queryText: queryText, paths: paths))
@@ -212,9 +212,8 @@ extension _LarderCollection {
 /// The collection of ref's owner's property, read in instance (another instance
 /// on the same file); nil when the owner is gone.
 func rebuilt<C: _LarderCollection>(_ ref: CollectionRef, in instance: RealmInstance) -> C? {
-    let ownerType = ref.ownerTable.schema.type, key = ref.owner.key, slot = ref.slot
-    guard let owner = instance.object(ownerType, key: key) else { return nil }
-    return C.managed(realm: instance, owner: owner.core, slot: slot)
+    guard let owner = instance.object(like: ref.ownerTable, key: ref.owner.key) else { return nil }
+    return C.managed(realm: instance, owner: owner.core, slot: ref.slot)
 }
 
 /// Registers a collection observer: on this thread with local(), or at a queue or

@@ -337,6 +337,37 @@ final class DynamicObjectTests: RealmTestCase {
                        ["DynAddress", "DynAll", "DynHolder", "DynPet"])
     }
 
+    func testObservingADynamicObjectAndDynamicResults() throws {
+        let realm = try open()
+        try realm.write { realm.create(DynPet.self, value: ["name": "Rex", "age": 3]) }
+        let rex = realm.dynamicObjects("DynPet").first!
+        var changes: [String] = []
+        let token = rex.observe(keyPaths: ["age"]) { (change: ObjectChange<DynamicObject>) in
+            switch change {
+            case .change(_, let properties): changes += properties.map { "\($0.name)=\($0.newValue ?? "nil")" }
+            case .deleted: changes.append("deleted")
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        let pets = realm.dynamicObjects("DynPet").filter("age > 1")
+        var counts: [Int] = []
+        let resultsToken = pets.observe { change in
+            switch change {
+            case .initial(let results): counts.append(results.count)
+            case .update(let results, _, _, _): counts.append(results.count)
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        realm.refresh() // delivers .initial
+        try realm.write { rex.age = 4 }
+        try realm.write { realm.dynamicCreate("DynPet", value: ["name": "Fido", "age": 5]) }
+        try realm.write { realm.delete(rex) }
+        XCTAssertEqual(changes, ["age=4", "deleted"])
+        XCTAssertEqual(counts, [1, 1, 2, 1])
+        token.invalidate()
+        resultsToken.invalidate()
+    }
+
     // MARK: C helpers
 
     /// Declares class Ghost (name: string) with the C API, creates one and links

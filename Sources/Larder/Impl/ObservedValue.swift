@@ -66,6 +66,8 @@ struct ObservedKeyPaths {
             fatalError("Property '\(name)' not found in object of type '\(schema.name)'")
         }
         if path.count == 1 { return }
+        // A dynamic object's link names a class of the file, which its objects' tables check as they are read.
+        if schema.properties[slot].dynamicTarget != nil { return }
         guard let target = schema.properties[slot].targetClass else {
             fatalError("Property '\(name)' of object of type '\(schema.name)' is not a link or collection of " +
                        "objects, so '\(fullPath)' cannot continue past it")
