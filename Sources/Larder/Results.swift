@@ -312,9 +312,12 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     /// Results of the objects a map holds sorted by their properties: `Results<Dog?>`.
-    func sortedObjects(by descriptors: [SortDescriptor], of type: Object.Type) -> Results<Element> {
-        let schema = type.schema
-        for descriptor in descriptors where schema.slotByName[descriptor.keyPath] == nil {
+    /// The names are checked against schema, the objects' class (a `DynamicObject`'s
+    /// is not its type's: without it, each object's own class reads the names).
+    func sortedObjects(by descriptors: [SortDescriptor], of type: Object.Type, schema: ClassSchema? = nil) -> Results<Element> {
+        for descriptor in descriptors {
+            guard let schema = schema ?? (type == DynamicObject.self ? nil : type.schema),
+                  schema.slotByName[descriptor.keyPath] == nil else { continue }
             fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(schema.name).\(descriptor.keyPath)' does not exist.")
         }
         if descriptors.isEmpty { return Results(values: valueSource!, steps: steps, filters: filters) }

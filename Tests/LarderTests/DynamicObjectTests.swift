@@ -195,6 +195,31 @@ final class DynamicObjectTests: RealmTestCase {
         XCTAssertEqual(Set(typed.petSet.map(\.name)), ["Spot", "Fido"])
     }
 
+    func testAMapOfDynamicObjectsSortsFiltersAndAggregates() throws {
+        let realm = try open()
+        try addFull(realm)
+        let map = realm.dynamicObjects("DynAll").first!.petMap as! Map<String, DynamicObject?>
+        try realm.write { map["other"] = realm.dynamicObject(ofType: "DynPet", forPrimaryKey: "Fido") }
+        XCTAssertEqual(map.sorted(byKeyPath: "age", ascending: false).map { $0?.name as? String }, ["Fido", "Rex", nil])
+        XCTAssertEqual(map.filter("age > 3").map { $0?.name as? String }, ["Fido"])
+        XCTAssertEqual(map.sum(ofProperty: "age") as Int, 8)
+        XCTAssertEqual(map.max(ofProperty: "age") as Int?, 5)
+    }
+
+    func testAThreadSafeReferenceResolvesOnAnotherThread() throws {
+        let realm = try open()
+        try realm.write { realm.create(DynPet.self, value: ["name": "Rex", "age": 3]) }
+        let reference = ThreadSafeReference(to: realm.dynamicObjects("DynPet").first!)
+        let configuration = configuration([DynAll.self, DynPet.self, DynAddress.self, DynHolder.self])
+        nonisolated(unsafe) var age: Int?
+        nonisolated(unsafe) let shared = reference
+        onAnotherThread {
+            let other = try Realm(configuration: configuration)
+            age = other.resolve(shared)?.age as? Int
+        }
+        XCTAssertEqual(age, 3)
+    }
+
     func testDynamicObjectsFilterSortAndAggregate() throws {
         let realm = try open()
         try realm.write {
