@@ -149,6 +149,8 @@ final class DynamicObjectTests: RealmTestCase {
             object.anys = [AnyRealmValue.bool(true)]
         }
         let typed = realm.object(ofType: DynAll.self, forPrimaryKey: 1)!
+        try realm.write { object.pet = typed.pets.first! } // a model class's object of the link's class
+        XCTAssertEqual((object.pet as? DynamicObject)?.name as? String, "Fido")
         XCTAssertEqual(typed.int, 70)
         XCTAssertEqual(typed.bool, false)
         XCTAssertEqual(typed.float, 3.5)
@@ -233,6 +235,8 @@ final class DynamicObjectTests: RealmTestCase {
         XCTAssertEqual(pets.sorted(byKeyPath: "age", ascending: false).first?.name as? String, "Fido")
         XCTAssertEqual(pets.sum(ofProperty: "age") as Int, 9)
         XCTAssertEqual(pets.max(ofProperty: "age") as Int?, 5)
+        XCTAssertEqual(pets.distinct(by: ["age"]).count, 3)
+        XCTAssertEqual(pets.value(forKey: "name") as? [String], ["Rex", "Fido", "Bella"]) // creation order
         XCTAssertEqual(realm.objects(DynPet.self).count, 3)
         try realm.write { realm.delete(pets.filter("name == 'Bella'")) }
         XCTAssertEqual(pets.count, 2) // live
@@ -472,6 +476,10 @@ final class DynamicObjectTests: RealmTestCase {
         try assertChildTraps("dynamic-primary-key", message: "Primary key can't be changed after an object is inserted.")
     }
 
+    func testAddingAnUnmanagedDynamicObjectTraps() throws {
+        try assertChildTraps("dynamic-add-unmanaged", message: "A DynamicObject is read from a Realm")
+    }
+
     func testAMissingPrimaryKeyTraps() throws {
         try assertChildTraps("dynamic-missing-primary-key", message: "Missing value for property 'DynPet.name'")
     }
@@ -497,6 +505,7 @@ final class DynamicObjectTests: RealmTestCase {
             }
         case "dynamic-create-embedded": try realm.write { realm.dynamicCreate("DynAddress", value: ["city": "Oslo"]) }
         case "dynamic-primary-key": try realm.write { rex.name = "Max" }
+        case "dynamic-add-unmanaged": try realm.write { realm.add(DynamicObject()) }
         case "dynamic-missing-primary-key": try realm.write { realm.dynamicCreate("DynPet", value: ["age": 1]) }
         default: return false
         }
