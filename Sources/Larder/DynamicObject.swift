@@ -41,6 +41,41 @@ public final class DynamicObject: Object {
     }
 }
 
+extension Object {
+    /// The list of objects property propertyName holds, its elements read as
+    /// dynamic objects, as Realm's; traps when the property is not a list of objects.
+    public func dynamicList(_ propertyName: String) -> List<DynamicObject> {
+        dynamicCollection(propertyName, LAR_COLLECTION_LIST, "List")
+    }
+
+    /// The same for a set of objects.
+    public func dynamicMutableSet(_ propertyName: String) -> MutableSet<DynamicObject> {
+        dynamicCollection(propertyName, LAR_COLLECTION_SET, "MutableSet")
+    }
+
+    /// The same for a map of objects.
+    public func dynamicMap<Key: _MapKey>(_ propertyName: String) -> Map<Key, DynamicObject?> {
+        dynamicCollection(propertyName, LAR_COLLECTION_MAP, "Map")
+    }
+
+    private func dynamicCollection<C: _LarderCollection>(_ name: String, _ kind: lar_collection, _ kindName: String) -> C {
+        let schema = objectClassSchema
+        guard let slot = schema.slotByName[name] else {
+            fatalError("Invalid property name '\(name)' for class '\(schema.name)'.")
+        }
+        let property = schema.properties[slot]
+        guard property.collection == kind, property.targetClassName != nil, !property.isMixed else {
+            fatalError("Property '\(schema.name).\(name)' is not a \(kindName) of objects")
+        }
+        guard let realm = core.realm else {
+            fatalError("Only managed objects give their collections as collections of dynamic objects")
+        }
+        realm.verifyThread()
+        if realm.isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
+        return C.managed(realm: realm, owner: core, slot: slot)
+    }
+}
+
 extension Realm {
     /// Every object of the class named typeName, as live results of dynamic
     /// objects, which filter, sort and aggregate as any results.

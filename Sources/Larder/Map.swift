@@ -94,7 +94,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         guard let type = Value._larderTargetClass else {
             fatalError("sorted(byKeyPath:) needs a map of objects; use sorted(ascending:) on a Map<\(Key.self), \(Value.self)>")
         }
-        return valueResults().sortedObjects(by: Array(descriptors), of: type, schema: ref?.targetTable.schema)
+        return valueResults().sortedObjects(by: Array(descriptors), of: type, schema: ref?.targetTable(as: type).schema)
     }
 
     /// The objects among the values that match the query isIncluded builds, in key
@@ -120,7 +120,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     /// Live results of the values, in key order.
     /// The table of the objects a map of objects holds (a `DynamicObject`'s are named by its property).
     private func objectTable(in instance: RealmInstance) -> ManagedClass {
-        if let ref { return ref.targetTable }
+        if let ref { return ref.targetTable(as: Value._larderTargetClass) }
         guard let type = Value._larderTargetClass else { fatalError("Map<\(Key.self), \(Value.self)> holds no objects") }
         return instance.table(for: type)
     }

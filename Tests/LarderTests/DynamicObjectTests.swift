@@ -197,6 +197,24 @@ final class DynamicObjectTests: RealmTestCase {
         XCTAssertEqual(Set(typed.petSet.map(\.name)), ["Spot", "Fido"])
     }
 
+    func testAModelObjectsCollectionsAsDynamicObjects() throws {
+        let realm = try open()
+        try addFull(realm)
+        let typed = realm.object(ofType: DynAll.self, forPrimaryKey: 1)!
+        let pets = typed.dynamicList("pets")
+        XCTAssertEqual(pets.map { $0.name as? String }, ["Rex", "Fido"])
+        XCTAssertEqual(pets.sorted(byKeyPath: "age", ascending: false).first?.name as? String, "Fido")
+        XCTAssertEqual(pets.sum(ofProperty: "age") as Int, 8)
+        try realm.write { pets.append(realm.dynamicCreate("DynPet", value: ["name": "Spot", "age": 1])) }
+        XCTAssertEqual(typed.pets.map(\.name), ["Rex", "Fido", "Spot"])
+        XCTAssertEqual(typed.dynamicMutableSet("petSet").first?.name as? String, "Fido")
+        let map: Map<String, DynamicObject?> = typed.dynamicMap("petMap")
+        XCTAssertEqual(map["best"]??.age as? Int, 3)
+        let dynamic = realm.dynamicObjects("DynAll").first!
+        XCTAssertEqual(dynamic.dynamicList("pets").count, 3)
+        XCTAssertEqual(dynamic.dynamicList("pets").sorted(byKeyPath: "name").first?.name as? String, "Fido")
+    }
+
     func testAMapOfDynamicObjectsSortsFiltersAndAggregates() throws {
         let realm = try open()
         try addFull(realm)
@@ -480,6 +498,10 @@ final class DynamicObjectTests: RealmTestCase {
         try assertChildTraps("dynamic-add-unmanaged", message: "A DynamicObject is read from a Realm")
     }
 
+    func testADynamicListOfAPropertyThatIsNoListOfObjectsTraps() throws {
+        try assertChildTraps("dynamic-list-of-values", message: "Property 'DynAll.ints' is not a List of objects")
+    }
+
     func testAMissingPrimaryKeyTraps() throws {
         try assertChildTraps("dynamic-missing-primary-key", message: "Missing value for property 'DynPet.name'")
     }
@@ -506,6 +528,9 @@ final class DynamicObjectTests: RealmTestCase {
         case "dynamic-create-embedded": try realm.write { realm.dynamicCreate("DynAddress", value: ["city": "Oslo"]) }
         case "dynamic-primary-key": try realm.write { rex.name = "Max" }
         case "dynamic-add-unmanaged": try realm.write { realm.add(DynamicObject()) }
+        case "dynamic-list-of-values":
+            try realm.write { realm.create(DynAll.self, value: ["id": 1]) }
+            _ = realm.objects(DynAll.self).first!.dynamicList("ints")
         case "dynamic-missing-primary-key": try realm.write { realm.dynamicCreate("DynPet", value: ["age": 1]) }
         default: return false
         }
