@@ -87,7 +87,6 @@ final class ClassSchema: @unchecked Sendable {
                   storedOrder: Array(properties.indices), isEmbedded: isEmbedded, embeddedLink: embeddedLink)
     }
 
-
     /// An `EmbeddedObject` class: its objects live inside the one object that links to them.
     let isEmbedded: Bool
     /// By slot: whether the property links to an embedded class (to one, or a list or map of them).

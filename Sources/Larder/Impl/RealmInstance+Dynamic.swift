@@ -8,11 +8,7 @@ extension RealmInstance {
     func dynamicTable(named name: String) -> ManagedClass {
         verifyThread()
         var id = lar_class()
-        if lar_class_find(environment.handle, name, &id) != LAR_OK {
-            fatalError("Object type '\(name)' is not managed by the Realm. If using a custom " +
-                       "`objectClasses` / `objectTypes` array in your configuration, add `\(name)` to the " +
-                       "list of `objectClasses` / `objectTypes`.")
-        }
+        if lar_class_find(environment.handle, name, &id) != LAR_OK { Self.trapNotManaged(name) }
         return dynamicTable(id: id)
     }
 
@@ -24,16 +20,7 @@ extension RealmInstance {
                 guard let schema = ClassSchema.dynamic(stored: id, in: environment.handle) else {
                     fatalCoreError(LAR_EINVAL, "Cannot read the schema of class \(id)")
                 }
-                do {
-                    let table = try ManagedClass(schema: schema, id: id, environment: environment)
-                    table.isShared = isFrozen
-                    if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
-                    return table
-                } catch let error as Realm.Error {
-                    fatalError(error.message)
-                } catch {
-                    fatalError("\(error)")
-                }
+                return makeTable(schema) { id }
             }
         }
     }
