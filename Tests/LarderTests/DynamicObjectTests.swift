@@ -115,6 +115,10 @@ final class DynamicObjectTests: RealmTestCase {
         XCTAssertEqual(petMap["best"]??.name as? String, "Rex")
         XCTAssertEqual(petMap["none"], .some(nil))
         XCTAssertEqual(Array(try XCTUnwrap(object.anys as? List<AnyRealmValue>)), [.int(1), .string("two")])
+
+        XCTAssertEqual(all.filter("pet == %@", pet).count, 1)
+        XCTAssertEqual(all.filter("pet.name == 'Rex' AND ANY pets.age > 4").count, 1)
+        XCTAssertEqual(all.sorted(byKeyPath: "pet.age").count, 1)
     }
 
     func testWritesEveryPropertyTypeByName() throws {
