@@ -178,6 +178,10 @@ final class DynamicObjectTests: RealmTestCase {
         XCTAssertEqual(typed.scores["c"], 3)
         XCTAssertEqual(typed.petMap["best"]??.name, "Fido")
         XCTAssertEqual(Array(typed.anys), [.bool(true)])
+
+        try realm.write { object.any = AnyRealmValue.fromArray([.int(1), .string("nested")]) }
+        XCTAssertEqual((object.any as? List<AnyRealmValue>).map(Array.init), [.int(1), .string("nested")])
+        XCTAssertEqual(typed.any.listValue.map(Array.init), [.int(1), .string("nested")])
     }
 
     func testCollectionsOfDynamicObjectsTakeDynamicObjects() throws {
