@@ -37,8 +37,9 @@ extension RealmInstance {
     /// share its classes, so none of them may rebind an accessor another just let go of.
     /// A `DynamicObject` reads the class the link names.
     func linkTarget(_ type: Object.Type, link: lar_obj) -> Object {
+        if _slowPath(type == DynamicObject.self) { return dynamicAccessor(link) }
         let key = link.key
-        let table = type == DynamicObject.self ? dynamicTable(id: link.cls) : table(for: type)
+        let table = table(for: type)
         if table.isShared { return accessor(table, key: key) }
         if table.linkAccessor != nil, isKnownUniquelyReferenced(&table.linkAccessor!),
            !isInvalidated(table.linkAccessor!.core) {
