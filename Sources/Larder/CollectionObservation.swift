@@ -24,11 +24,11 @@ extension Results {
                  _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
         instance.checkCanObserve(inWriteMessage: "Cannot create asynchronous query while in a write transaction")
         if valueSource != nil || source != nil { return observeDerived(keyPaths: keyPaths, at: place, block) }
-        let elementType = Element.self as! Object.Type, queryText = observedQueryText()!
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-        let steps = self.steps
+        let queryText = observedQueryText()!
+        let paths = ElementKeyPaths(keyPaths, schema: table.schema)
+        let steps = self.steps, observed = table
         return startObserving(instance, at: place, block) { instance in
-            let table = instance.table(for: elementType)
+            let table = instance.table(like: observed)
             let results = Results(instance: instance, table: table, steps: steps, source: nil, sourceIn: nil,
                                   filters: [QueryHandle.parse(queryText, env: instance.environment.handle, cls: table.id)])
             return (results, ResultsTracker(instance: instance, table: table, queryText: queryText, paths: paths))
@@ -202,10 +202,9 @@ extension _LarderCollection {
 /// The collection of ref's owner's property, read in instance (another instance
 /// on the same file); nil when the owner is gone.
 func rebuilt<C: _LarderCollection>(_ ref: CollectionRef, in instance: RealmInstance) -> C? {
-    let ownerType = ref.ownerTable.schema.type, key = ref.owner.key, slot = ref.slot
-    guard let owner = instance.object(ownerType, key: key) else { return nil }
+    guard let owner = instance.object(like: ref.ownerTable, key: ref.owner.key) else { return nil }
     if ref.nested != 0 { return C.nested(like: ref, in: instance) }
-    return C.managed(realm: instance, owner: owner.core, slot: slot)
+    return C.managed(realm: instance, owner: owner.core, slot: ref.slot)
 }
 
 /// Registers a collection observer: on this thread with local(), or at a queue or

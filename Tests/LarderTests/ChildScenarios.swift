@@ -148,6 +148,7 @@ final class ChildScenarios: XCTestCase {
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
             if try ValueResultsScenarios.run(scenario, path: path) { return }
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
+            if try DynamicObjectTests.runScenario(scenario, path: path) { return }
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
             if try QueryResultsTests.runScenario(scenario, path: path) { return }
             if try ConfinementTests.runScenario(scenario, path: path) { return }

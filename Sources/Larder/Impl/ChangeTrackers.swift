@@ -48,11 +48,16 @@ struct ElementKeyPaths {
     private let deep = DeepChangeChecker()
 
     init(_ names: [String]?, elementType: Object.Type?) {
-        guard let names, let elementType else {
+        self.init(names, schema: elementType?.schema)
+    }
+
+    /// The same for elements of class schema (a `DynamicObject`'s, which its type does not tell).
+    init(_ names: [String]?, schema: ClassSchema?) {
+        guard let names, let schema else {
             paths = nil
             return
         }
-        paths = ObservedKeyPaths(names, of: elementType.schema).paths
+        paths = ObservedKeyPaths(names, of: schema).paths
     }
 
     /// Whether the object with key in table changed as the paths say, in log.

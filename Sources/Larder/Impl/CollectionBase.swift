@@ -70,7 +70,7 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
         guard let ref else { return nil }
         if ref.instance === instance { return self }
         if ref.nested != 0 { return Self.nested(like: ref, in: instance) }
-        guard let owner = instance.counterpart(of: ref.ownerTable.schema.type, key: ref.owner.key,
+        guard let owner = instance.counterpart(of: ref.ownerTable, key: ref.owner.key,
                                                stamp: ref.ownerStamp) else { return nil }
         return Self.managed(realm: instance, owner: owner.core, slot: ref.slot)
     }

@@ -41,7 +41,12 @@ extension RealmInstance {
 
     /// The accessor of the object of type with key, or nil when there is none.
     func object(_ type: Object.Type, key: lar_objkey) -> Object? {
-        let table = table(for: type)
+        object(like: table(for: type), key: key)
+    }
+
+    /// The same for the object of other (this file's class in another instance) with key.
+    func object(like other: ManagedClass, key: lar_objkey) -> Object? {
+        let table = table(like: other)
         return objectExists(key, in: table) ? accessor(table, key: key) : nil
     }
 

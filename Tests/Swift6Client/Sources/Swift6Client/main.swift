@@ -183,6 +183,8 @@ try await mainRealm.asyncWrite {
     mainRealm.create(Todo.self, value: ["_id": ObjectId.generate(), "name": "From the main actor"])
 }
 check(mainRealm.objects(Todo.self).count == 2, "the main actor's write")
+let dynamicTodo = mainRealm.dynamicObjects("Todo").filter("name == %@", "From the main actor").first
+check(dynamicTodo?.name as? String == "From the main actor", "a dynamic object read by name")
 realm.refresh()
 check(realm.objects(Todo.self).count == 2, "the main thread's Realm after awaits")
 try realm.write { realm.delete(realm.objects(Todo.self)) }
