@@ -455,6 +455,7 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
         return err;
     }
     changeset_sort(cs);
+    results_forget_rows(results); /* read in the old snapshot */
     results->snapshot = kv_txn_id(txn);
     *out = cs;
     return LAR_OK;

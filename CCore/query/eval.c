@@ -545,11 +545,39 @@ static int eval_node(plan *p, node *n)
     return 0;
 }
 
+/* Runs the row through the branch program (program.c). */
+static inline int run_program(plan *p, const uint8_t *bytes)
+{
+    int32_t at = p->entry;
+    while (at >= 0) {
+        const branch *b = &p->program[at];
+        int hit;
+        if (b->kind == BRANCH_NODE) {
+            hit = eval_node(p, b->node);
+            if (hit < 0) return hit;
+        } else if (bytes[b->null_byte] & b->null_mask) {
+            hit = b->kind == BRANCH_INT_NE; /* null equals no int */
+        } else {
+            int64_t v;
+            memcpy(&v, bytes + b->offset, 8);
+            switch (b->kind) {
+            case BRANCH_INT_EQ: hit = v == b->constant; break;
+            case BRANCH_INT_NE: hit = v != b->constant; break;
+            case BRANCH_INT_LT: hit = v < b->constant; break;
+            case BRANCH_INT_LE: hit = v <= b->constant; break;
+            case BRANCH_INT_GT: hit = v > b->constant; break;
+            default: hit = v >= b->constant; break;
+            }
+        }
+        at = hit ? b->yes : b->no;
+    }
+    return at == PROGRAM_MATCH;
+}
+
 int plan_match(plan *p, lar_objkey key, const kv_val *row)
 {
     if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
     p->key = key;
     p->row = row;
-    return eval_inline(p, p->root);
+    return run_program(p, row->mv_data);
 }
-
