@@ -85,6 +85,7 @@ struct node {
 
 typedef enum branch_kind {
     BRANCH_INT_EQ, BRANCH_INT_NE, BRANCH_INT_LT, BRANCH_INT_LE, BRANCH_INT_GT, BRANCH_INT_GE, /* as OP_EQ ... OP_GE */
+    BRANCH_STRING,         /* a string slot against one string (eval.c: plan_is_string_test) */
     BRANCH_NODE,           /* any other check: eval.c evaluates the node */
 } branch_kind;
 
@@ -133,5 +134,7 @@ static inline bool string_op(cmp_op op)
 value_test plan_choose_test(const node *n, lar_type type);
 /* Whether test is the one for an int against one int constant (n->op, n->integer). */
 bool plan_is_int_test(value_test test);
+/* Whether test is one for a string against one string constant, with or without [c]/[d]. */
+bool plan_is_string_test(value_test test);
 
 #endif

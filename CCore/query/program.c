@@ -5,8 +5,9 @@
  * kid, no), ..., its last with (yes, no); for an OR, its first with (yes, the second), ...;
  * for a NOT, its kid with (no, yes); TRUEPREDICATE and FALSEPREDICATE are their target
  * and no test. A row runs through the tests in a loop (eval.c: plan_match), int slots
- * tested in place and any other node evaluated as before, so a filter of int terms
- * costs no call per row however its ANDs, ORs and NOTs nest. */
+ * tested in place, a string slot against a string read and tested without a call
+ * through the node, and any other node evaluated as before, so a filter of such terms
+ * costs no call per row (but a string search's) however its ANDs, ORs and NOTs nest. */
 #include "query/plan.h"
 
 static size_t test_count(const node *n)
@@ -41,6 +42,7 @@ static void emit(plan *p, node *n, int32_t yes, int32_t no, size_t *used, int32_
     }
     branch *b = &p->program[*used];
     *b = (branch){.kind = BRANCH_NODE, .yes = yes, .no = no, .node = n};
+    if (n->kind == NODE_SLOT && n->type == LAR_TYPE_STRING && plan_is_string_test(n->test)) b->kind = BRANCH_STRING;
     if (n->kind == NODE_SLOT && n->int_test) {
         b->kind = (branch_kind)(BRANCH_INT_EQ + (n->op - OP_EQ));
         b->offset = n->offset;

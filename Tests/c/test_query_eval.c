@@ -823,6 +823,78 @@ TEST(query_eval_index_and_scan_agree_in_a_write)
     differential(true);
 }
 
+/* ---- ASCII strings with [c]: the folded fast path against a plain fold ---- */
+
+/* The characters around 'A'...'Z' and 'a'...'z' and the bytes next to them ('@', '[', '`',
+ * '{'), where a fold of 8 bytes at once would slip. */
+static const char folding_alphabet[] = "aAbBzZ@[`{yY0";
+
+static void random_ascii(char *out, size_t length)
+{
+    for (size_t i = 0; i < length; i++) out[i] = folding_alphabet[pick(0, (int64_t)strlen(folding_alphabet) - 1)];
+    out[length] = 0;
+}
+
+static bool ascii_case_holds(int op, const char *s, const char *needle)
+{
+    char h[64], n[64];
+    size_t hn = strlen(s), nn = strlen(needle);
+    for (size_t i = 0; i <= hn; i++) h[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+    for (size_t i = 0; i <= nn; i++) n[i] = (char)((needle[i] >= 'A' && needle[i] <= 'Z') ? needle[i] + 32 : needle[i]);
+    switch (op) {
+    case 0: return strstr(h, n) != NULL;
+    case 1: return strncmp(h, n, nn) == 0;
+    case 2: return nn <= hn && strcmp(h + hn - nn, n) == 0;
+    default: return strcmp(h, n) == 0;
+    }
+}
+
+TEST(query_eval_ascii_case_folding_agrees_with_a_plain_fold)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("s", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Text", props)};
+    CHECK_OK(lar_schema_apply(env, classes, 1, 1));
+    lar_class cls = class_id(env, "Text");
+    enum { TEXTS = 300 };
+    static char texts[TEXTS][40];
+    lar_obj objs[TEXTS];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < TEXTS; i++) {
+        random_ascii(texts[i], (size_t)pick(0, 37));
+        lar_value v = val_str(texts[i]);
+        CHECK_OK(lar_obj_create(txn, cls, &v, 1, &objs[i]));
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    static const char *const ops[] = {"CONTAINS[c]", "BEGINSWITH[c]", "ENDSWITH[c]", "==[c]"};
+    for (int round = 0; round < 300; round++) {
+        int op = (int)pick(0, 3);
+        char needle[40], text[80];
+        random_ascii(needle, (size_t)pick(0, 3 + (op == 0 ? 6 : 0)));
+        if (op == 3 && pick(0, 1)) strcpy(needle, texts[pick(0, TEXTS - 1)]); /* a whole text, in its case */
+        if (strchr(needle, '\'')) continue;
+        snprintf(text, sizeof text, "s %s '%s'", ops[op], needle);
+        lar_query *q = parse(env, cls, text);
+        lar_results *r;
+        CHECK_OK(lar_query_run(txn, q, &r));
+        size_t count, at = 0;
+        CHECK_OK(lar_results_count(r, &count));
+        for (int i = 0; i < TEXTS; i++) {
+            if (!ascii_case_holds(op, texts[i], needle)) continue;
+            lar_obj obj;
+            if (at >= count || lar_results_get(r, at, &obj) != LAR_OK || obj.key != objs[i].key)
+                test_fail(__FILE__, __LINE__, "%s: '%s' missing", text, texts[i]);
+            at++;
+        }
+        if (at != count) test_fail(__FILE__, __LINE__, "%s: %zu matches, %zu expected", text, count, at);
+        lar_results_free(r);
+        lar_query_free(q);
+    }
+    lar_txn_free(txn);
+    close_env(env);
+}
+
 /* ---- a class keyed by its int primary key: probes against scans ---- */
 
 /* Ids of a class keyed by an optional int primary key, in creation order: a null key and
