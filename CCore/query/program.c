@@ -65,3 +65,8 @@ int program_compile(plan *p)
     emit(p, p->root, PROGRAM_MATCH, PROGRAM_MISS, &used, &p->entry);
     return LAR_OK;
 }
+
+bool plan_matches_all(const plan *p)
+{
+    return p->entry == PROGRAM_MATCH;
+}

@@ -67,22 +67,26 @@ void results_forget_rows(lar_results *r)
  * hands each match over at once. */
 typedef struct matches {
     lar_txn *txn;
+    const schema_class *cls;
     plan *p;
     row_sink *sink;
     byte_buffer copy;
     bool copying;
+    bool all;                 /* the plan matches every sound row: only the shape is checked */
     size_t count, batch;
     lar_objkey keys[SCAN_BATCH];
     kv_val rows[SCAN_BATCH];
 } matches;
 
-static void matches_open(matches *m, lar_txn *txn, plan *p, row_sink *sink)
+static void matches_open(matches *m, lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
 {
     m->txn = txn;
+    m->cls = cls;
     m->p = p;
     m->sink = sink;
     m->copy = (byte_buffer){0};
     m->copying = txn->write && plan_reads_other_rows(p);
+    m->all = plan_matches_all(p);
     m->count = 0;
     m->batch = txn->write ? 1 : SCAN_BATCH;
 }
@@ -95,7 +99,7 @@ static inline int check_row(matches *m, lar_objkey key, kv_val row)
         if (buffer_append(&m->copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
         row.mv_data = m->copy.data;
     }
-    int match = plan_match(m->p, key, &row);
+    int match = !m->all ? plan_match(m->p, key, &row) : row_shape_ok(m->cls, &row) ? 1 : row_check_shape(m->cls, &row);
     if (match <= 0) return match;
     m->keys[m->count] = key;
     m->rows[m->count] = row;
@@ -118,7 +122,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
     matches m;
-    matches_open(&m, txn, p, sink);
+    matches_open(&m, txn, cls, p, sink);
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
@@ -172,7 +176,7 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
     if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
     if (!err) err = keep_rows(txn, r);
     matches m;
-    matches_open(&m, txn, p, &sink.base);
+    matches_open(&m, txn, cls, p, &sink.base);
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
         int rc = kv_get(txn, cls->dbi, &key, &row);

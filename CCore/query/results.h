@@ -65,6 +65,8 @@ void plan_free(plan *p);
 bool plan_reads_other_rows(const plan *p);
 /* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
 int plan_match(plan *p, lar_objkey key, const kv_val *row);
+/* Whether p matches every object whose row is sound (TRUEPREDICATE): no check to run. */
+bool plan_matches_all(const plan *p);
 /* A comparison an index can answer: a primary key or indexed property against constants. */
 typedef struct probe_term {
     uint32_t prop;

@@ -356,20 +356,12 @@ enum QueryBench {
             verify(impl, workload, tally)
             best[impl, default: [:]][workload] = min(best[impl]?[workload] ?? .infinity, ns / Double(workload.operations))
         }
-        let only = ProcessInfo.processInfo.environment["QONLY"] // LOCAL PATCH: not to commit
-        let reps = Int(ProcessInfo.processInfo.environment["QREPS"] ?? "") ?? QueryData.readRepeats
         for workload in QueryWorkload.allCases {
-            if let only, !only.contains(workload.rawValue) { continue }
-            for _ in 0..<reps {
+            for _ in 0..<QueryData.readRepeats {
                 time("swift", workload) { larderRun(realm, workload) }
-                if only != nil { continue }
                 try time("grdb-record", workload) { try queue.read { try grdbRecordRun($0, workload) } }
                 try time("grdb-sql", workload) { try queue.read { try grdbRun($0, workload) } }
             }
-        }
-        if let only {
-            for (w, ns) in best["swift"] ?? [:] { print("QONLY \(w.rawValue) swift \(ns)") }
-            exit(0)
         }
         try queue.close()
         return best
