@@ -216,7 +216,11 @@ static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
         kv_val row;
         if (known) { /* the snapshot the rows were read in: in place, the coming ones on their way */
             row = iter->rows[at];
-            if (at + ROWS_AHEAD < iter->key_count) __builtin_prefetch(iter->rows[at + ROWS_AHEAD].mv_data);
+            if (at + ROWS_AHEAD < iter->key_count) { /* a row spans two cache lines, often */
+                const kv_val *ahead = &iter->rows[at + ROWS_AHEAD];
+                __builtin_prefetch(ahead->mv_data);
+                __builtin_prefetch((const uint8_t *)ahead->mv_data + ahead->mv_size - 1);
+            }
         } else {
             /* Through the kept cursor: a result's keys ascend, each seek starts on the page
              * of the one before (kv/row_cursor.c). */
