@@ -78,7 +78,7 @@ struct node {
 
 /* The branch program (program.c): the tree of checks flattened into tests that each
  * name the test to take next when they hold and when they fail, so that a row runs
- * through ANDs, ORs and NOTs without a call; int slots are tested in place. A test
+ * through ANDs, ORs and NOTs without a call through the tree. A test
  * index >= 0 names a branch, or the run ends on PROGRAM_MATCH or PROGRAM_MISS. */
 #define PROGRAM_MATCH (-1)
 #define PROGRAM_MISS (-2)
@@ -96,7 +96,7 @@ typedef struct branch {
     uint8_t null_mask;
     int32_t yes, no;       /* the next test when this one holds, when it fails */
     int64_t constant;
-    node *node;            /* BRANCH_NODE */
+    node *node;            /* BRANCH_STRING, BRANCH_NODE */
 } branch;
 
 /* Flattens p->root into p->program and p->entry. */
