@@ -448,7 +448,9 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
     lar_changeset *cs = changeset_new();
     if (!cs) return LAR_ENOMEM;
     update u = {old_txn, txn, query, sort, sort_count, results, NULL, {0}, {0}};
-    /* Both ways change the result's keys only once nothing can fail: on error it is as it was. */
+    /* Both ways change the result's keys only once nothing can fail: on error it is as it was,
+     * but for the rows it kept, dropped first (they are the old snapshot's). */
+    results_forget_rows(results);
     err = run_update(&u, cs);
     if (err) {
         lar_changeset_free(cs);

@@ -204,6 +204,8 @@ struct lar_txn {
     uint64_t mutations;       /* successful LMDB mutations so far: see txn_settle() */
     pthread_t thread;         /* the thread that began a write transaction */
     uint64_t epoch;           /* bumped each time the transaction (re)starts: older cursors are gone */
+    uint64_t generation;      /* unique to each (re)start in the process: what pointers into its
+                               * snapshot (a result's rows) are valid for */
 
     /* The last row read: most reads touch the same object several times.
      * Key 0, which no object has, marks it empty. */

@@ -11,10 +11,14 @@
 #include "kv/kv.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define KEEP_CHUNK ((size_t)64 << 10)
+
+/* The last txn->generation handed out, by any transaction of the process. */
+static _Atomic uint64_t generations;
 
 static int map_full(lar_txn *txn);
 
@@ -129,6 +133,7 @@ static int start(lar_txn *txn)
     txn->state = TXN_ACTIVE;
     txn->failed = false;
     txn->epoch++;
+    txn->generation = atomic_fetch_add(&generations, 1) + 1;
     pthread_mutex_lock(&env->mutex);
     env->live_txns++;
     if (txn->write) env->writer_txn = txn;

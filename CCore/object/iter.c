@@ -31,10 +31,11 @@ static void detach(txn_dependent *self, lar_txn *txn)
 
 int lar_iter_open(lar_txn *txn, lar_class cls, lar_iter **out)
 {
-    return iter_open_keys(txn, cls, NULL, 0, out);
+    return iter_open_keys(txn, cls, NULL, NULL, 0, out);
 }
 
-int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_iter **out)
+int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, const kv_val *rows, size_t count,
+                   lar_iter **out)
 {
     if (!out) return lar_fail(LAR_EINVAL, "lar_iter_open: out is NULL");
     int err = txn_check(txn, false);
@@ -51,6 +52,16 @@ int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t c
         }
         if (count) memcpy(iter->keys, keys, count * sizeof *keys);
         iter->key_count = count;
+    }
+    if (keys && rows && count) {
+        iter->rows = malloc(count * sizeof *rows);
+        if (!iter->rows) {
+            free(iter->keys);
+            free(iter);
+            return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
+        }
+        memcpy(iter->rows, rows, count * sizeof *rows);
+        iter->rows_generation = txn->generation;
     }
     iter->txn = txn;
     iter->cls = c;
@@ -188,20 +199,35 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
 }
 
+/* How many rows ahead a walk of known rows asks for the row it will read: a sorted
+ * result's rows are all over the map, and each waits for memory. */
+#define ROWS_AHEAD 8
+
 /* A step of a key walk: the next listed object that still exists. */
 static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
 {
     lar_txn *txn = iter->txn;
     if (!txn) return lar_fail(LAR_EMISUSE, "the iterator's transaction has ended");
     if (txn->state != TXN_ACTIVE || txn->failed) return txn_check(txn, false);
+    bool known = iter->rows && txn->generation == iter->rows_generation;
     while (iter->key_at < iter->key_count) {
-        lar_obj obj = {iter->cls_id, iter->keys[iter->key_at++]};
+        size_t at = iter->key_at++;
+        lar_obj obj = {iter->cls_id, iter->keys[at]};
         kv_val row;
-        /* Through the kept cursor: a result's keys ascend, each seek starts on the page
-         * of the one before (kv/row_cursor.c). */
-        int rc = kv_row_get(txn, iter->cls->dbi, obj.key, &row);
-        if (rc == KV_NOTFOUND) continue; /* deleted since the result was computed */
-        if (rc) return lar_fail_mdb(rc, "cannot step an iterator");
+        if (known) { /* the snapshot the rows were read in: in place, the coming ones on their way */
+            row = iter->rows[at];
+            if (at + ROWS_AHEAD < iter->key_count) { /* a row spans two cache lines, often */
+                const kv_val *ahead = &iter->rows[at + ROWS_AHEAD];
+                __builtin_prefetch(ahead->mv_data);
+                __builtin_prefetch((const uint8_t *)ahead->mv_data + ahead->mv_size - 1);
+            }
+        } else {
+            /* Through the kept cursor: a result's keys ascend, each seek starts on the page
+             * of the one before (kv/row_cursor.c). */
+            int rc = kv_row_get(txn, iter->cls->dbi, obj.key, &row);
+            if (rc == KV_NOTFOUND) continue; /* deleted since the result was computed */
+            if (rc) return lar_fail_mdb(rc, "cannot step an iterator");
+        }
         txn->cache_obj = obj; /* lar_iter_next_all() decodes the cached row */
         txn->cache_row = row;
         *out = obj;
@@ -404,5 +430,6 @@ void lar_iter_close(lar_iter *iter)
     }
     free_bindings(iter);
     free(iter->keys);
+    free(iter->rows);
     free(iter);
 }

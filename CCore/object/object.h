@@ -73,10 +73,14 @@ struct lar_iter {
     /* An iterator over given keys (a query's result) rather than the whole table. */
     lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
     size_t key_count, key_at;
+    kv_val *rows;             /* the keys' rows, read by the transaction of rows_generation; NULL: none */
+    uint64_t rows_generation;
 };
 
 /* An iterator over the objects of cls with these keys, in this order (keys are copied);
- * objects deleted since are skipped. */
-int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_iter **out);
+ * objects deleted since are skipped. rows, when not NULL, are the keys' rows as txn read
+ * them (copied too): while txn stays in that snapshot, steps read no B-tree. */
+int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, const kv_val *rows, size_t count,
+                   lar_iter **out);
 
 #endif

@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Objects whose values are read at once. */
 #define CHUNK 8192
@@ -189,9 +190,11 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
     /* Read a chunk at a time in key order; fold in result order (sums of doubles depend on it). */
     lar_value *values = malloc((results->count < CHUNK ? results->count : CHUNK) * sizeof *values + 1);
     if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
+    const kv_val *rows = results_rows(results, txn);
     for (size_t start = 0; start < results->count && rc == LAR_OK; start += CHUNK) {
         size_t n = results->count - start < CHUNK ? results->count - start : CHUNK;
-        rc = key_path_read_many(txn, &path, results->keys + start, n, values, 1);
+        rc = rows ? key_path_read_rows(txn, &path, rows + start, n, values, 1)
+                  : key_path_read_many(txn, &path, results->keys + start, n, values, 1);
         for (size_t i = 0; i < n && rc == LAR_OK; i++) take(&a, &values[i]);
     }
     free(values);
@@ -204,20 +207,85 @@ typedef struct fold_sink {
     lar_txn *txn;
     const key_path *path; /* NULL: count the objects */
     accumulator a;
+    /* A path of one int, double or float property of the queried class: read in place. */
+    bool in_place;
+    uint32_t offset, null_byte;
+    uint8_t null_mask;    /* 0: never null */
 } fold_sink;
 
-static int fold_row(row_sink *self, lar_objkey key, const kv_val *row)
+/* An int property's sum and average, the bulk of aggregates, without a value per row. */
+static void fold_ints(fold_sink *f, const kv_val *rows, size_t count)
 {
-    (void)key;
+    uint64_t sum = f->a.int_sum;
+    double real = f->a.double_sum; /* added to in order, as take() adds */
+    size_t taken = f->a.count;
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *bytes = rows[i].mv_data;
+        if (bytes[f->null_byte] & f->null_mask) continue;
+        int64_t v;
+        memcpy(&v, bytes + f->offset, sizeof v);
+        sum += (uint64_t)v;
+        real += (double)v;
+        taken++;
+    }
+    f->a.int_sum = sum;
+    f->a.double_sum = real;
+    f->a.count = taken;
+}
+
+/* Any other operation of an in-place property: its slot read as a value. */
+static void fold_slots(fold_sink *f, const kv_val *rows, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const uint8_t *bytes = rows[i].mv_data;
+        if (bytes[f->null_byte] & f->null_mask) continue;
+        lar_value v = {.type = f->a.type};
+        const uint8_t *slot = bytes + f->offset;
+        if (v.type == LAR_TYPE_INT) memcpy(&v.as.integer, slot, 8);
+        else if (v.type == LAR_TYPE_DOUBLE) memcpy(&v.as.float64, slot, 8);
+        else memcpy(&v.as.float32, slot, 4);
+        take(&f->a, &v);
+    }
+}
+
+static int fold_rows(row_sink *self, const lar_objkey *keys, const kv_val *rows, size_t count)
+{
+    (void)keys;
     fold_sink *f = (fold_sink *)self;
     if (!f->path) {
-        f->a.count++;
+        f->a.count += count;
         return LAR_OK;
     }
-    lar_value v;
-    int rc = key_path_read_row(f->txn, f->path, row, &v);
-    if (rc == LAR_OK) take(&f->a, &v);
-    return rc;
+    if (f->in_place) {
+        bool sums = f->a.op == LAR_AGGREGATE_SUM || f->a.op == LAR_AGGREGATE_AVERAGE;
+        if (sums && f->a.type == LAR_TYPE_INT) fold_ints(f, rows, count);
+        else fold_slots(f, rows, count);
+        return LAR_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        lar_value v;
+        int rc = key_path_read_row(f->txn, f->path, &rows[i], &v);
+        if (rc != LAR_OK) return rc;
+        take(&f->a, &v);
+    }
+    return LAR_OK;
+}
+
+/* Whether path's value is read straight from the slot of the rows a scan of cls hands
+ * over: one property of cls, an int, double or float (rows of cls have its slot). */
+static void plan_in_place(fold_sink *f, const key_path *path, const schema_class *cls)
+{
+    lar_type t = path->type;
+    if (path->count != 1 || path->classes[0] != cls || (t != LAR_TYPE_INT && t != LAR_TYPE_DOUBLE && t != LAR_TYPE_FLOAT))
+        return;
+    const schema_property *prop = &cls->properties[path->props[0]];
+    if (prop->def.collection != LAR_COLLECTION_NONE) return;
+    f->in_place = true;
+    f->offset = prop->slot_offset;
+    if (cls->has_optional) {
+        f->null_byte = cls->fixed_size + path->props[0] / 8;
+        f->null_mask = (uint8_t)(1u << (path->props[0] % 8));
+    }
 }
 
 /* lar_query_run_aggregate of a query a scan runs: no result is collected. */
@@ -225,13 +293,14 @@ static int fold_scan(lar_txn *txn, lar_query *query, const schema_class *cls, co
                      lar_aggregate_op op, lar_value *out, bool *scanned)
 {
     key_path path;
-    fold_sink f = {{fold_row}, txn, NULL, {.op = op, .type = LAR_TYPE_INT, .best = {.type = LAR_TYPE_NULL}}};
+    fold_sink f = {.base = {fold_rows}, .txn = txn, .a = {.op = op, .type = LAR_TYPE_INT, .best = {.type = LAR_TYPE_NULL}}};
     f.a.decimal_sum = decimal_zero();
     if (keypath || op != LAR_AGGREGATE_COUNT) {
         int rc = aggregate_path(txn, query->env, query->cls, keypath, op, &path);
         if (rc != LAR_OK) return rc;
         f.path = &path;
         f.a.type = path.type;
+        plan_in_place(&f, &path, cls);
     }
     int rc = query_scan_matches(txn, query, cls, &f.base, scanned);
     return *scanned ? finish(txn, &f.a, rc, out) : rc;

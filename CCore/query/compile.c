@@ -331,6 +331,7 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
     p->cls = schema_class_at(txn->schema, q->cls);
     int err = p->cls ? LAR_OK : lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", q->cls);
     if (!err) err = compile_pred(p, q->root, NULL, 0, &p->root);
+    if (!err) err = program_compile(p);
     if (!err && p->variable_count) {
         p->variables = calloc(p->variable_count, sizeof *p->variables);
         p->variable_holders = calloc(p->variable_count, sizeof *p->variable_holders);

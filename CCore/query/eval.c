@@ -113,25 +113,67 @@ NUMBER_TEST(real_le, float64, LAR_TYPE_DOUBLE, real, <=, 0)
 NUMBER_TEST(real_gt, float64, LAR_TYPE_DOUBLE, real, >, 0)
 NUMBER_TEST(real_ge, float64, LAR_TYPE_DOUBLE, real, >=, 0)
 
+/* Whether n bytes are equal: a short run by a loop, which beats a call to memcmp. */
+static inline bool same_bytes(const char *a, const char *b, size_t n)
+{
+    if (n > 16) return memcmp(a, b, n) == 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return false;
+    return true;
+}
+
 static int string_eq(plan *p, const node *n, const lar_value *v)
 {
     (void)p;
     const lar_string *c = &n->right.constants[0].as.string;
-    return v->type == LAR_TYPE_STRING && v->as.string.size == c->size &&
-           (c->size == 0 || memcmp(v->as.string.data, c->data, c->size) == 0);
+    return v->type == LAR_TYPE_STRING && v->as.string.size == c->size && same_bytes(v->as.string.data, c->data, c->size);
 }
 
-/* CONTAINS in a short haystack: a plain search beats memmem's setup. */
+/* CONTAINS in a short haystack: a plain search beats memmem's setup. h has 8 readable
+ * bytes past hn (string_folded pads it): 8 positions are tried at once for the needle's
+ * first byte, and only those that hold it are compared further. */
 static bool contains_short(const char *h, size_t hn, const char *needle, size_t nn)
 {
     if (nn == 0) return true;
-    for (size_t at = 0; at + nn <= hn; at++) {
+    if (nn > hn) return false;
+    size_t last = hn - nn; /* the last place the needle can start */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    const uint64_t ones = 0x0101010101010101ull, top = 0x8080808080808080ull;
+    uint64_t first = ones * (uint8_t)needle[0];
+    for (size_t at = 0; at <= last; at += 8) {
+        uint64_t x;
+        memcpy(&x, h + at, 8);
+        x ^= first; /* a zero byte where the first byte is */
+        uint64_t hits = (x - ones) & ~x & top; /* each zero byte (and maybe a byte after one) */
+        for (; hits; hits &= hits - 1) {
+            size_t start = at + (size_t)__builtin_ctzll(hits) / 8;
+            if (start > last) break;
+            if (same_bytes(h + start, needle, nn)) return true;
+        }
+    }
+    return false;
+#else
+    for (size_t at = 0; at <= last; at++) {
         if (h[at] != needle[0]) continue;
         size_t k = 1;
         while (k < nn && h[at + k] == needle[k]) k++;
         if (k == nn) return true;
     }
     return false;
+#endif
+}
+
+/* The 8 ASCII bytes of x with their letters lowered, at once: a byte's top bit marks it
+ * an upper-case letter when it is at least 'A' and not above 'Z' (each test an add that
+ * carries into the top bit of its byte alone), and that bit moved down is 0x20. */
+static inline uint64_t ascii_lower8(uint64_t x)
+{
+    const uint64_t top = 0x8080808080808080ull, low7 = 0x7F7F7F7F7F7F7F7Full;
+    uint64_t heptets = x & low7;
+    uint64_t at_least_a = heptets + 0x3F3F3F3F3F3F3F3Full; /* + 0x80 - 'A' */
+    uint64_t above_z = heptets + 0x2525252525252525ull;    /* + 0x80 - ('Z' + 1) */
+    uint64_t upper = at_least_a & ~above_z & ~x & top;
+    return x | upper >> 2;
 }
 
 /* Haystacks up to this size fold on the stack. */
@@ -147,22 +189,38 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
     const uint8_t *h = (const uint8_t *)v->as.string.data;
     size_t hn = v->as.string.size;
     const lar_string *needle = &n->folded[0].as.string;
-    char folded[FOLD_ON_STACK];
+    char folded[FOLD_ON_STACK + 8];
     bool lower = n->options & OPT_CASE;
-    uint8_t high = 0;
+    uint64_t high = 0;
     if (n->op == OP_BEGINSWITH) hn = hn < needle->size ? hn : needle->size; /* only the prefix decides */
-    for (size_t i = 0; i < hn; i++) {
+    size_t i = 0;
+    for (; i + 8 <= hn; i += 8) {
+        uint64_t x;
+        memcpy(&x, h + i, 8);
+        high |= x;
+        x = lower ? ascii_lower8(x) : x;
+        memcpy(folded + i, &x, 8);
+    }
+    for (; i < hn; i++) {
         uint8_t b = h[i];
         high |= b;
         folded[i] = (char)(lower && (uint8_t)(b - 'A') < 26 ? b + 32 : b);
     }
-    if (high & 0x80) return test_constants(p, n, v);
-    if (n->op == OP_BEGINSWITH) return hn == needle->size && memcmp(folded, needle->data, hn) == 0;
-    if (n->op == OP_CONTAINS) return contains_short(folded, hn, needle->data, needle->size);
+    if (high & 0x8080808080808080ull) return test_constants(p, n, v);
+    if (n->op == OP_BEGINSWITH) return hn == needle->size && same_bytes(folded, needle->data, hn);
+    if (n->op == OP_CONTAINS) {
+        memset(folded + hn, 0, 8); /* what contains_short reads past the end */
+        return contains_short(folded, hn, needle->data, needle->size);
+    }
     return text_match(n->op, folded, hn, needle->data, needle->size);
 }
 
 static const value_test ints[] = {int_eq, int_ne, int_lt, int_le, int_gt, int_ge};
+
+bool plan_is_string_test(value_test test)
+{
+    return test == string_eq || test == string_folded;
+}
 
 bool plan_is_int_test(value_test test)
 {
@@ -545,11 +603,52 @@ static int eval_node(plan *p, node *n)
     return 0;
 }
 
+/* A string slot against one string (BRANCH_STRING): its bytes read in place and the
+ * test called directly; a null or damaged slot goes the general way, which reports damage. */
+static inline int string_slot_test(plan *p, node *n, const uint8_t *bytes)
+{
+    const uint8_t *data;
+    size_t size;
+    if ((n->in_bitmap && (bytes[p->cls->fixed_size + n->prop / 8] & (1u << (n->prop % 8)))) ||
+        !row_var_bytes(p->cls, p->row, bytes + n->offset, true, &data, &size))
+        return eval_node(p, n);
+    lar_value v = {.type = LAR_TYPE_STRING, .as.string = {(const char *)data, size}};
+    return n->test == string_folded ? string_folded(p, n, &v) : string_eq(p, n, &v);
+}
+
+/* Runs the row through the branch program (program.c). */
+static inline int run_program(plan *p, const uint8_t *bytes)
+{
+    int32_t at = p->entry;
+    while (at >= 0) {
+        const branch *b = &p->program[at];
+        int hit;
+        if (b->kind >= BRANCH_STRING) {
+            hit = b->kind == BRANCH_STRING ? string_slot_test(p, b->node, bytes) : eval_node(p, b->node);
+            if (hit < 0) return hit;
+        } else if (bytes[b->null_byte] & b->null_mask) {
+            hit = b->kind == BRANCH_INT_NE; /* null equals no int */
+        } else {
+            int64_t v;
+            memcpy(&v, bytes + b->offset, 8);
+            switch (b->kind) {
+            case BRANCH_INT_EQ: hit = v == b->constant; break;
+            case BRANCH_INT_NE: hit = v != b->constant; break;
+            case BRANCH_INT_LT: hit = v < b->constant; break;
+            case BRANCH_INT_LE: hit = v <= b->constant; break;
+            case BRANCH_INT_GT: hit = v > b->constant; break;
+            default: hit = v >= b->constant; break;
+            }
+        }
+        at = hit ? b->yes : b->no;
+    }
+    return at == PROGRAM_MATCH;
+}
+
 int plan_match(plan *p, lar_objkey key, const kv_val *row)
 {
     if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
     p->key = key;
     p->row = row;
-    return eval_inline(p, p->root);
+    return run_program(p, row->mv_data);
 }
-

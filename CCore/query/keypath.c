@@ -217,3 +217,13 @@ int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *key
     free(positions);
     return rc;
 }
+
+int key_path_read_rows(lar_txn *txn, const key_path *path, const kv_val *rows, size_t n, lar_value *out,
+                       size_t stride)
+{
+    for (size_t i = 0; i < n; i++) {
+        int rc = key_path_read_row(txn, path, &rows[i], &out[i * stride]);
+        if (rc != LAR_OK) return rc;
+    }
+    return LAR_OK;
+}

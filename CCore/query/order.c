@@ -87,8 +87,10 @@ static int read_rows(lar_txn *txn, const lar_results *r, const key_path *paths, 
     if (r->count > SIZE_MAX / sizeof(lar_value) / width) return lar_fail(LAR_ENOMEM, "out of memory");
     lar_value *values = malloc(r->count * width * sizeof *values);
     if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
+    const kv_val *rows = results_rows(r, txn);
     for (size_t d = 0; d < width; d++) {
-        int rc = key_path_read_many(txn, &paths[d], r->keys, r->count, values + d, width);
+        int rc = rows ? key_path_read_rows(txn, &paths[d], rows, r->count, values + d, width)
+                      : key_path_read_many(txn, &paths[d], r->keys, r->count, values + d, width);
         if (rc != LAR_OK) {
             free(values);
             return rc;
@@ -166,12 +168,16 @@ static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bo
     ordering o;
     int rc = ordering_open(txn, r, paths, descending, width, &o);
     lar_objkey *keys = rc == LAR_OK ? malloc(r->count * sizeof *keys) : NULL;
-    if (rc == LAR_OK && !keys) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    kv_val *rows = rc == LAR_OK && r->rows ? malloc(r->count * sizeof *rows) : NULL;
+    if (rc == LAR_OK && (!keys || (r->rows && !rows))) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
         for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[o.sorted[i]];
         memcpy(r->keys, keys, r->count * sizeof *keys);
+        for (size_t i = 0; rows && i < r->count; i++) rows[i] = r->rows[o.sorted[i]];
+        if (rows) memcpy(r->rows, rows, r->count * sizeof *rows);
     }
     free(keys);
+    free(rows);
     ordering_close(&o);
     return rc;
 }
@@ -190,8 +196,11 @@ static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size
             if ((i == 0 || compare_rows(&o.s, o.sorted[i - 1], o.sorted[i]) != 0) && !has_null_link(&o.s, o.sorted[i]))
                 keep[o.sorted[i]] = true;
         size_t kept = 0;
-        for (size_t i = 0; i < r->count; i++)
-            if (keep[i]) r->keys[kept++] = r->keys[i];
+        for (size_t i = 0; i < r->count; i++) {
+            if (!keep[i]) continue;
+            if (r->rows) r->rows[kept] = r->rows[i];
+            r->keys[kept++] = r->keys[i];
+        }
         r->count = kept;
     }
     free(keep);

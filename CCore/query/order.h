@@ -48,6 +48,10 @@ int key_path_read_row(lar_txn *txn, const key_path *path, const kv_val *row, lar
 int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *keys, size_t n, lar_value *out,
                        size_t stride);
 
+/* The same from n rows of the path's first class, already read (in a read transaction). */
+int key_path_read_rows(lar_txn *txn, const key_path *path, const kv_val *rows, size_t n, lar_value *out,
+                       size_t stride);
+
 /* Sorts count positions of a run stably by their values (the general comparison). */
 typedef void (*radix_refine)(void *context, size_t *run, size_t count);
 /* Sorts positions 0..n-1 of values (one key per object) stably in Realm's order, into

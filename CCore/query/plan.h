@@ -76,12 +76,40 @@ struct node {
     double real;
 };
 
+/* The branch program (program.c): the tree of checks flattened into tests that each
+ * name the test to take next when they hold and when they fail, so that a row runs
+ * through ANDs, ORs and NOTs without a call through the tree. A test
+ * index >= 0 names a branch, or the run ends on PROGRAM_MATCH or PROGRAM_MISS. */
+#define PROGRAM_MATCH (-1)
+#define PROGRAM_MISS (-2)
+
+typedef enum branch_kind {
+    BRANCH_INT_EQ, BRANCH_INT_NE, BRANCH_INT_LT, BRANCH_INT_LE, BRANCH_INT_GT, BRANCH_INT_GE, /* as OP_EQ ... OP_GE */
+    BRANCH_STRING,         /* a string slot against one string (eval.c: plan_is_string_test) */
+    BRANCH_NODE,           /* any other check: eval.c evaluates the node */
+} branch_kind;
+
+typedef struct branch {
+    branch_kind kind;
+    uint32_t offset;       /* the int slot */
+    uint32_t null_byte;    /* with null_mask: the bit that marks the slot null (mask 0: never null) */
+    uint8_t null_mask;
+    int32_t yes, no;       /* the next test when this one holds, when it fails */
+    int64_t constant;
+    node *node;            /* BRANCH_STRING, BRANCH_NODE */
+} branch;
+
+/* Flattens p->root into p->program and p->entry. */
+int program_compile(plan *p);
+
 struct plan {
     lar_txn *txn;
     const lar_query *q;
     const schema_class *cls;
     lar_class cls_id;
     node *root;
+    branch *program;          /* program_compile(): the tests, and the one a row starts at */
+    int32_t entry;
     arena arena;              /* nodes, steps, folded constants */
     operand **operands;       /* every operand, for their scratch vectors */
     size_t operand_count, operand_capacity;
@@ -106,5 +134,7 @@ static inline bool string_op(cmp_op op)
 value_test plan_choose_test(const node *n, lar_type type);
 /* Whether test is the one for an int against one int constant (n->op, n->integer). */
 bool plan_is_int_test(value_test test);
+/* Whether test is one for a string against one string constant, with or without [c]/[d]. */
+bool plan_is_string_test(value_test test);
 
 #endif

@@ -10,6 +10,7 @@
  *   build.c     the builder: an AST made by calls (the Swift DSL), no text
  * and, running queries (results.h, plan.h):
  *   compile.c   a resolved query -> a plan, a tree of checks over rows
+ *   program.c   the plan's tree flattened into the branch program each row runs through
  *   eval.c      a plan run on rows: key paths walked, values compared and aggregated
  *   compare.c   values compared as queries do; decimal arithmetic for @sum and @avg
  *   fold.c      string operators, [c] and [d]

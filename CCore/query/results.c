@@ -10,44 +10,110 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int add_result(lar_results *r, lar_objkey key)
+/* Makes room for count more keys (and rows, when r keeps them). */
+static int reserve(lar_results *r, size_t count)
 {
-    if (r->count == r->capacity) {
-        size_t capacity = r->capacity ? r->capacity * 2 : 64;
-        lar_objkey *grown = realloc(r->keys, capacity * sizeof *grown);
-        if (!grown) return lar_fail(LAR_ENOMEM, "out of memory collecting a query's results");
-        r->keys = grown;
-        r->capacity = capacity;
-    }
-    r->keys[r->count++] = key;
+    if (r->capacity - r->count >= count) return LAR_OK;
+    size_t capacity = r->capacity ? r->capacity : 64;
+    while (capacity - r->count < count) capacity *= 2;
+    lar_objkey *keys = realloc(r->keys, capacity * sizeof *keys);
+    if (keys) r->keys = keys;
+    kv_val *rows = keys && r->rows ? realloc(r->rows, capacity * sizeof *rows) : NULL;
+    if (rows) r->rows = rows;
+    if (!keys || (r->rows && !rows)) return lar_fail(LAR_ENOMEM, "out of memory collecting a query's results");
+    r->capacity = capacity;
     return LAR_OK;
 }
 
-/* The sink of lar_query_run: the keys of the matches. */
+/* The sink of lar_query_run: the keys of the matches, and in a read their rows. */
 typedef struct key_sink {
     row_sink base;
     lar_results *r;
 } key_sink;
 
-static int take_key(row_sink *self, lar_objkey key, const kv_val *row)
+static int take_keys(row_sink *self, const lar_objkey *keys, const kv_val *rows, size_t count)
 {
-    (void)row;
-    return add_result(((key_sink *)self)->r, key);
+    lar_results *r = ((key_sink *)self)->r;
+    int err = reserve(r, count);
+    if (err) return err;
+    memcpy(r->keys + r->count, keys, count * sizeof *keys);
+    if (r->rows) memcpy(r->rows + r->count, rows, count * sizeof *rows);
+    r->count += count;
+    return LAR_OK;
 }
 
-/* Checks one row. A write transaction's rows may move while the check reads other
- * tables (a read can flush what the write gathered), so there a plan that reads them
- * checks a copy of the row (copy NULL: the plan reads only the row, in place). */
-static int check_row(lar_txn *txn, plan *p, byte_buffer *copy, lar_objkey key, kv_val row, row_sink *sink)
+/* In a read transaction r keeps the rows it is computed from (results.h). */
+static int keep_rows(lar_txn *txn, lar_results *r)
 {
-    if (txn->write && copy) {
-        copy->size = 0;
-        if (buffer_append(copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
-        row.mv_data = copy->data;
+    if (txn->write) return LAR_OK;
+    r->rows = malloc((r->capacity ? r->capacity : 1) * sizeof *r->rows);
+    if (!r->rows) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+    r->rows_generation = txn->generation;
+    return LAR_OK;
+}
+
+void results_forget_rows(lar_results *r)
+{
+    free(r->rows);
+    r->rows = NULL;
+}
+
+/* Matches go to the sink this many at a time. */
+#define SCAN_BATCH 64
+
+/* The rows of a scan or a probe that match, gathered for the sink. A write
+ * transaction's rows may move while a check reads other tables (a read can flush what
+ * the write gathered), so there a plan that reads them checks a copy of the row and
+ * hands each match over at once. */
+typedef struct matches {
+    lar_txn *txn;
+    const schema_class *cls;
+    plan *p;
+    row_sink *sink;
+    byte_buffer copy;
+    bool copying;
+    bool all;                 /* the plan matches every sound row: only the shape is checked */
+    size_t count, batch;
+    lar_objkey keys[SCAN_BATCH];
+    kv_val rows[SCAN_BATCH];
+} matches;
+
+static void matches_open(matches *m, lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
+{
+    m->txn = txn;
+    m->cls = cls;
+    m->p = p;
+    m->sink = sink;
+    m->copy = (byte_buffer){0};
+    m->copying = txn->write && plan_reads_other_rows(p);
+    m->all = plan_matches_all(p);
+    m->count = 0;
+    m->batch = txn->write ? 1 : SCAN_BATCH;
+}
+
+/* Checks one row; a match joins the batch, which goes to the sink when full. */
+static inline int check_row(matches *m, lar_objkey key, kv_val row)
+{
+    if (m->copying) {
+        m->copy.size = 0;
+        if (buffer_append(&m->copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
+        row.mv_data = m->copy.data;
     }
-    int match = plan_match(p, key, &row);
-    if (match < 0) return match;
-    return match ? sink->take(sink, key, &row) : LAR_OK;
+    int match = !m->all ? plan_match(m->p, key, &row) : row_shape_ok(m->cls, &row) ? 1 : row_check_shape(m->cls, &row);
+    if (match <= 0) return match;
+    m->keys[m->count] = key;
+    m->rows[m->count] = row;
+    if (++m->count < m->batch) return LAR_OK;
+    m->count = 0;
+    return m->sink->take(m->sink, m->keys, m->rows, m->batch);
+}
+
+/* Hands over what is left (err: the run failed, nothing more is handed over). */
+static int matches_close(matches *m, int err)
+{
+    if (!err && m->count) err = m->sink->take(m->sink, m->keys, m->rows, m->count);
+    buffer_free(&m->copy);
+    return err;
 }
 
 static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
@@ -55,7 +121,8 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, cls->dbi, &cursor);
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
-    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
+    matches m;
+    matches_open(&m, txn, cls, p, sink);
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
@@ -65,12 +132,11 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
             break;
         }
         memcpy(&k, key.mv_data, sizeof k);
-        err = check_row(txn, p, copying, k, row, sink);
+        err = check_row(&m, k, row);
     }
     kv_cursor_close(cursor);
-    buffer_free(&copy);
     if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot run a query");
-    return err;
+    return matches_close(&m, err);
 }
 
 /* The index answers the whole predicate: its entries are the result, and no row is read
@@ -102,22 +168,23 @@ static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, boo
 static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
                  lar_results *r)
 {
-    key_sink sink = {{take_key}, r};
+    key_sink sink = {{take_keys}, r};
     lar_objkey *candidates = NULL;
     size_t count = 0;
     bool exact;
     int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
     if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
-    byte_buffer copy = {0}, *copying = plan_reads_other_rows(p) ? &copy : NULL;
+    if (!err) err = keep_rows(txn, r);
+    matches m;
+    matches_open(&m, txn, cls, p, &sink.base);
     for (size_t i = 0; !err && i < count; i++) {
         kv_val key = {sizeof candidates[i], &candidates[i]}, row;
         int rc = kv_get(txn, cls->dbi, &key, &row);
         if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
-        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(txn, p, copying, candidates[i], row, &sink.base);
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(&m, candidates[i], row);
     }
     free(candidates);
-    buffer_free(&copy);
-    return err;
+    return matches_close(&m, err);
 }
 
 /* The write transaction a result was computed in has ended. */
@@ -155,6 +222,7 @@ void lar_results_free(lar_results *results)
     if (!results) return;
     if (results->writer) txn_forget(results->writer, &results->link);
     free(results->keys);
+    free(results->rows);
     free(results);
 }
 
@@ -167,8 +235,9 @@ static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cl
     if (err) return err;
     probe_term terms[PROBE_TERMS_MAX];
     size_t term_count = plan_probe_terms(p, terms);
-    key_sink sink = {{take_key}, r};
-    err = term_count ? probe(txn, cls, p, terms, term_count, r) : scan(txn, cls, p, &sink.base);
+    key_sink sink = {{take_keys}, r};
+    if (term_count) err = probe(txn, cls, p, terms, term_count, r);
+    else if (!(err = keep_rows(txn, r))) err = scan(txn, cls, p, &sink.base);
     plan_free(p);
     return err;
 }
@@ -280,5 +349,6 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
     if (results->env != txn->env)
         return lar_fail(LAR_EINVAL, "lar_iter_open_results: the result belongs to another environment");
     static const lar_objkey none[1];
-    return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results->count, out);
+    return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results_rows(results, txn),
+                          results->count, out);
 }

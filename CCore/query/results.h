@@ -17,16 +17,31 @@ struct lar_results {
     lar_txn *writer;       /* the write transaction, while it lives; NULL for a snapshot */
     uint64_t mutations;    /* writer->mutations when computed */
     bool stale;            /* computed in a write that has ended */
+    /* In a read transaction, each key's row as the run read it (count of them, in result
+     * order), so that a walk or a sort of the result in the same transaction reads them
+     * without a B-tree search each; NULL when not known. Valid while the transaction of
+     * generation rows_generation lives (results_rows). */
+    kv_val *rows;
+    uint64_t rows_generation;
 };
 
 /* Stamps r with txn's version (lar_results_is_current); in a write, r follows it. */
 void record_version(lar_txn *txn, lar_results *r);
+/* r's rows when they are valid in txn (the transaction that read them, still in the same
+ * snapshot), else NULL. */
+static inline const kv_val *results_rows(const lar_results *r, const lar_txn *txn)
+{
+    return r->rows && txn->generation == r->rows_generation && txn->state == TXN_ACTIVE ? r->rows : NULL;
+}
+/* Drops r's rows: its keys are about to change other than by sort, distinct or limit. */
+void results_forget_rows(lar_results *r);
 
-/* Where the objects a query matches go, one at a time in key order: collected as keys
- * (lar_query_run) or folded (lar_query_run_aggregate). take returns LAR_OK or an error,
- * which stops the run. */
+/* Where the objects a query matches go, in key order, a batch at a time: collected as
+ * keys (lar_query_run) or folded (lar_query_run_aggregate). rows[i] is the row of
+ * keys[i], of a shape row_shape_ok() accepts; take returns LAR_OK or an error, which
+ * stops the run. */
 typedef struct row_sink {
-    int (*take)(struct row_sink *self, lar_objkey key, const kv_val *row);
+    int (*take)(struct row_sink *self, const lar_objkey *keys, const kv_val *rows, size_t count);
 } row_sink;
 
 /* Checks that query can run in txn (txn active, same environment, finished, every
@@ -50,6 +65,8 @@ void plan_free(plan *p);
 bool plan_reads_other_rows(const plan *p);
 /* Whether the object key of cls, whose row is row, matches: 1, 0, or an error (< 0). */
 int plan_match(plan *p, lar_objkey key, const kv_val *row);
+/* Whether p matches every object whose row is sound (TRUEPREDICATE): no check to run. */
+bool plan_matches_all(const plan *p);
 /* A comparison an index can answer: a primary key or indexed property against constants. */
 typedef struct probe_term {
     uint32_t prop;

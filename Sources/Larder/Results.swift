@@ -20,6 +20,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// Object keys in result order, for positional access; rebuilt when objects
     /// of the class may have come or gone, or a sort key was written.
     private var snapshot: [lar_objkey] = []
+    /// The sorted result the snapshot's keys come from (nil for the table in key order).
+    private var snapshotResults: CoreResults?
     private var snapshotStamp: SnapshotStamp?
     /// How many times the snapshot was built: tests check writes do not rebuild it.
     private(set) var snapshotBuilds = 0
@@ -181,7 +183,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public func makeIterator() -> ResultsIterator<Element> {
         if let valueSource { return ResultsIterator(values: values(), instance: instance, ownerTable: valueSource.ownerTable) }
         if isWholeTable { return ResultsIterator(streaming: instance, table: table) }
-        return ResultsIterator(keys: keys(), instance: instance, table: table)
+        let run = instance.serialized { currentRun() }
+        return ResultsIterator(keys: run.keys, results: run.results, instance: instance, table: table)
     }
 
     /// The position of element in these results (an object: the same object), or nil.
@@ -344,16 +347,23 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The keys in result order at the current version.
     func keys() -> [lar_objkey] {
-        instance.serialized { currentKeys() }
+        instance.serialized { currentRun().keys }
     }
 
-    private func currentKeys() -> [lar_objkey] {
+    /// The keys in result order, and the C result that holds exactly these keys when there
+    /// is one (a query's, a sort's): a walk in the transaction that computed it reads the
+    /// rows it read, without a lookup each.
+    private func currentRun() -> (keys: [lar_objkey], results: CoreResults?) {
         let txn = instance.currentTxn() // so that the stamp below is the current transaction's
-        if !filters.isEmpty { return filteredKeys(txn) }
-        if let source { return order(source(), txn) }
+        if !filters.isEmpty {
+            let run = filteredRun(txn)
+            return (run.keys, run.holdsKeys ? run.results : nil)
+        }
+        if let source { return (order(source(), txn), nil) }
         let stamp = currentStamp()
-        if snapshotStamp == stamp { return snapshot }
+        if snapshotStamp == stamp { return (snapshot, snapshotResults) }
         var keys: [lar_objkey] = []
+        snapshotResults = nil
         if steps.isEmpty {
             let walker = ResultsWalker(instance: instance, table: table, keys: nil)
             while let key = walker.nextKey() { keys.append(key) }
@@ -361,19 +371,22 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             let all = CoreResults.all(table, in: instance, txn: txn)
             all.apply(steps, txn: txn)
             keys = all.keys
+            snapshotResults = all
         }
         snapshot = keys
         snapshotStamp = stamp
         snapshotBuilds += 1
-        return keys
+        return (keys, snapshotResults)
     }
 
-    /// The keys of the objects (of the class, or of source) every filter matches, in result order.
-    private func filteredKeys(_ txn: OpaquePointer) -> [lar_objkey] {
-        if let filterRun, filterRun.isCurrent(in: txn) { return filterRun.keys }
+    /// The run of the filters: the keys of the objects (of the class, or of source) every
+    /// filter matches, in result order.
+    private func filteredRun(_ txn: OpaquePointer) -> FilterRun {
+        if let filterRun, filterRun.isCurrent(in: txn) { return filterRun }
         let first = filters[0].runResults(in: txn)
         let keys: [lar_objkey]
-        if source == nil && filters.count == 1 {
+        let holdsKeys = source == nil && filters.count == 1
+        if holdsKeys {
             first.apply(steps, txn: txn) // the query's own result, sorted in place
             keys = first.keys
         } else {
@@ -384,9 +397,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             }
             keys = order(matching, txn)
         }
-        filterRun = FilterRun(results: first, keys: keys)
+        let run = FilterRun(results: first, keys: keys, holdsKeys: holdsKeys)
+        filterRun = run
         snapshotBuilds += 1
-        return keys
+        return run
     }
 
     /// What the snapshot depends on: the transaction, the class's membership and the values the sorts read.
@@ -571,8 +585,9 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
         values = [].makeIterator()
     }
 
-    init(keys: [lar_objkey], instance: RealmInstance, table: ManagedClass) {
-        walker = ResultsWalker(instance: instance, table: table, keys: keys)
+    /// results, when not nil, holds exactly keys: the walk starts from it.
+    init(keys: [lar_objkey], results: CoreResults? = nil, instance: RealmInstance, table: ManagedClass) {
+        walker = ResultsWalker(instance: instance, table: table, keys: keys, results: results)
         values = [].makeIterator()
     }
 
@@ -599,6 +614,8 @@ final class ResultsWalker {
     private let instance: RealmInstance
     private let table: ManagedClass
     private let keys: [lar_objkey]?
+    /// The C result holding exactly keys, for the first opening of the walk; nil after.
+    private var results: CoreResults?
     private var position = 0
     /// The object handed out last; reused when the caller kept no reference to it.
     private var current: Object?
@@ -610,10 +627,11 @@ final class ResultsWalker {
     /// (`lar_iter_bind_stamp`) for a class keyed by its int primary key.
     private let stepStamp: UnsafeMutablePointer<UInt64>
 
-    init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?) {
+    init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?, results: CoreResults? = nil) {
         self.instance = instance
         self.table = table
         self.keys = keys
+        self.results = results
         stepStamp = .allocate(capacity: 1)
         stepStamp.initialize(to: 0)
     }
@@ -686,7 +704,9 @@ final class ResultsWalker {
     private func openListed(_ keys: [lar_objkey]) {
         if let handle { lar_iter_close(handle) }
         let txn = instance.currentTxn()
-        let rest = CoreResults.of(Array(keys[position...]), table, txn: txn)
+        let rest = position == 0 ? results ?? CoreResults.of(keys, table, txn: txn)
+                                 : CoreResults.of(Array(keys[position...]), table, txn: txn)
+        results = nil
         let rc = lar_iter_open_results(txn, rest.pointer, &handle)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         version = instance.version

@@ -181,6 +181,29 @@ final class QueryResultsTests: RealmTestCase {
         XCTAssertNil(all.index(matching: { $0.age > 100 }))
     }
 
+    /// A walk starts from the C result a query or sort kept, which holds the rows it read:
+    /// after a write those rows are old, and the walk reads the objects as they are now.
+    func testWalksOfKeptResultsReadTheCurrentValues() throws {
+        let all = realm.objects(QDog.self)
+        let sorted = all.sorted(byKeyPath: "age")
+        let filtered = all.filter("age > 2")
+        let sortedFilter = all.where { $0.age > 2 }.sorted(byKeyPath: "age", ascending: false)
+        XCTAssertEqual(sorted.map(\.legs).count, 30) // run and walked in this version
+        XCTAssertEqual(filtered.map(\.name).count, all.filter { $0.age > 2 }.count)
+        _ = sortedFilter.count
+        try realm.write { for dog in all { dog.legs += 10; dog.name += "!" } }
+        XCTAssertEqual(sorted.map(\.legs), all.sorted { $0.age < $1.age }.map(\.legs))
+        XCTAssertTrue(sorted.allSatisfy { $0.legs >= 13 })
+        XCTAssertTrue(filtered.allSatisfy { $0.name.hasSuffix("!") })
+        XCTAssertTrue(sortedFilter.allSatisfy { $0.legs >= 13 })
+        var ages: [Int] = []
+        for dog in sortedFilter {
+            ages.append(dog.age)
+            XCTAssertTrue(dog.name.hasSuffix("!"))
+        }
+        XCTAssertEqual(ages, all.filter { $0.age > 2 }.map(\.age).sorted(by: >))
+    }
+
     func testCollectionsFilterInTheirOrder() throws {
         let jo = owners[0]
         let inList = jo.dogs.where { $0.alive }

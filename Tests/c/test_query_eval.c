@@ -461,6 +461,67 @@ TEST(query_eval_results_api)
     close_env(w.env);
 }
 
+/* The ages the result's objects have now, walked through an iterator, and their sum
+ * through the result's aggregate. */
+static int64_t walked_ages(lar_txn *txn, const lar_results *r, uint32_t age, int64_t *ages, size_t *n)
+{
+    lar_iter *it;
+    CHECK_OK(lar_iter_open_results(txn, r, &it));
+    CHECK_OK(lar_iter_bind_int(it, age, &ages[0]));
+    int rc = lar_iter_next_batch(it, NULL, 8, sizeof ages[0], n);
+    CHECK(rc == LAR_OK || rc == LAR_ENOTFOUND);
+    lar_iter_close(it);
+    lar_value sum;
+    CHECK_OK(lar_results_aggregate(txn, r, "age", LAR_AGGREGATE_SUM, &sum));
+    return sum.as.integer;
+}
+
+/* A result run in a read keeps the rows it read, for walks, sorts and aggregates in that
+ * transaction; another transaction, or the same one renewed, reads the rows afresh. */
+TEST(query_eval_results_read_rows_only_in_their_snapshot)
+{
+    world w = setup_world();
+    uint32_t age = prop_id(w.env, w.dog, "age");
+    lar_query *q = parse(w.env, w.dog, "age > 2");
+    lar_txn *txn = begin_read(w.env), *renewed = begin_read(w.env);
+    lar_results *r, *kept;
+    CHECK_OK(lar_query_run(txn, q, &r));
+    CHECK_OK(lar_query_run(renewed, q, &kept));
+    lar_sort_descriptor by_age = {"age", 0};
+    CHECK_OK(lar_results_sort(txn, r, &by_age, 1)); /* 12, 7, 5, 3 */
+    int64_t ages[8];
+    size_t n;
+    CHECK_EQ(walked_ages(txn, r, age, ages, &n), 27);
+    CHECK_EQ(n, 4);
+    CHECK_EQ(ages[0], 12);
+    CHECK_EQ(ages[3], 3);
+    lar_txn_free(txn);
+    CHECK_OK(lar_txn_commit(renewed));
+    /* Every age goes up by 100. */
+    lar_txn *write = begin_write(w.env);
+    for (int i = 0; i < 6; i++) {
+        lar_value v = get_value(write, w.dogs[i], age);
+        v.as.integer += 100;
+        CHECK_OK(lar_obj_set(write, w.dogs[i], age, &v));
+    }
+    commit_txn(write);
+    txn = begin_read(w.env);
+    CHECK_EQ(walked_ages(txn, r, age, ages, &n), 427);
+    CHECK_EQ(ages[0], 112);
+    CHECK_OK(lar_results_sort(txn, r, &by_age, 1));
+    CHECK_EQ(walked_ages(txn, r, age, ages, &n), 427);
+    CHECK_EQ(ages[3], 103);
+    CHECK_OK(lar_txn_renew(renewed));
+    CHECK_EQ(walked_ages(renewed, kept, age, ages, &n), 427);
+    CHECK_EQ(ages[0], 103);
+    lar_results_free(r);
+    lar_results_free(kept);
+    lar_txn_free(txn);
+    lar_txn_free(renewed);
+    lar_query_free(q);
+    close_env(w.env);
+}
+
 TEST(query_eval_results_freed_before_their_write_ends)
 {
     world w = setup_world();
@@ -713,17 +774,22 @@ static void differential(bool in_write)
     static int64_t got[2][ROWS];
     for (int round = 0; round < 400; round++) {
         term t1 = random_term(), t2 = random_term(), t3 = random_term();
-        char a[128], b[128], c[128], text[512];
+        char a[128], b[128], c[128], text[640];
         term_text(&t1, a, sizeof a);
         term_text(&t2, b, sizeof b);
         term_text(&t3, c, sizeof c);
-        int shape = (int)pick(0, 4);
+        int shape = (int)pick(0, 8);
         switch (shape) {
         case 0: snprintf(text, sizeof text, "%s", a); break;
         case 1: snprintf(text, sizeof text, "%s AND %s", a, b); break;
         case 2: snprintf(text, sizeof text, "%s OR %s", a, b); break;
         case 3: snprintf(text, sizeof text, "NOT %s AND %s", a, b); break;
-        default: snprintf(text, sizeof text, "%s AND (%s OR %s)", a, b, c); break;
+        case 4: snprintf(text, sizeof text, "%s AND (%s OR %s)", a, b, c); break;
+        /* Nestings the branch program (program.c) flattens: NOTs of ORs and ANDs, constants. */
+        case 5: snprintf(text, sizeof text, "NOT (%s OR %s) OR %s", a, b, c); break;
+        case 6: snprintf(text, sizeof text, "(%s OR NOT %s) AND NOT (%s AND %s)", a, b, c, a); break;
+        case 7: snprintf(text, sizeof text, "%s OR (%s AND FALSEPREDICATE) OR NOT (NOT %s)", a, b, c); break;
+        default: snprintf(text, sizeof text, "NOT (NOT %s AND NOT (%s OR %s) AND TRUEPREDICATE)", a, b, c); break;
         }
         size_t n[2];
         for (int k = 0; k < 2; k++) n[k] = run_ids(txn, env, cls[k], text, got[k]);
@@ -731,7 +797,9 @@ static void differential(bool in_write)
         for (int i = 0; i < ROWS; i++) {
             const row_data *r = &rows[i];
             bool x = term_holds(&t1, r), y = term_holds(&t2, r), z = term_holds(&t3, r);
-            bool holds = shape == 0 ? x : shape == 1 ? x && y : shape == 2 ? x || y : shape == 3 ? !x && y : x && (y || z);
+            bool holds = shape == 0 ? x : shape == 1 ? x && y : shape == 2 ? x || y : shape == 3 ? !x && y
+                       : shape == 4 ? x && (y || z) : shape == 5 ? !(x || y) || z : shape == 6 ? (x || !y) && !(z && x)
+                       : shape == 7 ? x || z : x || y || z;
             if (!holds) continue;
             if (expected >= n[0] || got[0][expected] != r->id || expected >= n[1] || got[1][expected] != r->id)
                 test_fail(__FILE__, __LINE__, "%s: object %lld missing or out of place (indexed %zu, plain %zu results)",
@@ -753,6 +821,78 @@ TEST(query_eval_index_and_scan_agree_with_brute_force)
 TEST(query_eval_index_and_scan_agree_in_a_write)
 {
     differential(true);
+}
+
+/* ---- ASCII strings with [c]: the folded fast path against a plain fold ---- */
+
+/* The characters around 'A'...'Z' and 'a'...'z' and the bytes next to them ('@', '[', '`',
+ * '{'), where a fold of 8 bytes at once would slip. */
+static const char folding_alphabet[] = "aAbBzZ@[`{yY0";
+
+static void random_ascii(char *out, size_t length)
+{
+    for (size_t i = 0; i < length; i++) out[i] = folding_alphabet[pick(0, (int64_t)strlen(folding_alphabet) - 1)];
+    out[length] = 0;
+}
+
+static bool ascii_case_holds(int op, const char *s, const char *needle)
+{
+    char h[64], n[64];
+    size_t hn = strlen(s), nn = strlen(needle);
+    for (size_t i = 0; i <= hn; i++) h[i] = (char)((s[i] >= 'A' && s[i] <= 'Z') ? s[i] + 32 : s[i]);
+    for (size_t i = 0; i <= nn; i++) n[i] = (char)((needle[i] >= 'A' && needle[i] <= 'Z') ? needle[i] + 32 : needle[i]);
+    switch (op) {
+    case 0: return strstr(h, n) != NULL;
+    case 1: return strncmp(h, n, nn) == 0;
+    case 2: return nn <= hn && strcmp(h + hn - nn, n) == 0;
+    default: return strcmp(h, n) == 0;
+    }
+}
+
+TEST(query_eval_ascii_case_folding_agrees_with_a_plain_fold)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("s", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Text", props)};
+    CHECK_OK(lar_schema_apply(env, classes, 1, 1));
+    lar_class cls = class_id(env, "Text");
+    enum { TEXTS = 300 };
+    static char texts[TEXTS][40];
+    lar_obj objs[TEXTS];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < TEXTS; i++) {
+        random_ascii(texts[i], (size_t)pick(0, 37));
+        lar_value v = val_str(texts[i]);
+        CHECK_OK(lar_obj_create(txn, cls, &v, 1, &objs[i]));
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    static const char *const ops[] = {"CONTAINS[c]", "BEGINSWITH[c]", "ENDSWITH[c]", "==[c]"};
+    for (int round = 0; round < 300; round++) {
+        int op = (int)pick(0, 3);
+        char needle[40], text[80];
+        random_ascii(needle, (size_t)pick(0, 3 + (op == 0 ? 6 : 0)));
+        if (op == 3 && pick(0, 1)) strcpy(needle, texts[pick(0, TEXTS - 1)]); /* a whole text, in its case */
+        if (strchr(needle, '\'')) continue;
+        snprintf(text, sizeof text, "s %s '%s'", ops[op], needle);
+        lar_query *q = parse(env, cls, text);
+        lar_results *r;
+        CHECK_OK(lar_query_run(txn, q, &r));
+        size_t count, at = 0;
+        CHECK_OK(lar_results_count(r, &count));
+        for (int i = 0; i < TEXTS; i++) {
+            if (!ascii_case_holds(op, texts[i], needle)) continue;
+            lar_obj obj;
+            if (at >= count || lar_results_get(r, at, &obj) != LAR_OK || obj.key != objs[i].key)
+                test_fail(__FILE__, __LINE__, "%s: '%s' missing", text, texts[i]);
+            at++;
+        }
+        if (at != count) test_fail(__FILE__, __LINE__, "%s: %zu matches, %zu expected", text, count, at);
+        lar_results_free(r);
+        lar_query_free(q);
+    }
+    lar_txn_free(txn);
+    close_env(env);
 }
 
 /* ---- a class keyed by its int primary key: probes against scans ---- */
@@ -854,7 +994,7 @@ static void keyed_rounds(lar_txn *txn, lar_env *env, const lar_class cls[2], con
             t[i] = (keyed_term){(int)pick(0, 9), keyed_constant(), keyed_constant(), keyed_constant()};
             if (t[i].op == 6 && pick(0, 3) && t[i].a > t[i].b) { int64_t s = t[i].a; t[i].a = t[i].b; t[i].b = s; }
         }
-        char a[128], b[128], c[128], text[512];
+        char a[128], b[128], c[128], text[640];
         keyed_text(&t[0], a, sizeof a);
         keyed_text(&t[1], b, sizeof b);
         keyed_text(&t[2], c, sizeof c);

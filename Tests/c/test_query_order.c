@@ -851,7 +851,7 @@ TEST(order_sorts_200000_objects_quickly)
  * while scanning (a read, no index term, no suffix) and through a result (the others). */
 static void check_query_fold(lar_txn *txn, lar_env *env, lar_class cls, const char *text)
 {
-    static const char *const paths[] = {NULL, "age", "weight", "price", "owner.age", "extra", "name", "tags"};
+    static const char *const paths[] = {NULL, "age", "weight", "ratio", "price", "born", "owner.age", "extra", "name", "tags"};
     lar_query *q;
     CHECK_OK(lar_query_parse(env, cls, text, &q));
     lar_results *r;
@@ -879,7 +879,9 @@ TEST(order_query_aggregate_folds_as_its_result)
         lar_obj d = dog_with(txn, &w, i % 2 ? "rex" : "fido", D_AGE, i % 7 == 0 ? val_null() : val_int(i % 5));
         lar_value weight = i == 3 ? val_double(NAN) : val_double(i * 0.5), price = dec(i, -1);
         lar_value extra = i % 3 == 0 ? val_str("s") : i % 3 == 1 ? val_double(i / 4.0) : val_int(i);
+        lar_value ratio = val_float(i == 5 ? NAN : (float)i / 4);
         CHECK_OK(lar_obj_set(txn, d, D_WEIGHT, &weight));
+        CHECK_OK(lar_obj_set(txn, d, D_RATIO, &ratio));
         CHECK_OK(lar_obj_set(txn, d, D_PRICE, &price));
         CHECK_OK(lar_obj_set(txn, d, D_EXTRA, &extra));
         if (i % 3 == 0) CHECK_OK(lar_obj_set(txn, d, D_OWNER, &(lar_value){.type = LAR_TYPE_LINK, .as.link = p}));
@@ -901,6 +903,23 @@ TEST(order_query_aggregate_folds_as_its_result)
     CHECK_VALUE(out, val_double(200 - 1.5));
     CHECK_OK(lar_query_run_aggregate(txn, q, "extra", LAR_AGGREGATE_MAX, &out)); /* a string ranks above numbers */
     CHECK_VALUE(out, val_str("s"));
+    /* Ints, floats and doubles are read in place from the rows: nulls and NaNs skipped. The
+     * odd dogs' ages are 1, 3, 0, 2, 4, ... (i % 5), null where i % 7 == 0 (i = 7, 21, 35). */
+    int64_t age_sum = 0, age_count = 0;
+    for (int i = 1; i < 40; i += 2)
+        if (i % 7) age_sum += i % 5, age_count++;
+    CHECK_OK(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_SUM, &out));
+    CHECK_VALUE(out, val_int(age_sum));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_AVERAGE, &out));
+    CHECK_VALUE(out, val_double((double)age_sum / (double)age_count));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_COUNT, &out));
+    CHECK_VALUE(out, val_int(age_count));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_MAX, &out));
+    CHECK_VALUE(out, val_int(4));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "ratio", LAR_AGGREGATE_MIN, &out)); /* dog 5's NaN skipped */
+    CHECK_VALUE(out, val_float(0.25f));
+    CHECK_OK(lar_query_run_aggregate(txn, q, "ratio", LAR_AGGREGATE_COUNT, &out)); /* NaN counted */
+    CHECK_VALUE(out, val_int(20));
     /* Bad input. */
     CHECK_RC(lar_query_run_aggregate(txn, NULL, "age", LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
     CHECK_RC(lar_query_run_aggregate(txn, q, "age", LAR_AGGREGATE_SUM, NULL), LAR_EINVAL);

@@ -284,7 +284,7 @@ extension QueryHandle {
     /// Runs the query in txn; traps with the core's message when it cannot run (a construct not supported yet).
     func run(in txn: OpaquePointer) -> FilterRun {
         let results = runResults(in: txn)
-        return FilterRun(results: results, keys: results.keys)
+        return FilterRun(results: results, keys: results.keys, holdsKeys: true)
     }
 
     /// The same, as the C result, to sort or aggregate in the core.
@@ -298,13 +298,16 @@ extension QueryHandle {
 
 /// One run of a query (a C `lar_results`): its keys, and whether they still hold.
 final class FilterRun {
-    private let results: CoreResults
+    let results: CoreResults
     /// The keys in result order (after the Results' sorts and distincts).
     let keys: [lar_objkey]
+    /// Whether results holds exactly keys (one query, sorted in place), not only the query's matches.
+    let holdsKeys: Bool
 
-    init(results: CoreResults, keys: [lar_objkey]) {
+    init(results: CoreResults, keys: [lar_objkey], holdsKeys: Bool) {
         self.results = results
         self.keys = keys
+        self.holdsKeys = holdsKeys
     }
 
     /// Whether the run still describes what txn sees (no write since, same snapshot).
