@@ -2445,9 +2445,17 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
  * Positions are in the set's order (lar_set_list()) at each version: deletions
  * of the elements at old_txn that txn lacks, insertions of those at txn that
  * old_txn lacks; elements in both keep their relative order, and a set has no
- * modifications. Each side is walked and each element looked up in the other
- * (O(n log n)); with changes (covering the versions between the two
- * snapshots), an unchanged property costs nothing.
+ * modifications.
+ *
+ * Cost: with changes covering exactly the versions of the two snapshots (from
+ * old_txn's to txn's, both read transactions), an unchanged property costs
+ * nothing, and a changed one is computed from the elements the log lists: each
+ * is placed by walking the set's block headers (one LMDB step per block of
+ * about a hundred small elements) and reading the block that holds it. Without
+ * such changes, or when the log does not list the elements (the set was
+ * cleared in the range, or an entry was written by a version of the library
+ * before sets' element changes), each side is walked and each element looked
+ * up in the other (O(n log n)). Both give the same change set.
  * Ownership: the caller owns *out and frees it with lar_changeset_free().
  * @param[in]  old_txn  An active read transaction at the older version.
  * @param[in]  txn      An active read transaction at the newer one.
@@ -2462,7 +2470,6 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
 int lar_set_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
                       lar_changeset **out);
 
-
 /** The changes of a map (Realm's RealmMapChange): keys (lar_map_changeset(),
  *  lar_changes_map_keys()). */
 typedef struct lar_map_changes lar_map_changes;
@@ -2472,8 +2479,16 @@ typedef struct lar_map_changes lar_map_changes;
  * Deletions are the keys at old_txn that txn lacks, insertions the keys at txn
  * that old_txn lacks, modifications the keys at both whose values differ (a
  * nested collection counts as changed whenever the property changed; a link
- * counts when its object was modified, given changes). Each side is walked and
- * each key looked up in the other (O(n log n)).
+ * counts when its object was modified, given changes).
+ *
+ * Cost: with changes covering exactly the versions of the two snapshots (both
+ * read transactions), from the keys the log lists: O(k log n) for k keys
+ * changed (a key set again has its two values compared). Each side is instead
+ * walked and each key looked up in the other (O(n log n)) without such
+ * changes, when the log does not list the keys (a clear, an entry of an older
+ * library), for a map of mixed values (its values may be nested collections),
+ * and for a map of objects of which the changes say one it holds was modified.
+ * Both give the same changes.
  * Ownership: the caller owns *out and frees it with lar_map_changes_free(); its
  * keys are copies (followed by a NUL byte) that live as long as it.
  * @param[in]  old_txn  An active read transaction at the older version.

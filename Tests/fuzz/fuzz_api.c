@@ -1299,18 +1299,70 @@ static void op_watch(state *s, program *p)
     lar_watch_close(w);
 }
 
+/* The element changes the log lists for a set and a map: read, each part walked, freed. */
+static void op_element_changes(state *s, program *p)
+{
+    lar_txn *old_txn = pick_txn(s, p), *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    lar_changes *c = NULL;
+    uint64_t version = 0;
+    int rc = LAR_OK;
+    if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
+    if (!rc && !(how & 0x80) && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
+    lar_set_changes *sc = NULL;
+    rc = lar_changes_set_elements(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x40 ? NULL : &sc);
+    if (rc) {
+        if (sc) abort(); /* nothing on failure */
+        fuzz_consume_error(rc);
+    }
+    for (int part = 0; sc && part < 4; part++) {
+        const lar_value *values;
+        size_t count;
+        if ((rc = lar_set_changes_get(sc, (lar_changeset_part)part, how & 0x04 ? NULL : &values, &count))) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) fuzz_consume_value(&values[i]);
+    }
+    lar_set_changes_free(sc);
+    lar_map_changes *mc = NULL;
+    rc = lar_changes_map_keys(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x20 ? NULL : &mc);
+    if (rc) {
+        if (mc) abort();
+        fuzz_consume_error(rc);
+    }
+    for (int part = 0; mc && part < 4; part++) {
+        const lar_string *keys;
+        size_t count;
+        if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) {
+            lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
+            fuzz_consume_value(&key);
+        }
+    }
+    lar_map_changes_free(mc);
+    lar_changes_free(c);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
     op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
+    op_element_changes,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
     "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
+    "element_changes",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 
