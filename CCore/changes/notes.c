@@ -239,7 +239,9 @@ static list_note *list_of(class_notes *c, key_note *n, uint32_t prop)
     return l;
 }
 
-int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op)
+/* Appends op (with its bytes, when it has any) to the changes of key's property prop,
+ * for an object that existed at the start and still does; nothing for others. */
+static int add_op(class_notes *c, uint64_t key, uint32_t prop, const list_op *op, const void *bytes)
 {
     int err;
     key_note *n = existing(c, key, &err);
@@ -249,23 +251,20 @@ int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op)
     if (!l) return LAR_ENOMEM;
     if (extend_last(l, op)) return LAR_OK;
     if (grow((void **)&l->ops, &l->capacity, l->count + 1, sizeof *l->ops)) return LAR_ENOMEM;
+    if (bytes && op->arg && buffer_append(&c->bytes, bytes, op->arg)) return no_memory();
     l->ops[l->count++] = *op;
     return LAR_OK;
 }
 
+int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op)
+{
+    return add_op(c, key, prop, op, NULL);
+}
+
 int notes_element(class_notes *c, uint64_t key, uint32_t prop, uint32_t kind, const void *bytes, size_t size)
 {
-    int err;
-    key_note *n = existing(c, key, &err);
-    if (!n) return err;
-    set_bit(c, n, prop);
-    list_note *l = list_of(c, n, prop);
-    if (!l) return LAR_ENOMEM;
     list_op op = {c->bytes.size, op_has_bytes(kind) ? size : 0, kind};
-    if (op.arg && buffer_append(&c->bytes, bytes, size)) return no_memory();
-    if (grow((void **)&l->ops, &l->capacity, l->count + 1, sizeof *l->ops)) return LAR_ENOMEM;
-    l->ops[l->count++] = op;
-    return LAR_OK;
+    return add_op(c, key, prop, &op, bytes);
 }
 
 const list_note *notes_changes_of(const change_notes *all, lar_obj obj, uint32_t prop)

@@ -1236,6 +1236,29 @@ static void op_results_update(state *s, program *p)
     lar_query_free(q);
 }
 
+/* A map's changes (or the error that gave none): each part's keys read, then freed. */
+static void consume_map_changes(int rc, lar_map_changes *mc)
+{
+    if (rc) {
+        if (mc) abort(); /* nothing on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    for (int part = 0; part < 4; part++) {
+        const lar_string *keys;
+        size_t count;
+        if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) {
+            lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
+            fuzz_consume_value(&key); /* every byte and the NUL after them */
+        }
+    }
+    lar_map_changes_free(mc);
+}
+
 /* A set's and a map's changes between two transactions, with the log's changes or without. */
 static void op_keyed_changes(state *s, program *p)
 {
@@ -1255,24 +1278,7 @@ static void op_keyed_changes(state *s, program *p)
     consume_changeset(rc, cs);
     lar_map_changes *mc = NULL;
     rc = lar_map_changeset(old_txn, txn, c, obj, prop, how & 0x20 ? NULL : &mc);
-    if (rc) {
-        if (mc) abort();
-        fuzz_consume_error(rc);
-    } else {
-        for (int part = 0; part < 4; part++) {
-            const lar_string *keys;
-            size_t count;
-            if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
-                fuzz_consume_error(rc);
-                continue;
-            }
-            for (size_t i = 0; i < count; i++) {
-                lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
-                fuzz_consume_value(&key); /* every byte and the NUL after them */
-            }
-        }
-        lar_map_changes_free(mc);
-    }
+    consume_map_changes(rc, mc);
     lar_changes_free(c);
 }
 
@@ -1329,23 +1335,7 @@ static void op_element_changes(state *s, program *p)
     lar_set_changes_free(sc);
     lar_map_changes *mc = NULL;
     rc = lar_changes_map_keys(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x20 ? NULL : &mc);
-    if (rc) {
-        if (mc) abort();
-        fuzz_consume_error(rc);
-    }
-    for (int part = 0; mc && part < 4; part++) {
-        const lar_string *keys;
-        size_t count;
-        if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
-            fuzz_consume_error(rc);
-            continue;
-        }
-        for (size_t i = 0; i < count; i++) {
-            lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
-            fuzz_consume_value(&key);
-        }
-    }
-    lar_map_changes_free(mc);
+    consume_map_changes(rc, mc);
     lar_changes_free(c);
 }
 
