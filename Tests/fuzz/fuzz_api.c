@@ -1236,6 +1236,17 @@ static void op_results_update(state *s, program *p)
     lar_query_free(q);
 }
 
+/* The changes from old_txn's version (0 without it) to txn's, or NULL (the error consumed). */
+static lar_changes *changes_between(lar_txn *old_txn, lar_txn *txn)
+{
+    uint64_t version = 0;
+    lar_changes *c = NULL;
+    int rc = old_txn ? lar_txn_version(old_txn, &version) : LAR_OK;
+    if (!rc) rc = lar_changes_read(txn, version, &c);
+    if (rc) fuzz_consume_error(rc);
+    return c;
+}
+
 /* A map's changes (or the error that gave none): each part's keys read, then freed. */
 static void consume_map_changes(int rc, lar_map_changes *mc)
 {
@@ -1266,13 +1277,8 @@ static void op_keyed_changes(state *s, program *p)
     uint8_t how = u8(p);
     lar_obj obj = pick_obj(s, p);
     uint32_t prop = pick_prop(p);
-    lar_changes *c = NULL;
-    uint64_t version = 0;
-    int rc = LAR_OK;
-    if (how & 0x80) {
-        if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
-        if (!rc && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
-    }
+    lar_changes *c = how & 0x80 ? changes_between(old_txn, txn) : NULL;
+    int rc;
     lar_changeset *cs = NULL;
     rc = lar_set_changeset(old_txn, txn, c, obj, prop, how & 0x40 ? NULL : &cs);
     consume_changeset(rc, cs);
@@ -1312,13 +1318,9 @@ static void op_element_changes(state *s, program *p)
     uint8_t how = u8(p);
     lar_obj obj = pick_obj(s, p);
     uint32_t prop = pick_prop(p);
-    lar_changes *c = NULL;
-    uint64_t version = 0;
-    int rc = LAR_OK;
-    if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
-    if (!rc && !(how & 0x80) && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
+    lar_changes *c = how & 0x80 ? NULL : changes_between(old_txn, txn);
     lar_set_changes *sc = NULL;
-    rc = lar_changes_set_elements(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x40 ? NULL : &sc);
+    int rc = lar_changes_set_elements(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x40 ? NULL : &sc);
     if (rc) {
         if (sc) abort(); /* nothing on failure */
         fuzz_consume_error(rc);
