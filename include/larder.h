@@ -2450,8 +2450,10 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
  * Cost: with changes covering exactly the versions of the two snapshots (from
  * old_txn's to txn's, both read transactions), an unchanged property costs
  * nothing, and a changed one is computed from the elements the log lists: each
- * is placed by walking the set's block headers (one LMDB step per block of
- * about a hundred small elements) and reading the block that holds it. Without
+ * is placed by counting the set's blocks (one LMDB step per block of some
+ * dozens of elements) from both ends at once, so a change near either end
+ * costs a few steps and one in the middle about n / 100, then reading the
+ * block that holds it. Without
  * such changes, or when the log does not list the elements (the set was
  * cleared in the range, or an entry was written by a version of the library
  * before sets' element changes), each side is walked and each element looked

@@ -19,9 +19,13 @@
  *                     of one object that exists before the write (so its element changes
  *                     are logged), beside the same on a file with the log off.
  *   changeset-set     a Set<Int> of n = 20,000 and 200,000 elements; each step inserts one
- *                     element (untimed) and times lar_set_changeset() between the two
- *                     versions: c-api with the changes read from the log, c-api-snapshots
- *                     without them (both sets walked). ns_per_op is per change set. */
+ *                     element after the others (untimed) and times lar_set_changeset()
+ *                     between the two versions: c-api with the changes read from the log
+ *                     (lar_changes_read() timed too), c-api-snapshots without them (both
+ *                     sets walked). ns_per_op is per change set.
+ *                     changeset-set-middle: the same removing an element from the middle,
+ *                     the farthest from both ends (the log's positions walk the blocks
+ *                     from both ends). */
 #include "bench.h"
 
 #include "kv/kv.h"
@@ -313,8 +317,9 @@ static void bench_set_insert_logged(const char *dir)
     report_n("set-insert-logged", "c-api-unlogged", ELEMENTS, best_off, best_off);
 }
 
-/* Nanoseconds per set change set over CS_STEPS steps, with the log (changes) or not. */
-static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log)
+/* Nanoseconds per set change set over CS_STEPS steps, with the log (changes) or not;
+ * each step inserts one element after the others, or removes one from the middle. */
+static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log, bool middle)
 {
     uint64_t total = 0;
     for (int step = 0; step < CS_STEPS; step++) {
@@ -322,7 +327,9 @@ static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log)
         LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_READ, &old));
         LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_WRITE, &txn));
         lar_value v = {.type = LAR_TYPE_INT, .as.integer = (int64_t)(n + (size_t)step * 2 + with_log)};
-        LAR_CHECK(lar_set_insert(txn, db->owner, db->set, &v, NULL));
+        if (middle) v.as.integer = (int64_t)(n / 2 + (size_t)step * 2 + with_log);
+        LAR_CHECK(middle ? lar_set_remove(txn, db->owner, db->set, &v, NULL)
+                         : lar_set_insert(txn, db->owner, db->set, &v, NULL));
         LAR_CHECK(lar_txn_commit(txn));
         lar_txn_free(txn);
         LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_READ, &now));
@@ -335,7 +342,7 @@ static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log)
         total += bench_now_ns() - start;
         const size_t *indices;
         size_t count;
-        LAR_CHECK(lar_changeset_get(cs, LAR_CHANGESET_INSERTIONS, &indices, &count));
+        LAR_CHECK(lar_changeset_get(cs, middle ? LAR_CHANGESET_DELETIONS : LAR_CHANGESET_INSERTIONS, &indices, &count));
         if (count != 1) die("changeset-set", "the change set is not the one insertion made");
         lar_changeset_free(cs);
         lar_changes_free(changes);
@@ -348,17 +355,21 @@ static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log)
 static void bench_set_changesets(const char *dir)
 {
     static const size_t sizes[] = {20000, 200000};
-    for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
-        size_t n = sizes[s];
-        char path[4200];
-        snprintf(path, sizeof path, "%s/changeset-set.larder", dir);
-        keyed_db db;
-        keyed_open(&db, path);
-        keyed_insert(&db, n, 0);
-        uint64_t snapshots = set_changesets(&db, n, false), logged = set_changesets(&db, n, true);
-        keyed_close(&db);
-        report_n("changeset-set", "c-api-snapshots", n, snapshots * n, snapshots * n);
-        report_n("changeset-set", "c-api", n, logged * n, snapshots * n);
+    for (int middle = 0; middle < 2; middle++) {
+        const char *workload = middle ? "changeset-set-middle" : "changeset-set";
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            size_t n = sizes[s];
+            char path[4200];
+            snprintf(path, sizeof path, "%s/changeset-set.larder", dir);
+            keyed_db db;
+            keyed_open(&db, path);
+            keyed_insert(&db, n, 0);
+            uint64_t snapshots = set_changesets(&db, n, false, middle), logged = set_changesets(&db, n, true, middle);
+            keyed_close(&db);
+            /* report_n divides by n: scaled so that ns_per_op is per change set. */
+            report_n(workload, "c-api-snapshots", n, snapshots * n, snapshots * n);
+            report_n(workload, "c-api", n, logged * n, snapshots * n);
+        }
     }
 }
 

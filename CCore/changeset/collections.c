@@ -1,6 +1,6 @@
 /* The change sets of a set and of a map between two versions. From the change log when
  * it covers exactly the snapshots' range and lists the property's element changes:
- * O(changes) (a set's positions also count its blocks); else each side walked in its
+ * O(changes) (a set's positions also count its blocks, from both ends); else each side walked in its
  * order and each element looked up in the other side (O(n log n) for n elements),
  * after the change log, when given, says whether the property changed at all. A set's
  * positions are in its order at each version (elements that stay keep their relative

@@ -174,7 +174,8 @@ int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target);
 int set_entry_compare(const logged_element *a, const logged_element *b, bool *bad);
 /* The positions (out[i]) at txn, in set order, of the count elements that entries
  * (logged entries in set order) name in obj's set prop. LAR_ECORRUPT when the set
- * lacks one. Reads the set's block headers and the blocks that hold them. */
+ * lacks one. Counts the set's blocks from both ends until every entry is placed, and
+ * reads the blocks that hold them. */
 int set_positions(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entries, size_t count, size_t *out);
 /* The value of a logged entry of obj's set prop (a string or binary points into it). */
 int set_entry_value(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entry, lar_value *out);

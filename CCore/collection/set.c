@@ -1295,66 +1295,144 @@ int set_entry_compare(const logged_element *a, const logged_element *b, bool *ba
     return compare_elements(x, xs, y, ys);
 }
 
-/* Walks the set's blocks, counting, and finds each entry in the block that holds it. */
-typedef struct position_walk {
-    const logged_element *entries;
-    size_t count, done;
-    size_t *out;
-    size_t before;            /* the elements of the blocks walked */
-    block pending;            /* the block before the one visited */
-    bool has_pending;
-} position_walk;
-
 static int missing(void)
 {
     return lar_fail(LAR_ECORRUPT, "the change log names a set element the set does not hold");
 }
 
-/* Places the entries below bound (NULL: all) in block b. */
-static int place_in_block(position_walk *w, const block *b, const uint8_t *bound, size_t bound_size)
+/* The element of a logged entry (missing() when damaged). */
+static int logged_member(const logged_element *e, const uint8_t **element, size_t *size)
+{
+    const uint8_t *typed;
+    size_t typed_size;
+    return logged_element_at(e, element, size, &typed, &typed_size) ? LAR_OK : missing();
+}
+
+/* Places entries [from, to) (ascending), all in block b, whose first element is at base. */
+static int place_range(const block *b, const logged_element *entries, size_t from, size_t to, size_t base, size_t *out)
 {
     const uint8_t *at = b->payload, *end = b->payload + b->size;
     size_t index = 0;
-    while (w->done < w->count) {
-        const uint8_t *want, *typed;
-        size_t want_size, typed_size;
-        if (!logged_element_at(&w->entries[w->done], &want, &want_size, &typed, &typed_size)) return missing();
-        if (bound && compare_elements(want, want_size, bound, bound_size) >= 0) break;
-        int order = -1;
-        while (at < end) {
+    for (size_t i = from; i < to; i++) {
+        const uint8_t *want = NULL;
+        size_t want_size = 0;
+        int err = logged_member(&entries[i], &want, &want_size), order = -1;
+        while (!err && at < end) {
             const uint8_t *x, *past = at;
             size_t xs;
             if (!element_at(&past, end, &x, &xs)) return corrupt();
-            order = compare_elements(x, xs, want, want_size);
-            if (order >= 0) break;
+            if ((order = compare_elements(x, xs, want, want_size)) >= 0) break;
             at = past;
             index++;
         }
-        if (order) return missing();
-        w->out[w->done++] = w->before + index;
+        if (err || order) return err ? err : missing();
+        out[i] = base + index;
     }
-    w->before += b->count;
     return LAR_OK;
 }
 
-static int visit_for_positions(const block *b, void *context)
+/* Whether a logged entry's element is below a block's first. */
+static bool below_block(const logged_element *e, const block *b, int *err)
 {
-    position_walk *w = context;
-    int err = w->has_pending ? place_in_block(w, &w->pending, b->key + ID_SIZE, b->key_size - ID_SIZE) : LAR_OK;
-    w->pending = *b;
-    w->has_pending = true;
-    return err ? err : w->done == w->count ? 1 : LAR_OK;
+    const uint8_t *element = NULL;
+    size_t size = 0;
+    if ((*err = logged_member(e, &element, &size))) return false;
+    return compare_elements(element, size, b->key + ID_SIZE, b->key_size - ID_SIZE) < 0;
+}
+
+/* One end of a walk over a set's blocks: its cursor and current block. */
+typedef struct block_end {
+    kv_cursor *cursor;
+    uint8_t prefix[ID_SIZE];
+    block at;
+    bool valid;
+} block_end;
+
+static int end_settle(block_end *e, int rc, const kv_val *key, const kv_val *data)
+{
+    e->valid = false;
+    if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot read a set");
+    if (rc || !in_set(key, e->prefix)) return LAR_OK;
+    e->valid = true;
+    return block_open(key, data, &e->at);
+}
+
+static int end_step(block_end *e, int step)
+{
+    kv_val key, data;
+    return end_settle(e, kv_cursor_step(e->cursor, &key, &data, step), &key, &data);
+}
+
+/* Opens the end of set id at its first block (last false) or its last. */
+static int end_open(lar_txn *txn, uint64_t id, bool last, block_end *e)
+{
+    keyed_prefix(e->prefix, id);
+    e->valid = false;
+    int err = open_cursor(txn, &e->cursor);
+    if (err) return err;
+    uint8_t seek[ID_SIZE];
+    keyed_prefix(seek, last ? id + 1 : id);
+    kv_val key = {ID_SIZE, seek}, data;
+    int rc = kv_cursor_step(e->cursor, &key, &data, KV_SEEK);
+    if (last) rc = kv_cursor_step(e->cursor, &key, &data, rc == KV_NOTFOUND ? KV_LAST : KV_PREV);
+    else if (!rc && key.mv_size == ID_SIZE && !memcmp(key.mv_data, e->prefix, ID_SIZE)) /* the count */
+        rc = kv_cursor_step(e->cursor, &key, &data, KV_NEXT);
+    return end_settle(e, rc, &key, &data);
+}
+
+/* Walks the set's blocks from both ends at once, counting the elements of the blocks
+ * passed, so that an entry near either end is placed after few blocks: each block
+ * from the front takes the entries below the next block's first element, each from
+ * the back those at or above its own first. The two meet when their counts sum to the
+ * set's; an entry left then is not in the set. */
+typedef struct position_walk {
+    const logged_element *entries;
+    size_t lo, hi;            /* the entries not placed yet */
+    size_t *out;
+    uint64_t before, after, total; /* elements in the blocks passed from the front, the back; in all */
+} position_walk;
+
+static int front_step(position_walk *w, block_end *front)
+{
+    block here = front->at;
+    int err = end_step(front, KV_NEXT);
+    size_t to = w->lo;
+    while (!err && to < w->hi && (!front->valid || below_block(&w->entries[to], &front->at, &err))) to++;
+    if (!err) err = place_range(&here, w->entries, w->lo, to, (size_t)w->before, w->out);
+    w->lo = to;
+    w->before += here.count;
+    return err;
+}
+
+static int back_step(position_walk *w, block_end *back)
+{
+    size_t from = w->hi;
+    int err = LAR_OK;
+    while (!err && from > w->lo && !below_block(&w->entries[from - 1], &back->at, &err)) from--;
+    w->after += back->at.count;
+    if (!err) err = place_range(&back->at, w->entries, from, w->hi, (size_t)(w->total - w->after), w->out);
+    w->hi = from;
+    return err ? err : end_step(back, KV_PREV);
 }
 
 int set_positions(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entries, size_t count, size_t *out)
 {
     collection_ref set;
+    position_walk w = {entries, 0, count, out, 0, 0, 0};
     int err = open_set(txn, false, obj, prop, &set);
     if (err || !count) return err;
-    position_walk w = {entries, count, 0, out, 0, {0}, false};
-    err = walk_blocks(txn, set.root, visit_for_positions, &w);
-    if (!err && w.done < count && w.has_pending) err = place_in_block(&w, &w.pending, NULL, 0);
-    return !err && w.done < count ? missing() : err;
+    if (!set.root) return missing();
+    err = keyed_count(txn, set.root, &w.total);
+    block_end front = {0}, back = {0};
+    if (!err) err = end_open(txn, set.root, false, &front);
+    if (!err) err = end_open(txn, set.root, true, &back);
+    while (!err && w.lo < w.hi && front.valid && back.valid && w.before + w.after < w.total) {
+        err = front_step(&w, &front);
+        if (!err && w.lo < w.hi && w.before + w.after < w.total) err = back_step(&w, &back);
+    }
+    if (front.cursor) kv_cursor_close(front.cursor);
+    if (back.cursor) kv_cursor_close(back.cursor);
+    return !err && w.lo < w.hi ? missing() : err;
 }
 
 int set_entry_value(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entry, lar_value *out)
