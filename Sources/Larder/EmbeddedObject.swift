@@ -45,7 +45,7 @@ extension RealmInstance {
     /// call's result.
     func createEmbedded(_ object: Object, update: Realm.UpdatePolicy,
                         _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
-        let table = table(for: type(of: object))
+        let table = table(of: object)
         let schema = table.schema
         let values = object.unmanagedValues(schema)
         var rowValues = values // copied only for a class with links or collections, which it nulls
