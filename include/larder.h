@@ -2229,8 +2229,14 @@ int lar_query_run_aggregate(lar_txn *txn, lar_query *query, const char *keypath,
  *  modified, which properties of each modified object changed (a list, set,
  *  map or mixed property counts as changed when its contents did, and a link
  *  nulled because its target was deleted counts too), and the element changes
- *  of lists. Objects deleted by a cascade, embedded objects deleted with their
- *  owner and links removed from lists by a delete are all recorded.
+ *  of lists, sets and maps: a list's inserts, removes, sets and moves by
+ *  position; a set's elements added and removed (one by one, by union,
+ *  intersection and subtraction, and by deleting the objects a set links to);
+ *  a map's keys inserted, removed and set (a key nulled because its object was
+ *  deleted is set); a clear of a set or map, without its elements. Changes
+ *  inside collections nested in mixed values only mark the property changed.
+ *  Objects deleted by a cascade, embedded objects deleted with their owner and
+ *  links removed from lists by a delete are all recorded.
  *
  *  A version is the LMDB transaction id of a commit; a snapshot's version is
  *  the last commit it sees. The log keeps the entries after the oldest version
@@ -2471,9 +2477,19 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
  * Positions are in the set's order (lar_set_list()) at each version: deletions
  * of the elements at old_txn that txn lacks, insertions of those at txn that
  * old_txn lacks; elements in both keep their relative order, and a set has no
- * modifications. Each side is walked and each element looked up in the other
- * (O(n log n)); with changes (covering the versions between the two
- * snapshots), an unchanged property costs nothing.
+ * modifications.
+ *
+ * Cost: with changes covering exactly the versions of the two snapshots (from
+ * old_txn's to txn's, both read transactions), an unchanged property costs
+ * nothing, and a changed one is computed from the elements the log lists: each
+ * is placed by counting the set's blocks (one LMDB step per block of some
+ * dozens of elements) from both ends at once, so a change near either end
+ * costs a few steps and one in the middle about n / 100, then reading the
+ * block that holds it. Without
+ * such changes, or when the log does not list the elements (the set was
+ * cleared in the range, or an entry was written by a version of the library
+ * before sets' element changes), each side is walked and each element looked
+ * up in the other (O(n log n)). Both give the same change set.
  * Ownership: the caller owns *out and frees it with lar_changeset_free().
  * @param[in]  old_txn  An active read transaction at the older version.
  * @param[in]  txn      An active read transaction at the newer one.
@@ -2488,7 +2504,8 @@ int lar_results_update(lar_txn *old_txn, lar_txn *txn, lar_query *query, const l
 int lar_set_changeset(lar_txn *old_txn, lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
                       lar_changeset **out);
 
-/** The changes of a map (Realm's RealmMapChange): keys. */
+/** The changes of a map (Realm's RealmMapChange): keys (lar_map_changeset(),
+ *  lar_changes_map_keys()). */
 typedef struct lar_map_changes lar_map_changes;
 
 /** @brief The changes of a map property between two snapshots.
@@ -2496,8 +2513,16 @@ typedef struct lar_map_changes lar_map_changes;
  * Deletions are the keys at old_txn that txn lacks, insertions the keys at txn
  * that old_txn lacks, modifications the keys at both whose values differ (a
  * nested collection counts as changed whenever the property changed; a link
- * counts when its object was modified, given changes). Each side is walked and
- * each key looked up in the other (O(n log n)).
+ * counts when its object was modified, given changes).
+ *
+ * Cost: with changes covering exactly the versions of the two snapshots (both
+ * read transactions), from the keys the log lists: O(k log n) for k keys
+ * changed (a key set again has its two values compared). Each side is instead
+ * walked and each key looked up in the other (O(n log n)) without such
+ * changes, when the log does not list the keys (a clear, an entry of an older
+ * library), for a map of mixed values (its values may be nested collections),
+ * and for a map of objects of which the changes say one it holds was modified.
+ * Both give the same changes.
  * Ownership: the caller owns *out and frees it with lar_map_changes_free(); its
  * keys are copies (followed by a NUL byte) that live as long as it.
  * @param[in]  old_txn  An active read transaction at the older version.
@@ -2526,6 +2551,67 @@ int lar_map_changes_get(const lar_map_changes *changes, lar_changeset_part part,
  * @param[in] changes  Changes from lar_map_changeset(), or NULL.
  */
 void lar_map_changes_free(lar_map_changes *changes);
+
+/** The element changes of a set: values. */
+typedef struct lar_set_changes lar_set_changes;
+
+/** @brief The elements a set property gained and lost over the range of changes.
+ *
+ * Netted from the log: an element added then removed in the range is in
+ * neither part. Part #LAR_CHANGESET_DELETIONS holds the elements at the start
+ * and not at the end, #LAR_CHANGESET_INSERTIONS those at the end and not at
+ * the start, each in the set's order (a number of a set of mixed values as
+ * the set holds it).
+ * Ownership: the caller owns *out and frees it with lar_set_changes_free(); a
+ * string or binary value points into changes: use the values while both live.
+ * @param[in]  txn      An active transaction of the environment (for its schema).
+ * @param[in]  changes  Changes from lar_changes_read().
+ * @param[in]  obj      The set's owner (at both ends of the range).
+ * @param[in]  prop     A set property of obj's class.
+ * @param[out] out      Receives the changes; NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, not a set property, an
+ *         unknown class or property); #LAR_EDELETED (obj was inserted or deleted
+ *         in the range); #LAR_ENOTFOUND (the log does not list the elements: the
+ *         set was cleared in the range, or changed by a version of the library
+ *         before element changes of sets: compare snapshots with
+ *         lar_set_changeset()); #LAR_EMISUSE; #LAR_ECORRUPT; #LAR_ENOMEM.
+ */
+int lar_changes_set_elements(lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                             lar_set_changes **out);
+
+/** @brief One part of a set's element changes.
+ * @param[in]  changes  A set's changes.
+ * @param[in]  part     #LAR_CHANGESET_DELETIONS or #LAR_CHANGESET_INSERTIONS.
+ * @param[out] values   Receives the elements (NULL when there are none), owned by changes.
+ * @param[out] count    Receives their number.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, another part).
+ */
+int lar_set_changes_get(const lar_set_changes *changes, lar_changeset_part part, const lar_value **values,
+                        size_t *count);
+
+/** @brief Free a set's element changes.
+ * @param[in] changes  Changes from lar_changes_set_elements(), or NULL.
+ */
+void lar_set_changes_free(lar_set_changes *changes);
+
+/** @brief The keys a map property gained, lost and had set over the range of changes.
+ *
+ * Netted from the log: deletions are the keys at the start and not at the end,
+ * insertions those at the end and not at the start, modifications those at
+ * both that were set (even to an equal value) or removed and put again; each
+ * in key order. Read with lar_map_changes_get(); the values themselves are not
+ * logged (read them in snapshots; lar_map_changeset() compares them).
+ * Ownership: the caller owns *out and frees it with lar_map_changes_free().
+ * @param[in]  txn      An active transaction of the environment (for its schema).
+ * @param[in]  changes  Changes from lar_changes_read().
+ * @param[in]  obj      The map's owner (at both ends of the range).
+ * @param[in]  prop     A map property of obj's class.
+ * @param[out] out      Receives the changes; NULL on failure.
+ * @return As lar_changes_set_elements() (a map instead of a set; #LAR_ENOTFOUND
+ *         also when a change inside a dictionary nested in a value is in the range).
+ */
+int lar_changes_map_keys(lar_txn *txn, const lar_changes *changes, lar_obj obj, uint32_t prop,
+                         lar_map_changes **out);
 /** @} */
 
 /** @defgroup watch Watching for commits

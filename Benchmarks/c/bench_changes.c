@@ -14,7 +14,18 @@
  *                     sorting and diffing the keys with the old ones.
  *                     changeset-sorted-move: the same with the object's score changed,
  *                     so it moves (the keys between its two places shift).
- *                     ns_per_op is per change set; n is the result's class size. */
+ *                     ns_per_op is per change set; n is the result's class size.
+ *   set-insert-logged N ints inserted into a Set<Int> and N keys put into a [String: Int]
+ *                     of one object that exists before the write (so its element changes
+ *                     are logged), beside the same on a file with the log off.
+ *   changeset-set     a Set<Int> of n = 20,000 and 200,000 elements; each step inserts one
+ *                     element after the others (untimed) and times lar_set_changeset()
+ *                     between the two versions: c-api with the changes read from the log
+ *                     (lar_changes_read() timed too), c-api-snapshots without them (both
+ *                     sets walked). ns_per_op is per change set.
+ *                     changeset-set-middle: the same removing an element from the middle,
+ *                     the farthest from both ends (the log's positions walk the blocks
+ *                     from both ends). */
 #include "bench.h"
 
 #include "kv/kv.h"
@@ -232,9 +243,141 @@ static uint64_t raw_changesets(const char *path, size_t n, bool move)
     return total / RAW_STEPS;
 }
 
+/* ---- sets and maps ---- */
+
+#define ELEMENTS 50000
+
+typedef struct keyed_db {
+    lar_env *env;
+    lar_obj owner;
+    uint32_t set, map;
+} keyed_db;
+
+static void keyed_open(keyed_db *db, const char *path)
+{
+    lar_property_def props[] = {
+        {"set", LAR_TYPE_INT, LAR_COLLECTION_SET, 0, NULL, NULL},
+        {"map", LAR_TYPE_INT, LAR_COLLECTION_MAP, 0, NULL, NULL},
+    };
+    lar_class_def cls = {"Owner", props, 2, 0};
+    db->env = lar_open_fresh(path, &cls, 1);
+    lar_class owner;
+    LAR_CHECK(lar_class_find(db->env, "Owner", &owner));
+    LAR_CHECK(lar_property_find(db->env, owner, "set", &db->set));
+    LAR_CHECK(lar_property_find(db->env, owner, "map", &db->map));
+    lar_txn *txn;
+    LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_WRITE, &txn));
+    LAR_CHECK(lar_obj_create(txn, owner, NULL, 0, &db->owner));
+    LAR_CHECK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+}
+
+static void keyed_close(keyed_db *db)
+{
+    LAR_CHECK(lar_env_close(db->env));
+}
+
+/* Inserts the elements in the order of a multiplicative walk (not ascending). */
+static uint64_t keyed_insert(keyed_db *db, size_t n, size_t first)
+{
+    lar_txn *txn;
+    uint64_t start = bench_now_ns();
+    LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_WRITE, &txn));
+    for (size_t i = 0; i < n; i++) {
+        lar_value v = {.type = LAR_TYPE_INT, .as.integer = (int64_t)(first + (i * 7919u) % n)};
+        char name[24];
+        int size = snprintf(name, sizeof name, "k%lld", (long long)v.as.integer);
+        lar_string key = {name, (size_t)size};
+        LAR_CHECK(lar_set_insert(txn, db->owner, db->set, &v, NULL));
+        LAR_CHECK(lar_map_put(txn, db->owner, db->map, &key, &v));
+    }
+    LAR_CHECK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    return bench_now_ns() - start;
+}
+
+static void bench_set_insert_logged(const char *dir)
+{
+    char path[4200], off_path[4200];
+    snprintf(path, sizeof path, "%s/keyed-logged.larder", dir);
+    snprintf(off_path, sizeof off_path, "%s/keyed-unlogged.larder", dir);
+    uint64_t best = UINT64_MAX, best_off = UINT64_MAX;
+    for (int rep = 0; rep < 3; rep++) {
+        keyed_db db, off;
+        keyed_open(&db, path);
+        keyed_open(&off, off_path);
+        unlog(off.env);
+        uint64_t logged = keyed_insert(&db, ELEMENTS, 0), unlogged = keyed_insert(&off, ELEMENTS, 0);
+        best = logged < best ? logged : best;
+        best_off = unlogged < best_off ? unlogged : best_off;
+        keyed_close(&db);
+        keyed_close(&off);
+    }
+    report_n_vs("set-insert-logged", "c-api", ELEMENTS, best, best_off, "unlogged", best_off);
+    report_n("set-insert-logged", "c-api-unlogged", ELEMENTS, best_off, best_off);
+}
+
+/* Nanoseconds per set change set over CS_STEPS steps, with the log (changes) or not;
+ * each step inserts one element after the others, or removes one from the middle. */
+static uint64_t set_changesets(keyed_db *db, size_t n, bool with_log, bool middle)
+{
+    uint64_t total = 0;
+    for (int step = 0; step < CS_STEPS; step++) {
+        lar_txn *old, *now, *txn;
+        LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_READ, &old));
+        LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_WRITE, &txn));
+        lar_value v = {.type = LAR_TYPE_INT, .as.integer = (int64_t)(n + (size_t)step * 2 + with_log)};
+        if (middle) v.as.integer = (int64_t)(n / 2 + (size_t)step * 2 + with_log);
+        LAR_CHECK(middle ? lar_set_remove(txn, db->owner, db->set, &v, NULL)
+                         : lar_set_insert(txn, db->owner, db->set, &v, NULL));
+        LAR_CHECK(lar_txn_commit(txn));
+        lar_txn_free(txn);
+        LAR_CHECK(lar_txn_begin(db->env, LAR_TXN_READ, &now));
+        uint64_t from, start = bench_now_ns();
+        lar_changes *changes = NULL;
+        LAR_CHECK(lar_txn_version(old, &from));
+        if (with_log) LAR_CHECK(lar_changes_read(now, from, &changes));
+        lar_changeset *cs;
+        LAR_CHECK(lar_set_changeset(old, now, changes, db->owner, db->set, &cs));
+        total += bench_now_ns() - start;
+        const size_t *indices;
+        size_t count;
+        LAR_CHECK(lar_changeset_get(cs, middle ? LAR_CHANGESET_DELETIONS : LAR_CHANGESET_INSERTIONS, &indices, &count));
+        if (count != 1) die("changeset-set", "the change set is not the one insertion made");
+        lar_changeset_free(cs);
+        lar_changes_free(changes);
+        lar_txn_free(old);
+        lar_txn_free(now);
+    }
+    return total / CS_STEPS;
+}
+
+static void bench_set_changesets(const char *dir)
+{
+    static const size_t sizes[] = {20000, 200000};
+    for (int middle = 0; middle < 2; middle++) {
+        const char *workload = middle ? "changeset-set-middle" : "changeset-set";
+        for (size_t s = 0; s < sizeof sizes / sizeof *sizes; s++) {
+            size_t n = sizes[s];
+            char path[4200];
+            snprintf(path, sizeof path, "%s/changeset-set.larder", dir);
+            keyed_db db;
+            keyed_open(&db, path);
+            keyed_insert(&db, n, 0);
+            uint64_t snapshots = set_changesets(&db, n, false, middle), logged = set_changesets(&db, n, true, middle);
+            keyed_close(&db);
+            /* report_n divides by n: scaled so that ns_per_op is per change set. */
+            report_n(workload, "c-api-snapshots", n, snapshots * n, snapshots * n);
+            report_n(workload, "c-api", n, logged * n, snapshots * n);
+        }
+    }
+}
+
 void bench_changes(const char *dir)
 {
     bench_insert_logged(dir, unlog);
+    bench_set_insert_logged(dir);
+    bench_set_changesets(dir);
     static const size_t sizes[] = {20000, 200000};
     for (int move = 0; move < 2; move++) {
         const char *workload = move ? "changeset-sorted-move" : "changeset-sorted";

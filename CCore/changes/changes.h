@@ -18,8 +18,29 @@ typedef enum list_op_kind {
     LIST_OP_INSERT = 1,       /* arg elements inserted at index */
     LIST_OP_REMOVE = 2,       /* arg elements removed from index */
     LIST_OP_SET = 3,          /* the element at index replaced */
-    LIST_OP_MOVE = 4          /* the element at index moved to position arg */
+    LIST_OP_MOVE = 4,         /* the element at index moved to position arg */
+    /* The element changes of a set or a map (its own, not a nested one's), each with
+     * its element's bytes: a set's entry as its blocks hold it (collection/set.c), a
+     * map's key (UTF-8, no NUL). In notes, index and arg locate them in bytes. */
+    SET_OP_INSERT = 5,        /* the element was added */
+    SET_OP_REMOVE = 6,        /* the element was removed */
+    MAP_OP_INSERT = 7,        /* a new key */
+    MAP_OP_SET = 8,           /* a key's value replaced (or nulled: its object was deleted) */
+    MAP_OP_REMOVE = 9,        /* the key was removed */
+    COLL_OP_CLEAR = 10,       /* the set or map emptied, its elements not listed */
+    COLL_OP_UNKNOWN = 11      /* (reading only) an entry changed the property without listing how */
 } list_op_kind;
+
+static inline bool op_has_bytes(uint32_t kind)
+{
+    return kind >= SET_OP_INSERT && kind <= MAP_OP_REMOVE;
+}
+
+/* The bytes of a set's or a map's element change. */
+typedef struct logged_element {
+    const uint8_t *bytes;
+    size_t size;
+} logged_element;
 
 /* Each returns LAR_OK, or LAR_ENOMEM after poisoning txn (its log would be wrong).
  * Call them once the change is made. */
@@ -29,6 +50,14 @@ int changes_modify(lar_txn *txn, lar_obj obj, uint32_t prop);
 /* A change to the elements of obj's list property prop (its own list, not a nested one:
  * those are changes_modify of the property). */
 int changes_list(lar_txn *txn, lar_obj obj, uint32_t prop, list_op_kind kind, uint64_t index, uint64_t arg);
+/* A change to the elements of obj's set or map property prop (its own): kind SET_OP_*,
+ * MAP_OP_* with the element's bytes, or COLL_OP_CLEAR (bytes NULL, size 0). */
+int changes_element(lar_txn *txn, lar_obj obj, uint32_t prop, list_op_kind kind, const void *bytes, size_t size);
+/* Whether txn's write keeps a change log (element changes are worth recording). */
+static inline bool changes_logged(const lar_txn *txn)
+{
+    return txn && txn->env->has_history;
+}
 
 /* ---- the account of changes, in memory (notes.c) ---- */
 
@@ -64,6 +93,7 @@ typedef struct class_notes {
     size_t slot_capacity;     /* a power of two, or 0 */
     list_note *lists;
     size_t list_count, list_capacity;
+    byte_buffer bytes;        /* the elements of set and map changes */
 } class_notes;
 
 typedef struct change_notes {
@@ -79,6 +109,11 @@ int notes_insert_range(class_notes *c, uint64_t lo, uint64_t hi);
 int notes_delete(class_notes *c, uint64_t key);
 int notes_modify(class_notes *c, uint64_t key, uint32_t prop);
 int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op);
+/* A set or map change (op_has_bytes(kind): with size bytes, copied; else none). */
+int notes_element(class_notes *c, uint64_t key, uint32_t prop, uint32_t kind, const void *bytes, size_t size);
+/* The element changes of obj's property prop (a list's, a set's or a map's), or NULL
+ * when it has none (or the object did not exist at both ends). */
+const list_note *notes_changes_of(const change_notes *all, lar_obj obj, uint32_t prop);
 key_note *notes_find(const class_notes *c, uint64_t key);
 bool notes_in_runs(const class_notes *c, uint64_t key);
 static inline const uint64_t *notes_mask(const class_notes *c, const key_note *n)

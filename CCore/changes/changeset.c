@@ -108,11 +108,13 @@ static int replay(list_replay *t, const list_op *op)
         if (op->index >= t->count) return bad_op(op);
         if (t->tags[op->index] != LIST_INSERTED) t->modified[t->tags[op->index]] = true;
         return LAR_OK;
-    default: /* LIST_OP_MOVE: realm reports a deletion and an insertion */
+    case LIST_OP_MOVE: /* realm reports a deletion and an insertion */
         if (op->index >= t->count || op->arg >= t->count) return bad_op(op);
         memmove(t->tags + op->index, t->tags + op->index + 1, (t->count - op->index - 1) * sizeof *t->tags);
         t->count--;
         return tags_insert(t, op->arg, 1);
+    default: /* a set's or a map's: not a list */
+        return lar_fail(LAR_ECORRUPT, "the changes recorded for the property are not a list's");
     }
 }
 

@@ -2,8 +2,14 @@
  *
  *   entry  := class*
  *   class  := cls  n_runs (lo-prev_hi len)*  n_deleted key_delta*
- *             n_modified (key_delta n_words word* n_lists (prop n_ops (kind index arg)*)*)*
+ *             n_modified (key_delta n_words word* n_lists (prop n_ops op*)*)*
+ *   op     := kind index arg            a list's (LIST_OP_*)
+ *           | kind size byte*           a set's or a map's element (SET_OP_*, MAP_OP_*)
+ *           | kind                      COLL_OP_CLEAR
  *
+ * Entries written before sets and maps had element changes hold list ops alone; an
+ * entry that marks a set or map property changed without listing its changes (those,
+ * or a change inside a nested collection) reads as COLL_OP_UNKNOWN for it.
  * Inserted keys are runs of consecutive keys (a bulk insert is one run); deleted and
  * modified keys ascend, each written as its distance from the previous one. Replaying
  * an entry deletes first, then inserts: a key deleted and created again in one commit
@@ -115,9 +121,15 @@ static int encode_lists(const class_notes *c, const key_note *n, byte_buffer *ou
         err = put_varint(out, l->prop);
         if (!err) err = put_varint(out, l->count);
         for (size_t i = 0; !err && i < l->count; i++) {
-            err = put_varint(out, l->ops[i].kind);
-            if (!err) err = put_varint(out, l->ops[i].index);
-            if (!err) err = put_varint(out, l->ops[i].arg);
+            const list_op *op = &l->ops[i];
+            err = put_varint(out, op->kind);
+            if (!err && op->kind <= LIST_OP_MOVE) {
+                err = put_varint(out, op->index);
+                if (!err) err = put_varint(out, op->arg);
+            } else if (!err && op_has_bytes(op->kind)) {
+                err = put_varint(out, op->arg);
+                if (!err) err = buffer_append(out, c->bytes.data + op->index, op->arg);
+            }
         }
     }
     return err;
@@ -173,32 +185,78 @@ static int damaged(void)
     return lar_fail(LAR_ECORRUPT, "a change log entry is damaged");
 }
 
-static int apply_lists(class_notes *c, uint64_t key, reader *r)
+static int apply_op(class_notes *c, uint64_t key, uint32_t prop, reader *r)
+{
+    uint64_t kind = get_varint(r);
+    if (kind >= LIST_OP_INSERT && kind <= LIST_OP_MOVE) {
+        list_op op = {0, 0, (uint32_t)kind};
+        op.index = get_varint(r);
+        op.arg = get_varint(r);
+        return r->bad ? damaged() : notes_list(c, key, prop, &op);
+    }
+    if (kind == COLL_OP_CLEAR) return notes_element(c, key, prop, COLL_OP_CLEAR, NULL, 0);
+    uint64_t size = op_has_bytes((uint32_t)kind) ? get_varint(r) : 0;
+    if (r->bad || !op_has_bytes((uint32_t)kind) || size > (uint64_t)(r->end - r->at)) return damaged();
+    const uint8_t *bytes = r->at;
+    r->at += size;
+    return notes_element(c, key, prop, (uint32_t)kind, bytes, (size_t)size);
+}
+
+/* Whether props (count of them) holds prop. */
+static bool listed(const uint32_t *props, size_t count, uint32_t prop)
+{
+    for (size_t i = 0; i < count; i++)
+        if (props[i] == prop) return true;
+    return false;
+}
+
+/* A set or map property marked changed whose changes the entry does not list. */
+static int note_unlisted(class_notes *c, const schema_class *sc, uint64_t key, reader mask, uint64_t words,
+                         const uint32_t *props, size_t count)
+{
+    for (uint64_t w = 0; sc && w < words; w++) {
+        uint64_t word = get_varint(&mask);
+        for (uint32_t bit = 0; word >> bit && w * 64 + bit < sc->property_count; bit++) {
+            uint32_t p = (uint32_t)(w * 64 + bit);
+            lar_collection kind = sc->properties[p].def.collection;
+            if (!(word & (1ull << bit)) || (kind != LAR_COLLECTION_SET && kind != LAR_COLLECTION_MAP) ||
+                listed(props, count, p))
+                continue;
+            int err = notes_element(c, key, p, COLL_OP_UNKNOWN, NULL, 0);
+            if (err) return err;
+        }
+    }
+    return LAR_OK;
+}
+
+/* Applies a modified key's element changes; *props receives the properties they are of. */
+static int apply_lists(class_notes *c, uint64_t key, reader *r, uint32_t **props, size_t *count)
 {
     uint64_t lists = get_varint(r);
+    *props = NULL;
+    *count = 0;
+    if (r->bad || lists > (uint64_t)(r->end - r->at)) return damaged();
+    if (lists && !(*props = malloc(lists * sizeof **props))) return lar_fail(LAR_ENOMEM, "out of memory reading changes");
     for (uint64_t i = 0; !r->bad && i < lists; i++) {
         uint64_t prop = get_varint(r), ops = get_varint(r);
         if (prop > UINT32_MAX) r->bad = true;
+        if (!r->bad) (*props)[(*count)++] = (uint32_t)prop;
         for (uint64_t o = 0; !r->bad && o < ops; o++) {
-            list_op op;
-            op.kind = (uint32_t)get_varint(r);
-            op.index = get_varint(r);
-            op.arg = get_varint(r);
-            if (r->bad || op.kind < LIST_OP_INSERT || op.kind > LIST_OP_MOVE) return damaged();
-            int err = notes_list(c, key, (uint32_t)prop, &op);
+            int err = apply_op(c, key, (uint32_t)prop, r);
             if (err) return err;
         }
     }
     return r->bad ? damaged() : LAR_OK;
 }
 
-static int apply_modified(class_notes *c, reader *r)
+static int apply_modified(class_notes *c, const schema_class *sc, reader *r)
 {
     uint64_t count = get_varint(r), key = 0;
     for (uint64_t i = 0; !r->bad && i < count; i++) {
         key += get_varint(r);
         uint64_t words = get_varint(r);
         if (words > (uint64_t)(r->end - r->at)) return damaged();
+        reader mask = *r;
         for (uint64_t w = 0; !r->bad && w < words; w++) {
             uint64_t word = get_varint(r);
             for (int bit = 0; word && bit < 64; bit++) {
@@ -207,7 +265,11 @@ static int apply_modified(class_notes *c, reader *r)
                 if (err) return err;
             }
         }
-        int err = r->bad ? damaged() : apply_lists(c, key, r);
+        uint32_t *props = NULL;
+        size_t listed_count = 0;
+        int err = r->bad ? damaged() : apply_lists(c, key, r, &props, &listed_count);
+        if (!err) err = note_unlisted(c, sc, key, mask, words, props, listed_count);
+        free(props);
         if (err) return err;
     }
     return r->bad ? damaged() : LAR_OK;
@@ -241,7 +303,7 @@ static int apply_class(change_notes *all, const lar_schema *schema, reader *r)
         err = notes_insert_range(c, key, key + length);
         key += length;
     }
-    return err ? err : apply_modified(c, r);
+    return err ? err : apply_modified(c, sc, r);
 }
 
 int entry_apply(change_notes *all, const lar_schema *schema, const uint8_t *data, size_t size)

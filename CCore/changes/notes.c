@@ -222,27 +222,59 @@ static bool extend_last(list_note *l, const list_op *op)
     return false;
 }
 
-int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op)
+/* The element changes of n's property prop, made on first use. */
+static list_note *list_of(class_notes *c, key_note *n, uint32_t prop)
 {
-    int err;
-    key_note *n = existing(c, key, &err);
-    if (!n) return err;
-    set_bit(c, n, prop);
     list_note *l = NULL;
     for (uint32_t at = n->lists; at; at = c->lists[at - 1].next)
         if (c->lists[at - 1].prop == prop) l = &c->lists[at - 1];
     if (!l) {
         size_t index = (size_t)(n - c->notes);
-        if (grow((void **)&c->lists, &c->list_capacity, c->list_count + 1, sizeof *c->lists)) return LAR_ENOMEM;
+        if (grow((void **)&c->lists, &c->list_capacity, c->list_count + 1, sizeof *c->lists)) return NULL;
         n = &c->notes[index];
         l = &c->lists[c->list_count++];
         *l = (list_note){prop, n->lists, NULL, 0, 0};
         n->lists = (uint32_t)c->list_count;
     }
+    return l;
+}
+
+/* Appends op (with its bytes, when it has any) to the changes of key's property prop,
+ * for an object that existed at the start and still does; nothing for others. */
+static int add_op(class_notes *c, uint64_t key, uint32_t prop, const list_op *op, const void *bytes)
+{
+    int err;
+    key_note *n = existing(c, key, &err);
+    if (!n) return err;
+    set_bit(c, n, prop);
+    list_note *l = list_of(c, n, prop);
+    if (!l) return LAR_ENOMEM;
     if (extend_last(l, op)) return LAR_OK;
     if (grow((void **)&l->ops, &l->capacity, l->count + 1, sizeof *l->ops)) return LAR_ENOMEM;
+    if (bytes && op->arg && buffer_append(&c->bytes, bytes, op->arg)) return no_memory();
     l->ops[l->count++] = *op;
     return LAR_OK;
+}
+
+int notes_list(class_notes *c, uint64_t key, uint32_t prop, const list_op *op)
+{
+    return add_op(c, key, prop, op, NULL);
+}
+
+int notes_element(class_notes *c, uint64_t key, uint32_t prop, uint32_t kind, const void *bytes, size_t size)
+{
+    list_op op = {c->bytes.size, op_has_bytes(kind) ? size : 0, kind};
+    return add_op(c, key, prop, &op, bytes);
+}
+
+const list_note *notes_changes_of(const change_notes *all, lar_obj obj, uint32_t prop)
+{
+    const class_notes *c = obj.cls < all->class_capacity ? all->classes[obj.cls] : NULL;
+    const key_note *n = c ? notes_find(c, obj.key) : NULL;
+    if (!n || n->flags) return NULL;
+    for (uint32_t at = n->lists; at; at = c->lists[at - 1].next)
+        if (c->lists[at - 1].prop == prop) return &c->lists[at - 1];
+    return NULL;
 }
 
 static int compare_keys(const void *a, const void *b)
@@ -278,6 +310,7 @@ static void class_free(class_notes *c)
 {
     for (size_t l = 0; l < c->list_count; l++) free(c->lists[l].ops);
     free(c->lists);
+    buffer_free(&c->bytes);
     free(c->runs);
     free(c->notes);
     free(c->masks);

@@ -81,6 +81,13 @@ int changes_list(lar_txn *txn, lar_obj obj, uint32_t prop, list_op_kind kind, ui
     return err || !c ? err : settle(txn, notes_list(c, obj.key, prop, &op));
 }
 
+int changes_element(lar_txn *txn, lar_obj obj, uint32_t prop, list_op_kind kind, const void *bytes, size_t size)
+{
+    class_notes *c;
+    int err = class_of(txn, obj.cls, &c);
+    return err || !c ? err : settle(txn, notes_element(c, obj.key, prop, kind, bytes, size));
+}
+
 /* Deletes the entries up to version limit (never the floor), and raises the floor to
  * the last one deleted: the log still holds every commit after it (a commit without
  * an entry changed nothing). */

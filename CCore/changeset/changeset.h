@@ -4,6 +4,7 @@
 #define LARDER_CHANGESET_H
 
 #include "changes/changes.h"
+#include "collection/collection.h"
 #include "object/object.h"
 #include "query/order.h"
 
@@ -40,5 +41,33 @@ int update_by_diff(update *u, lar_changeset *cs);
 /* Updates from the changed objects alone (results_update.c): for a query and order that
  * read only the class's own rows. */
 int update_in_place(update *u, plan *p, lar_changeset *cs);
+
+/* ---- sets' and maps' element changes, netted over the range (element_log.c) ---- */
+
+/* What a set's or a map's elements did between the range's ends, each part in the
+ * collection's order: removed (at the start, not at the end), inserted, and (maps)
+ * kept: keys at both ends whose value was set or that were removed and put again. */
+typedef struct element_net {
+    logged_element *removed, *inserted, *kept;
+    size_t removed_count, inserted_count, kept_count;
+} element_net;
+/* NOT_ITEMIZED: the log marks the property changed without listing every change (a
+ * clear, a change inside a nested collection, an entry written before sets and maps
+ * had element changes). */
+#define NOT_ITEMIZED 1
+/* Nets the element changes of obj's set (map false) or map property prop: LAR_OK,
+ * NOT_ITEMIZED, or an error. Free *out with element_net_free whatever the result. */
+int element_net_of(const lar_changes *changes, lar_obj obj, uint32_t prop, bool map, element_net *out);
+void element_net_free(element_net *net);
+
+/* A map's changes (collections.c): keys copied as they are kept, then sealed. */
+struct lar_map_changes {
+    lar_string *parts[3];     /* deletions, insertions, modifications: keys copied into text */
+    size_t counts[3], capacities[3];
+    byte_buffer text;
+};
+int map_changes_keep(lar_map_changes *mc, int part, const lar_string *key);
+/* Turns the keys' offsets into pointers once the text is complete. */
+void map_changes_seal(lar_map_changes *mc);
 
 #endif

@@ -319,6 +319,8 @@ int collection_clear(lar_txn *txn, lar_obj obj, uint32_t prop)
     if (!err) err = free_one(txn, ref.prop, obj, prop, ref.root);
     if (!err) err = collection_write_root(txn, &ref, 0);
     if (!err && count) err = changes_list(txn, obj, prop, LIST_OP_REMOVE, 0, count);
+    if (!err && ref.root && kind != LAR_COLLECTION_LIST && changes_logged(txn))
+        err = changes_element(txn, obj, prop, COLL_OP_CLEAR, NULL, 0);
     return !err && ref.root ? changes_modify(txn, obj, prop) : err;
 }
 

@@ -167,4 +167,17 @@ int set_remove_target(lar_txn *txn, const collection_ref *set, lar_obj target);
 int map_free(lar_txn *txn, const schema_property *prop, lar_obj obj, uint32_t prop_index, uint64_t id);
 int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target);
 
+/* ---- sets' element changes in the change log (set.c) ---- */
+
+/* Orders two logged set entries as the set orders their elements; *bad set when one
+ * is malformed. */
+int set_entry_compare(const logged_element *a, const logged_element *b, bool *bad);
+/* The positions (out[i]) at txn, in set order, of the count elements that entries
+ * (logged entries in set order) name in obj's set prop. LAR_ECORRUPT when the set
+ * lacks one. Counts the set's blocks from both ends until every entry is placed, and
+ * reads the blocks that hold them. */
+int set_positions(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entries, size_t count, size_t *out);
+/* The value of a logged entry of obj's set prop (a string or binary points into it). */
+int set_entry_value(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entry, lar_value *out);
+
 #endif

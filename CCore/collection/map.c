@@ -96,6 +96,14 @@ static bool is_mixed(const collection_ref *map)
     return map->prop->def.type == LAR_TYPE_MIXED;
 }
 
+/* Records a change of the map's key (its own map's: a nested one's changes only mark
+ * the property changed) in the change log; key NULL: the map was cleared. */
+static int log_key(lar_txn *txn, const collection_ref *map, list_op_kind kind, const void *key, size_t size)
+{
+    if (!changes_logged(txn) || map->nested) return LAR_OK;
+    return changes_element(txn, map->obj, map->prop_index, key ? kind : COLL_OP_CLEAR, key, size);
+}
+
 /* ---- walking a map's entries ---- */
 
 typedef int (*entry_visitor)(const kv_val *key, const kv_val *value, void *context);
@@ -202,6 +210,7 @@ int map_remove_target(lar_txn *txn, const collection_ref *map, lar_obj target)
         memcpy(key.bytes, plan.entries.data + at + 4, size);
         key.size = size;
         err = store_value(txn, &key, &null, false); /* the key stays, with null */
+        if (!err) err = log_key(txn, map, MAP_OP_SET, key.bytes + ID_SIZE, size - ID_SIZE - 1);
         at += 4 + size + PLAN_TAIL;
     }
     for (size_t at = 0; !err && at < plan.nested.size; at += 8) { /* and out of what it nests */
@@ -294,6 +303,7 @@ static int put_entry(lar_txn *txn, const lar_coll *coll, const lar_string *key, 
     if (!err && found && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
     if (!err && element.type == LAR_TYPE_LINK) err = backlink_add(txn, element.as.link, obj, prop);
     if (!err && found) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
+    if (!err) err = log_key(txn, &map, found ? MAP_OP_SET : MAP_OP_INSERT, key->data, key->size);
     return err;
 }
 
@@ -330,6 +340,7 @@ static int remove_entry(lar_txn *txn, const lar_coll *coll, const lar_string *ke
         if (!err && count <= 1) err = collection_write_root(txn, &map, 0); /* an emptied map gives its id up */
         if (!err && old.type == LAR_TYPE_LINK) err = backlink_remove(txn, old.as.link, obj, prop);
         if (!err) err = nested_release(txn, nested_parent_of(&map), &old); /* what the key held */
+        if (!err) err = log_key(txn, &map, MAP_OP_REMOVE, key->data, key->size);
     }
     if (!err && removed) *removed = found;
     return err;
@@ -351,6 +362,7 @@ static int clear_map(lar_txn *txn, const lar_coll *coll)
     collection_ref map;
     int err = collection_open_at(txn, true, coll, LAR_COLLECTION_MAP, &map);
     if (!err && map.root) err = drop_all(txn, map.prop, map.obj, map.prop_index, map.root, map.depth);
+    if (!err && map.root) err = log_key(txn, &map, COLL_OP_CLEAR, NULL, 0);
     return err ? err : collection_write_root(txn, &map, 0);
 }
 

@@ -403,6 +403,18 @@ static bool holds_links(const collection_ref *set)
     return set->prop->def.type == LAR_TYPE_LINK || set->prop->def.type == LAR_TYPE_MIXED;
 }
 
+/* Records an element change of the set in the change log (entry: the element's
+ * entry, as a block holds it). */
+static int log_member(lar_txn *txn, const collection_ref *set, list_op_kind kind, const uint8_t *entry, size_t size)
+{
+    return changes_logged(txn) ? changes_element(txn, set->obj, set->prop_index, kind, entry, size) : LAR_OK;
+}
+
+static int log_clear(lar_txn *txn, const collection_ref *set)
+{
+    return changes_logged(txn) ? changes_element(txn, set->obj, set->prop_index, COLL_OP_CLEAR, NULL, 0) : LAR_OK;
+}
+
 static int open_cursor(lar_txn *txn, kv_cursor **out)
 {
     int rc = kv_cursor_open(txn, txn->schema->keyed_dbi, out);
@@ -465,6 +477,10 @@ static int add_member(lar_txn *txn, const collection_ref *set, uint64_t id, cons
     if (!err) err = keyed_count_store(txn, id, total + 1);
     lar_obj link;
     if (!err && member_link(set, element, element_size, &link)) err = backlink_add(txn, link, set->obj, set->prop_index);
+    if (!err && changes_logged(txn)) {
+        uint8_t entry[ENTRY_MAX];
+        err = log_member(txn, set, SET_OP_INSERT, entry, put_entry(entry, element, element_size, key->typed, key->typed_size));
+    }
     if (!err) *added = true;
     return err;
 }
@@ -505,7 +521,8 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
 {
     const uint8_t *element = key->bytes + ID_SIZE;
     size_t element_size = key->size - ID_SIZE, size = 0, old_size = 0, count = 0;
-    uint8_t payload[PAYLOAD_MAX + BLOCK_FILL], old[2 * (2 + SET_KEY_MAX)];
+    uint8_t payload[PAYLOAD_MAX + BLOCK_FILL], old[2 * (2 + SET_KEY_MAX)], entry[ENTRY_MAX];
+    size_t entry_size = 0;
     kv_cursor *cursor;
     located loc;
     bool equal = false;
@@ -517,7 +534,9 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
     if (!err && loc.found) {
         size_t before, after;
         err = block_find(&loc.at, element, element_size, &before, &after, &equal);
-        if (!err && equal) {
+        if (!err && equal) { /* the stored entry (a mixed number as first inserted) for the log */
+            entry_size = after - before;
+            memcpy(entry, loc.at.payload + before, entry_size);
             block neighbour;
             bool next = false, merge = false;
             size = loc.at.size - (after - before);
@@ -551,6 +570,7 @@ static int drop_member(lar_txn *txn, const collection_ref *set, const member_key
     lar_obj link;
     if (!err && member_link(set, element, element_size, &link))
         err = backlink_remove(txn, link, set->obj, set->prop_index);
+    if (!err) err = log_member(txn, set, SET_OP_REMOVE, entry, entry_size);
     if (!err) *removed = true;
     return err;
 }
@@ -799,6 +819,7 @@ static int clear_set(lar_txn *txn, lar_obj obj, uint32_t prop)
     collection_ref set;
     int err = open_set(txn, true, obj, prop, &set);
     if (!err && set.root) err = drop_all(txn, &set, set.root);
+    if (!err && set.root) err = log_clear(txn, &set);
     return err ? err : collection_write_root(txn, &set, 0);
 }
 
@@ -815,12 +836,11 @@ typedef struct element_list {
     size_t capacity, count;
 } element_list;
 
-static int list_member(const uint8_t *element, size_t size, const uint8_t *typed, size_t typed_size,
-                       void *context)
+/* The value of an element (and its typed number) of a set. */
+static int decode_member(const collection_ref *set, const uint8_t *element, size_t size, const uint8_t *typed,
+                         size_t typed_size, lar_value *value)
 {
-    element_list *list = context;
-    lar_value *value = &list->out[list->count];
-    if (list->set->prop->def.type == LAR_TYPE_MIXED) { /* a number as first inserted; the rest from the key */
+    if (set->prop->def.type == LAR_TYPE_MIXED) { /* a number as first inserted; the rest from the key */
         if (typed_size) {
             if (!key_mixed_is_number(element, size) || element_size(typed, typed_size) != typed_size) return corrupt();
             element_decode(typed, 0, value);
@@ -830,10 +850,19 @@ static int list_member(const uint8_t *element, size_t size, const uint8_t *typed
         } else if (!key_decode_mixed(element, size, value)) {
             return corrupt();
         }
-    } else if (!key_decode_element(element, size, list->set->prop->def.type, list->set->prop->target, value)) {
+    } else if (!key_decode_element(element, size, set->prop->def.type, set->prop->target, value)) {
         return corrupt();
     }
-    int err = collection_keep(list->txn, value);
+    return LAR_OK;
+}
+
+static int list_member(const uint8_t *element, size_t size, const uint8_t *typed, size_t typed_size,
+                       void *context)
+{
+    element_list *list = context;
+    lar_value *value = &list->out[list->count];
+    int err = decode_member(list->set, element, size, typed, typed_size, value);
+    if (!err) err = collection_keep(list->txn, value);
     if (err) return err;
     return ++list->count == list->capacity ? 1 : LAR_OK;
 }
@@ -966,6 +995,8 @@ typedef struct plan {
     bool open;
     bool with_links;
     byte_buffer links;   /* for sets of links: elements added or dropped, (u32 size, bytes) */
+    bool logged;
+    byte_buffer changed; /* for the change log: the entries added or dropped, (u32 size, bytes) */
     int64_t delta;       /* the change of a's count */
 } plan;
 
@@ -998,11 +1029,12 @@ static inline int emit(plan *p, const uint8_t *entry, size_t size)
     return err;
 }
 
-/* An element of b that a gains (union) or one of a's that it loses. */
-static int note_change(plan *p, const uint8_t *element, size_t size, int delta)
+/* An element of b that a gains (union) or one of a's that it loses, and its entry. */
+static int note_change(plan *p, const uint8_t *element, size_t size, const uint8_t *entry, size_t entry_size, int delta)
 {
     p->delta += delta;
-    return p->with_links ? collect_member(element, size, NULL, 0, &p->links) : LAR_OK;
+    int err = p->with_links ? collect_member(element, size, NULL, 0, &p->links) : LAR_OK;
+    return !err && p->logged ? collect_member(entry, entry_size, NULL, 0, &p->changed) : err;
 }
 
 /* Plans block i of a (blocks): its new elements go to the open run's payload. For a
@@ -1028,7 +1060,7 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
             if (p->op == UNITE) { /* b's, below x */
                 changed = true;
                 err = emit(p, b->entry, b->entry_size);
-                if (!err) err = note_change(p, b->element, b->size, 1);
+                if (!err) err = note_change(p, b->element, b->size, b->entry, b->entry_size, 1);
             }
             if (!err) err = iter_next(b);
         }
@@ -1038,7 +1070,7 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
             err = emit(p, x_entry, (size_t)(at - x_entry));
         } else {
             changed = true;
-            err = note_change(p, x, xs, -1);
+            err = note_change(p, x, xs, x_entry, (size_t)(at - x_entry), -1);
         }
         if (!err && both) err = iter_next(b);
         has_x = at < end;
@@ -1049,7 +1081,7 @@ static int plan_block(plan *p, const block_array *blocks, size_t i, member_iter 
     while (!err && p->op == UNITE && b->valid && (!bound || compare_elements(b->element, b->size, bound, bound_size) < 0)) {
         changed = true;
         err = emit(p, b->entry, b->entry_size);
-        if (!err) err = note_change(p, b->element, b->size, 1);
+        if (!err) err = note_change(p, b->element, b->size, b->entry, b->entry_size, 1);
         if (!err) err = iter_next(b);
     }
     if (err) return err;
@@ -1088,7 +1120,7 @@ static int plan_change(lar_txn *txn, uint64_t a, uint64_t b, plan *p)
         for (; !err && it.valid; err = iter_next(&it)) {
             open_run(p, p->payload.size, p->count);
             err = emit(p, it.entry, it.entry_size);
-            if (!err) err = note_change(p, it.element, it.size, 1);
+            if (!err) err = note_change(p, it.element, it.size, it.entry, it.entry_size, 1);
         }
     }
     if (!err) err = close_run(p);
@@ -1134,6 +1166,12 @@ static int apply_plan(lar_txn *txn, collection_ref *a, const plan *p)
         err = collection_write_root(txn, a, 0);
         if (!err) a->root = 0;
     }
+    for (size_t at = 0; !err && at < p->changed.size;) { /* into the change log */
+        uint32_t size;
+        memcpy(&size, p->changed.data + at, 4);
+        err = log_member(txn, a, p->op == UNITE ? SET_OP_INSERT : SET_OP_REMOVE, p->changed.data + at + 4, size);
+        at += 4 + (size_t)size;
+    }
     return err;
 }
 
@@ -1147,16 +1185,18 @@ static int change_by(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, ui
         if (op == SUBTRACT && a.root) {
             err = drop_all(txn, &a, a.root);
             if (!err) err = collection_write_root(txn, &a, 0);
+            if (!err) err = log_clear(txn, &a);
         }
         return err;
     }
-    plan p = {.op = op, .with_links = holds_links(&a)};
+    plan p = {.op = op, .with_links = holds_links(&a), .logged = changes_logged(txn)};
     err = plan_change(txn, a.root, b.root, &p);
     if (!err) err = apply_plan(txn, &a, &p);
     buffer_free(&p.runs);
     buffer_free(&p.keys);
     buffer_free(&p.payload);
     buffer_free(&p.links);
+    buffer_free(&p.changed);
     return err;
 }
 
@@ -1233,4 +1273,176 @@ int lar_set_intersects(lar_txn *txn, lar_obj obj, uint32_t prop, lar_obj other, 
     int err = test_pair(txn, obj, prop, other, other_prop, IN_BOTH, &common);
     if (!err) *out = common;
     return err;
+}
+
+/* ---- element changes in the change log ---- */
+
+static bool logged_element_at(const logged_element *e, const uint8_t **element, size_t *size, const uint8_t **typed,
+                              size_t *typed_size)
+{
+    const uint8_t *at = e->bytes, *end = e->bytes + e->size;
+    return e->size && entry_at(&at, end, element, size, typed, typed_size) && at == end;
+}
+
+int set_entry_compare(const logged_element *a, const logged_element *b, bool *bad)
+{
+    const uint8_t *x, *y, *typed;
+    size_t xs, ys, typed_size;
+    if (!logged_element_at(a, &x, &xs, &typed, &typed_size) || !logged_element_at(b, &y, &ys, &typed, &typed_size)) {
+        *bad = true;
+        return 0;
+    }
+    return compare_elements(x, xs, y, ys);
+}
+
+static int missing(void)
+{
+    return lar_fail(LAR_ECORRUPT, "the change log names a set element the set does not hold");
+}
+
+/* The element of a logged entry (missing() when damaged). */
+static int logged_member(const logged_element *e, const uint8_t **element, size_t *size)
+{
+    const uint8_t *typed;
+    size_t typed_size;
+    return logged_element_at(e, element, size, &typed, &typed_size) ? LAR_OK : missing();
+}
+
+/* Places entries [from, to) (ascending), all in block b, whose first element is at base. */
+static int place_range(const block *b, const logged_element *entries, size_t from, size_t to, size_t base, size_t *out)
+{
+    const uint8_t *at = b->payload, *end = b->payload + b->size;
+    size_t index = 0;
+    for (size_t i = from; i < to; i++) {
+        const uint8_t *want = NULL;
+        size_t want_size = 0;
+        int err = logged_member(&entries[i], &want, &want_size), order = -1;
+        while (!err && at < end) {
+            const uint8_t *x, *past = at;
+            size_t xs;
+            if (!element_at(&past, end, &x, &xs)) return corrupt();
+            if ((order = compare_elements(x, xs, want, want_size)) >= 0) break;
+            at = past;
+            index++;
+        }
+        if (err || order) return err ? err : missing();
+        out[i] = base + index;
+    }
+    return LAR_OK;
+}
+
+/* Whether a logged entry's element is below a block's first. */
+static bool below_block(const logged_element *e, const block *b, int *err)
+{
+    const uint8_t *element = NULL;
+    size_t size = 0;
+    if ((*err = logged_member(e, &element, &size))) return false;
+    return compare_elements(element, size, b->key + ID_SIZE, b->key_size - ID_SIZE) < 0;
+}
+
+/* One end of a walk over a set's blocks: its cursor and current block. */
+typedef struct block_end {
+    kv_cursor *cursor;
+    uint8_t prefix[ID_SIZE];
+    block at;
+    bool valid;
+} block_end;
+
+static int end_settle(block_end *e, int rc, const kv_val *key, const kv_val *data)
+{
+    e->valid = false;
+    if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot read a set");
+    if (rc || !in_set(key, e->prefix)) return LAR_OK;
+    e->valid = true;
+    return block_open(key, data, &e->at);
+}
+
+static int end_step(block_end *e, int step)
+{
+    kv_val key, data;
+    return end_settle(e, kv_cursor_step(e->cursor, &key, &data, step), &key, &data);
+}
+
+/* Opens the end of set id at its first block (last false) or its last. */
+static int end_open(lar_txn *txn, uint64_t id, bool last, block_end *e)
+{
+    keyed_prefix(e->prefix, id);
+    e->valid = false;
+    int err = open_cursor(txn, &e->cursor);
+    if (err) return err;
+    uint8_t seek[ID_SIZE];
+    keyed_prefix(seek, last ? id + 1 : id);
+    kv_val key = {ID_SIZE, seek}, data;
+    int rc = kv_cursor_step(e->cursor, &key, &data, KV_SEEK);
+    if (last) rc = kv_cursor_step(e->cursor, &key, &data, rc == KV_NOTFOUND ? KV_LAST : KV_PREV);
+    else if (!rc && key.mv_size == ID_SIZE && !memcmp(key.mv_data, e->prefix, ID_SIZE)) /* the count */
+        rc = kv_cursor_step(e->cursor, &key, &data, KV_NEXT);
+    return end_settle(e, rc, &key, &data);
+}
+
+/* Walks the set's blocks from both ends at once, counting the elements of the blocks
+ * passed, so that an entry near either end is placed after few blocks: each block
+ * from the front takes the entries below the next block's first element, each from
+ * the back those at or above its own first. The two meet when their counts sum to the
+ * set's; an entry left then is not in the set. */
+typedef struct position_walk {
+    const logged_element *entries;
+    size_t lo, hi;            /* the entries not placed yet */
+    size_t *out;
+    uint64_t before, after, total; /* elements in the blocks passed from the front, the back; in all */
+} position_walk;
+
+static int front_step(position_walk *w, block_end *front)
+{
+    block here = front->at;
+    int err = end_step(front, KV_NEXT);
+    size_t to = w->lo;
+    while (!err && to < w->hi && (!front->valid || below_block(&w->entries[to], &front->at, &err))) to++;
+    if (!err) err = place_range(&here, w->entries, w->lo, to, (size_t)w->before, w->out);
+    w->lo = to;
+    w->before += here.count;
+    return err;
+}
+
+static int back_step(position_walk *w, block_end *back)
+{
+    size_t from = w->hi;
+    int err = LAR_OK;
+    while (!err && from > w->lo && !below_block(&w->entries[from - 1], &back->at, &err)) from--;
+    w->after += back->at.count;
+    if (!err) err = place_range(&back->at, w->entries, from, w->hi, (size_t)(w->total - w->after), w->out);
+    w->hi = from;
+    return err ? err : end_step(back, KV_PREV);
+}
+
+int set_positions(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entries, size_t count, size_t *out)
+{
+    collection_ref set;
+    position_walk w = {entries, 0, count, out, 0, 0, 0};
+    int err = open_set(txn, false, obj, prop, &set);
+    if (err || !count) return err;
+    if (!set.root) return missing();
+    err = keyed_count(txn, set.root, &w.total);
+    block_end front = {0}, back = {0};
+    if (!err) err = end_open(txn, set.root, false, &front);
+    if (!err) err = end_open(txn, set.root, true, &back);
+    while (!err && w.lo < w.hi && front.valid && back.valid && w.before + w.after < w.total) {
+        err = front_step(&w, &front);
+        if (!err && w.lo < w.hi && w.before + w.after < w.total) err = back_step(&w, &back);
+    }
+    if (front.cursor) kv_cursor_close(front.cursor);
+    if (back.cursor) kv_cursor_close(back.cursor);
+    return !err && w.lo < w.hi ? missing() : err;
+}
+
+int set_entry_value(lar_txn *txn, lar_obj obj, uint32_t prop, const logged_element *entry, lar_value *out)
+{
+    collection_ref set;
+    const uint8_t *element, *typed;
+    size_t size, typed_size;
+    int err = open_set(txn, false, obj, prop, &set);
+    if (err) return err;
+    if (!logged_element_at(entry, &element, &size, &typed, &typed_size))
+        return lar_fail(LAR_ECORRUPT, "a set element in the change log is damaged");
+    return decode_member(&set, element, size, typed, typed_size, out);
 }

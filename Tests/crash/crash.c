@@ -20,7 +20,8 @@
  * file and checks that it opens, that the last commit stored is at least the last one
  * acknowledged, that every Item is exactly what the deterministic sequence of
  * commits up to the stored one makes, and that the change log holds the entry of the
- * last commit stored (readable, naming what it wrote). Prints a summary line; exits 1 on any failure.
+ * last commit stored (readable, naming what it wrote, listing the elements it put
+ * into and took out of the sets of the Items it updated). Prints a summary line; exits 1 on any failure.
  *
  * Built without sanitizers, against liblarder.a: the C tests run the library under
  * ASan and UBSan; here speed means more commits per cycle, so kills land in more
@@ -504,10 +505,62 @@ static bool check_items(db *d, lar_txn *txn, const model *m, const logs *l)
     return true;
 }
 
+/* Whether part of a set's changes holds, ascending, the numbers k of the batches j in
+ * [from, to) that want(j, k) picks. */
+static bool same_numbers(const lar_set_changes *sc, lar_changeset_part part, size_t from, size_t to,
+                         bool (*want)(size_t j, int k, size_t writes), size_t writes)
+{
+    const lar_value *values;
+    size_t count, at = 0;
+    if (lar_set_changes_get(sc, part, &values, &count)) return false;
+    for (size_t j = from; j < to; j++)
+        for (int k = 0; k < SEEN_BATCH; k++) {
+            if (!want(j, k, writes)) continue;
+            if (at >= count || values[at].type != LAR_TYPE_INT || values[at].as.integer != (int64_t)j * SEEN_BATCH + k)
+                return false;
+            at++;
+        }
+    return at == count;
+}
+
+/* A batch the commit inserted that stays (a later write of the same commit may remove its odd ones). */
+static bool inserted_number(size_t j, int k, size_t writes)
+{
+    return k % 2 == 0 || j + SEEN_LAG >= writes;
+}
+
+static bool odd_number(size_t j, int k, size_t writes)
+{
+    (void)j;
+    (void)writes;
+    return k % 2 == 1;
+}
+
+/* The log lists the elements the last commit's writes of an Item (which existed before
+ * it) put into and took out of its set: each write's batch in, the odd ones of the
+ * write SEEN_LAG before it out (unless that write was of the same commit). */
+static bool check_seen_changes(db *d, lar_txn *txn, const lar_changes *changes, lar_obj item, int id,
+                               const logs *l, uint64_t stored)
+{
+    lar_set_changes *sc;
+    if (lar_changes_set_elements(txn, changes, item, d->prop[P_SEEN], &sc))
+        return fail("change log: Item %d's set: %s", id, lar_error_last()->message);
+    size_t writes = l->count[id], first = writes;
+    while (first > 0 && l->entries[id][first - 1] == stored) first--;
+    size_t removed_from = first > SEEN_LAG ? first - SEEN_LAG : 0, removed_to = writes > SEEN_LAG ? writes - SEEN_LAG : 0;
+    if (removed_to > first) removed_to = first;
+    if (removed_from > removed_to) removed_from = removed_to;
+    bool ok = same_numbers(sc, LAR_CHANGESET_INSERTIONS, first, writes, inserted_number, writes) &&
+              same_numbers(sc, LAR_CHANGESET_DELETIONS, removed_from, removed_to, odd_number, writes);
+    lar_set_changes_free(sc);
+    return ok || fail("change log: Item %d's set changes are not what commit %llu did to it", id,
+                      (unsigned long long)stored);
+}
+
 /* The change log holds the entry of the last commit (every commit writes Progress):
  * the changes since the version before it name Progress and every Item that commit
  * wrote and that still exists, as inserted or modified. */
-static bool check_change_log(db *d, lar_txn *txn, const model *m, uint64_t stored)
+static bool check_change_log(db *d, lar_txn *txn, const model *m, const logs *l, uint64_t stored)
 {
     uint64_t version;
     lar_changes *changes;
@@ -527,6 +580,8 @@ static bool check_change_log(db *d, lar_txn *txn, const model *m, uint64_t store
         if (lar_changes_object(changes, item, &state, NULL, 0, &count) == LAR_OK && state == LAR_OBJECT_UNCHANGED)
             ok = fail("change log: Item %d, written by commit %llu, is not in its entry", id,
                       (unsigned long long)stored);
+        else if (state == LAR_OBJECT_MODIFIED)
+            ok = check_seen_changes(d, txn, changes, item, id, l, stored);
     }
     lar_changes_free(changes);
     return ok;
@@ -557,7 +612,7 @@ static bool check_file(const char *path, uint64_t acked, uint64_t unacked, uint6
         memset(&l, 0, sizeof l);
         model m = model_with_logs(*stored, &l);
         ok = check_items(&d, txn, &m, &l);
-        if (ok && *stored) ok = check_change_log(&d, txn, &m, *stored);
+        if (ok && *stored) ok = check_change_log(&d, txn, &m, &l, *stored);
         logs_free(&l);
     }
     lar_txn_free(txn);

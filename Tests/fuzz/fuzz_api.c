@@ -1236,6 +1236,40 @@ static void op_results_update(state *s, program *p)
     lar_query_free(q);
 }
 
+/* The changes from old_txn's version (0 without it) to txn's, or NULL (the error consumed). */
+static lar_changes *changes_between(lar_txn *old_txn, lar_txn *txn)
+{
+    uint64_t version = 0;
+    lar_changes *c = NULL;
+    int rc = old_txn ? lar_txn_version(old_txn, &version) : LAR_OK;
+    if (!rc) rc = lar_changes_read(txn, version, &c);
+    if (rc) fuzz_consume_error(rc);
+    return c;
+}
+
+/* A map's changes (or the error that gave none): each part's keys read, then freed. */
+static void consume_map_changes(int rc, lar_map_changes *mc)
+{
+    if (rc) {
+        if (mc) abort(); /* nothing on failure */
+        fuzz_consume_error(rc);
+        return;
+    }
+    for (int part = 0; part < 4; part++) {
+        const lar_string *keys;
+        size_t count;
+        if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) {
+            lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
+            fuzz_consume_value(&key); /* every byte and the NUL after them */
+        }
+    }
+    lar_map_changes_free(mc);
+}
+
 /* A set's and a map's changes between two transactions, with the log's changes or without. */
 static void op_keyed_changes(state *s, program *p)
 {
@@ -1243,36 +1277,14 @@ static void op_keyed_changes(state *s, program *p)
     uint8_t how = u8(p);
     lar_obj obj = pick_obj(s, p);
     uint32_t prop = pick_prop(p);
-    lar_changes *c = NULL;
-    uint64_t version = 0;
-    int rc = LAR_OK;
-    if (how & 0x80) {
-        if (old_txn && (rc = lar_txn_version(old_txn, &version))) fuzz_consume_error(rc);
-        if (!rc && (rc = lar_changes_read(txn, version, &c))) fuzz_consume_error(rc);
-    }
+    lar_changes *c = how & 0x80 ? changes_between(old_txn, txn) : NULL;
+    int rc;
     lar_changeset *cs = NULL;
     rc = lar_set_changeset(old_txn, txn, c, obj, prop, how & 0x40 ? NULL : &cs);
     consume_changeset(rc, cs);
     lar_map_changes *mc = NULL;
     rc = lar_map_changeset(old_txn, txn, c, obj, prop, how & 0x20 ? NULL : &mc);
-    if (rc) {
-        if (mc) abort();
-        fuzz_consume_error(rc);
-    } else {
-        for (int part = 0; part < 4; part++) {
-            const lar_string *keys;
-            size_t count;
-            if ((rc = lar_map_changes_get(mc, (lar_changeset_part)part, &keys, &count))) {
-                fuzz_consume_error(rc);
-                continue;
-            }
-            for (size_t i = 0; i < count; i++) {
-                lar_value key = {.type = LAR_TYPE_STRING, .as.string = keys[i]};
-                fuzz_consume_value(&key); /* every byte and the NUL after them */
-            }
-        }
-        lar_map_changes_free(mc);
-    }
+    consume_map_changes(rc, mc);
     lar_changes_free(c);
 }
 
@@ -1311,6 +1323,36 @@ static void op_commit_sync(state *s, program *p)
     if (how & 1 && (rc = lar_env_sync(how & 0x02 ? NULL : s->env))) fuzz_consume_error(rc);
 }
 
+/* The element changes the log lists for a set and a map: read, each part walked, freed. */
+static void op_element_changes(state *s, program *p)
+{
+    lar_txn *old_txn = pick_txn(s, p), *txn = pick_txn(s, p);
+    uint8_t how = u8(p);
+    lar_obj obj = pick_obj(s, p);
+    uint32_t prop = pick_prop(p);
+    lar_changes *c = how & 0x80 ? NULL : changes_between(old_txn, txn);
+    lar_set_changes *sc = NULL;
+    int rc = lar_changes_set_elements(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x40 ? NULL : &sc);
+    if (rc) {
+        if (sc) abort(); /* nothing on failure */
+        fuzz_consume_error(rc);
+    }
+    for (int part = 0; sc && part < 4; part++) {
+        const lar_value *values;
+        size_t count;
+        if ((rc = lar_set_changes_get(sc, (lar_changeset_part)part, how & 0x04 ? NULL : &values, &count))) {
+            fuzz_consume_error(rc);
+            continue;
+        }
+        for (size_t i = 0; i < count; i++) fuzz_consume_value(&values[i]);
+    }
+    lar_set_changes_free(sc);
+    lar_map_changes *mc = NULL;
+    rc = lar_changes_map_keys(how & 0x08 ? old_txn : txn, c, obj, prop, how & 0x20 ? NULL : &mc);
+    consume_map_changes(rc, mc);
+    lar_changes_free(c);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
@@ -1318,6 +1360,7 @@ static const operation OPERATIONS[] = {
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
     op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
     op_commit_sync,
+    op_element_changes,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1325,6 +1368,7 @@ static const char *const OPERATION_NAMES[] = {
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
     "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
     "commit_sync",
+    "element_changes",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -11,7 +11,7 @@ import struct
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
     EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES, \
-    COMMIT_SYNC = range(31)
+    COMMIT_SYNC, ELEMENT_CHANGES = range(32)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -599,6 +599,22 @@ SEEDS["keyed_changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
     + set_op(0, 1, 1, 3, 3, 2, value=val_link(0)) + map_op(0, 1, 4, 2, value=val_link(0)) + end(0, COMMIT)
     + begin(2, False) + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 3, KEYED_CHANGES, 1, 2, 0, 1, 4])
     + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 4]) + end(1, COMMIT) + end(2, COMMIT))
+
+
+# A Person's set and map of Dogs changed over two commits (a Dog deleted in the second:
+# out of the set, its key nulled), their element changes read from the log; a clear.
+SEEDS["element_changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
+    + create(0, 0, []) + create(0, 1, []) + create(0, 0, []) + end(0, COMMIT) + end(0, FREE)
+    + begin(1, False) + begin(0, True)
+    + set_op(0, 1, 1, 3, 3, 2, value=val_link(0)) + set_op(0, 1, 1, 3, 3, 2, value=val_link(2))
+    + map_op(0, 1, 4, 2, value=val_link(0)) + map_op(0, 1, 4, 2, key=1, value=val_link(2))
+    + end(0, COMMIT) + end(0, FREE)
+    + begin(0, True) + bytes([DELETE, 0, 0, 0]) + end(0, COMMIT) + end(0, FREE) + begin(2, False)
+    + bytes([ELEMENT_CHANGES, 1, 2, 0, 1, 3, ELEMENT_CHANGES, 1, 2, 0, 1, 4, ELEMENT_CHANGES, 1, 2, 0x6C, 1, 3])
+    + bytes([KEYED_CHANGES, 1, 2, 0x80, 1, 3, KEYED_CHANGES, 1, 2, 0x80, 1, 4]) + end(2, COMMIT) + end(2, FREE)
+    + begin(0, True) + map_op(0, 1, 4, 5) + end(0, COMMIT) + end(0, FREE) + begin(2, False)
+    + bytes([ELEMENT_CHANGES, 1, 2, 0, 1, 4, ELEMENT_CHANGES, 1, 2, 0x88, 1, 4])
+    + end(1, COMMIT) + end(2, COMMIT))
 
 
 # Watches opened before and after a commit, waited on for a millisecond or not at all.
