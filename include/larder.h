@@ -378,6 +378,20 @@ int lar_env_info_get(lar_env *env, lar_env_info *out);
  * @return #LAR_OK, or: #LAR_EINVAL (NULL argument); #LAR_ENOMEM; #LAR_EIO.
  */
 int lar_env_version_count(lar_env *env, uint64_t *out);
+
+/** @brief Flush every commit of this process to disk.
+ *
+ * Makes the commits made with #LAR_COMMIT_NOSYNC (and, on an environment
+ * opened with #LAR_ENV_NOSYNC, every commit) durable: once this returns
+ * #LAR_OK they survive an operating-system crash or a power loss. Commits are
+ * made in order, so one sync covers every commit before it (a group commit:
+ * commit several with #LAR_COMMIT_NOSYNC, then sync once). Any thread may call
+ * it, inside a transaction or not.
+ * @param[in] env  An open environment.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL); #LAR_EREADONLY (a read-only
+ *         environment: it has nothing to flush); #LAR_EIO (the flush failed).
+ */
+int lar_env_sync(lar_env *env);
 /** @} */
 
 /** @defgroup schema Schema
@@ -582,6 +596,24 @@ int lar_txn_begin(lar_env *env, unsigned int flags, lar_txn **out);
  *         #LAR_EMAPFULL (the map filled: see @ref storage); #LAR_EIO.
  */
 int lar_txn_commit(lar_txn *txn);
+
+/** Commit without waiting for the disk: see lar_txn_commit_flags(). */
+#define LAR_COMMIT_NOSYNC 0x1u
+
+/** @brief Commit a write transaction with options, or end a read transaction.
+ *
+ * lar_txn_commit() with flags. #LAR_COMMIT_NOSYNC skips the fsyncs of the
+ * commit: it is stored and visible to every reader at once, and survives the
+ * process being killed, but an operating-system crash or a power loss may undo
+ * it (never the file's integrity, as #LAR_ENV_NOSYNC) until lar_env_sync() or a
+ * later commit without the flag flushes it. Group commits this way, then sync
+ * once. Flags are ignored for a read transaction.
+ * @param[in] txn    An active transaction.
+ * @param[in] flags  0 or #LAR_COMMIT_NOSYNC.
+ * @return lar_txn_commit()'s codes; #LAR_EINVAL also for an unknown flag (the
+ *         transaction then stays active).
+ */
+int lar_txn_commit_flags(lar_txn *txn, unsigned int flags);
 
 /** @brief End a transaction, discarding its writes.
  * @param[in] txn  A transaction; NULL or an ended one is ignored.

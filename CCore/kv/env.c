@@ -511,6 +511,14 @@ int lar_env_version_count(lar_env *env, uint64_t *out)
     return rc < 0 ? lar_fail_mdb(rc, "lar_env_version_count") : LAR_OK;
 }
 
+int lar_env_sync(lar_env *env)
+{
+    if (!env) return lar_fail(LAR_EINVAL, "lar_env_sync: env is NULL");
+    if (env->flags & LAR_ENV_READONLY) return lar_fail(LAR_EREADONLY, "lar_env_sync: the environment is read-only");
+    int rc = mdb_env_sync(env->mdb, 1);
+    return rc ? lar_fail_mdb(rc, "lar_env_sync") : LAR_OK;
+}
+
 size_t env_map_size(lar_env *env)
 {
     MDB_envinfo info;

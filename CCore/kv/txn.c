@@ -209,7 +209,20 @@ static int flush_sequences(lar_txn *txn)
     return LAR_OK;
 }
 
-static int commit_write(lar_txn *txn)
+/* The commit skips LMDB's fsyncs when nosync asks (an environment opened with
+ * LAR_ENV_NOSYNC never does them). The flag is the environment's, set only while
+ * this process's writer slot is held, so no other writer of the process commits under it. */
+static int commit_mdb(lar_txn *txn, bool nosync)
+{
+    lar_env *env = txn->env;
+    bool toggle = nosync && !(env->flags & LAR_ENV_NOSYNC);
+    if (toggle) mdb_env_set_flags(env->mdb, MDB_NOSYNC, 1);
+    int rc = mdb_txn_commit(txn->mdb);
+    if (toggle) mdb_env_set_flags(env->mdb, MDB_NOSYNC, 0);
+    return rc;
+}
+
+static int commit_write(lar_txn *txn, bool nosync)
 {
     if (txn->failed) return lar_fail(LAR_EMISUSE, "the transaction failed earlier and was not committed; "
                                      "nothing it wrote was stored");
@@ -219,7 +232,7 @@ static int commit_write(lar_txn *txn)
     if (!err) err = flush_sequences(txn);
     detach_dependents(txn); /* LMDB frees a write transaction's cursors when it ends */
     if (err) return err;
-    int rc = mdb_txn_commit(txn->mdb);
+    int rc = commit_mdb(txn, nosync);
     txn->mdb = NULL; /* freed, even when the commit fails */
     if (rc == MDB_MAP_FULL) return map_full(txn);
     return rc ? lar_fail_mdb(rc, "cannot commit") : LAR_OK;
@@ -240,7 +253,13 @@ static void publish_schema(lar_txn *txn)
 
 int lar_txn_commit(lar_txn *txn)
 {
+    return lar_txn_commit_flags(txn, 0);
+}
+
+int lar_txn_commit_flags(lar_txn *txn, unsigned int flags)
+{
     if (!txn) return lar_fail(LAR_EINVAL, "lar_txn_commit: txn is NULL");
+    if (flags & ~LAR_COMMIT_NOSYNC) return lar_fail(LAR_EINVAL, "lar_txn_commit_flags: unknown flags 0x%x", flags);
     if (txn->state != TXN_ACTIVE) return lar_fail(LAR_EMISUSE, "lar_txn_commit: the transaction has ended");
     int err = check_owner(txn, "lar_txn_commit");
     if (err) return err;
@@ -249,7 +268,7 @@ int lar_txn_commit(lar_txn *txn)
         finish(txn);
         return LAR_OK;
     }
-    err = commit_write(txn);
+    err = commit_write(txn, flags & LAR_COMMIT_NOSYNC);
     if (!err && txn->own_schema) publish_schema(txn);
     if (txn->mdb) mdb_txn_abort(txn->mdb);
     txn->mdb = NULL;

@@ -5,8 +5,9 @@ import Foundation
 // List, MutableSet, LinkingObjects, AnyRealmCollection and Map. The callback gets
 // `.initial` first, then `.update` after each commit that changed the collection
 // (see RealmCollectionChange). keyPaths choose which property changes of element
-// objects count as modifications: nil, any of their own properties; `[]`, none;
-// names, those properties and paths through links ("owner.name").
+// objects count as modifications: nil, any of their own properties and of the
+// objects they link to, four levels deep as in Realm (DeepChangeChecker); `[]`,
+// none; names, those properties and paths through links ("owner.name").
 //
 // Delivery: without a queue, on this thread when its Realm refreshes (`.initial`
 // included, at the first refresh or write after `observe`); on a queue, there,
@@ -21,15 +22,13 @@ extension Results {
 
     func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
-        guard let elementType = Element.self as? Object.Type, let queryText = observedQueryText() else {
-            fatalError("Only results of objects, from Realm.objects(_:) with filters and sorts, support change " +
-                       "notifications; observe the List, MutableSet or Map itself")
-        }
         instance.checkCanObserve(inWriteMessage: "Cannot create asynchronous query while in a write transaction")
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-        let steps = self.steps
+        if valueSource != nil || source != nil { return observeDerived(keyPaths: keyPaths, at: place, block) }
+        let queryText = observedQueryText()!
+        let paths = ElementKeyPaths(keyPaths, schema: table.schema)
+        let steps = self.steps, observed = table
         return startObserving(instance, at: place, block) { instance in
-            let table = instance.table(for: elementType)
+            let table = instance.table(like: observed)
             let results = Results(instance: instance, table: table, steps: steps, source: nil, sourceIn: nil,
                                   filters: [QueryHandle.parse(queryText, env: instance.environment.handle, cls: table.id)])
             return (results, ResultsTracker(instance: instance, table: table, queryText: queryText, paths: paths))
@@ -65,8 +64,7 @@ extension List {
 
     func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmCollectionChange<List>) -> Void) -> NotificationToken {
-        observeElements(self, .list, elementType: Element.self as? Object.Type, keyPaths: keyPaths, at: place, block,
-                        keys: { $0.objectKeys() }, count: { $0.count })
+        observeElements(self, keyPaths: keyPaths, at: place, block)
     }
 }
 
@@ -78,25 +76,18 @@ extension MutableSet {
 
     func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmCollectionChange<MutableSet>) -> Void) -> NotificationToken {
-        observeElements(self, .set, elementType: Element.self as? Object.Type, keyPaths: keyPaths, at: place, block,
-                        keys: { $0.objectKeys() }, count: { $0.count })
+        observeElements(self, keyPaths: keyPaths, at: place, block)
     }
 }
 
-/// Observes a list or set property (collection, which is self of the caller);
-/// keys and count read one.
-private func observeElements<C: _LarderCollection>(
-    _ collection: C, _ kind: PropertyCollectionTracker.Kind, elementType: Object.Type?, keyPaths: [String]?,
-    at place: ObservationPlace?, _ block: @escaping (RealmCollectionChange<C>) -> Void,
-    keys: @escaping (C) -> [lar_objkey], count: @escaping (C) -> Int
+/// Observes a list or set (collection, which is self of the caller).
+private func observeElements<C: _LarderCollection & TrackedCollection>(
+    _ collection: C, keyPaths: [String]?, at place: ObservationPlace?,
+    _ block: @escaping (RealmCollectionChange<C>) -> Void
 ) -> NotificationToken {
     let ref = collection.observableRef()
-    let paths = ElementKeyPaths(keyPaths, elementType: elementType)
-    func tracking(_ collection: C) -> (C, ChangeTracker) {
-        let elementTable = elementType.map { collection.ref!.instance.table(for: $0) }
-        return (collection, PropertyCollectionTracker(kind, ref: collection.ref!, elementTable: elementTable, paths: paths,
-                                                      keys: { keys(collection) }, count: { count(collection) }))
-    }
+    let paths = ElementKeyPaths(keyPaths, elementType: type(of: collection).elementType._larderTargetClass)
+    func tracking(_ collection: C) -> (C, ChangeTracker) { (collection, collection.changeTracker(paths: paths)) }
     return startObserving(ref.instance, at: place, block) { instance in
         rebuilt(ref, in: instance).map(tracking)
     } local: {
@@ -119,7 +110,7 @@ extension LinkingObjects {
         let paths = ElementKeyPaths(keyPaths, elementType: Element.self)
         let name = propertyName, ownerType = target.type, ownerKey = target.obj.key
         func tracking(_ objects: LinkingObjects, _ instance: RealmInstance) -> (LinkingObjects, ChangeTracker) {
-            (objects, LinkingObjectsTracker(instance: instance, elementTable: instance.table(for: Element.self),
+            (objects, DerivedObjectsTracker(instance: instance, table: instance.table(for: Element.self),
                                             paths: paths) { objects.isInvalidated ? [] : objects.objectKeys() })
         }
         return startObserving(target.instance, at: place, block) { instance in
@@ -203,7 +194,6 @@ extension _LarderCollection {
     /// The ref of a managed collection that may be observed; traps with Realm's messages otherwise.
     func observableRef() -> CollectionRef {
         guard let ref else { fatalError("Only collections which are managed by a Realm support change notifications") }
-        if ref.nested != 0 { fatalError("Nested collections inside AnyRealmValue do not support change notifications yet") }
         ref.instance.checkCanObserve(inWriteMessage: "Cannot create asynchronous query while in a write transaction")
         return ref
     }
@@ -212,9 +202,9 @@ extension _LarderCollection {
 /// The collection of ref's owner's property, read in instance (another instance
 /// on the same file); nil when the owner is gone.
 func rebuilt<C: _LarderCollection>(_ ref: CollectionRef, in instance: RealmInstance) -> C? {
-    let ownerType = ref.ownerTable.schema.type, key = ref.owner.key, slot = ref.slot
-    guard let owner = instance.object(ownerType, key: key) else { return nil }
-    return C.managed(realm: instance, owner: owner.core, slot: slot)
+    guard let owner = instance.object(like: ref.ownerTable, key: ref.owner.key) else { return nil }
+    if ref.nested != 0 { return C.nested(like: ref, in: instance) }
+    return C.managed(realm: instance, owner: owner.core, slot: ref.slot)
 }
 
 /// Registers a collection observer: on this thread with local(), or at a queue or
@@ -257,13 +247,10 @@ extension Map: RealmKeyedCollection {
     func observe(keyPaths: [String]?, at place: ObservationPlace?,
                  _ block: @escaping (RealmMapChange<Map>) -> Void) -> NotificationToken {
         let ref = observableRef()
-        let elementType = Value._larderTargetClass
-        let paths = ElementKeyPaths(keyPaths, elementType: elementType)
+        let paths = ElementKeyPaths(keyPaths, elementType: Value._larderTargetClass)
         let token = NotificationToken()
         func observer(_ map: Map) -> MapObserver<Key, Value> {
-            let instance = map.ref!.instance
-            return MapObserver(token: token, map: map, elementTable: elementType.map { instance.table(for: $0) },
-                               paths: paths, block: block)
+            MapObserver(token: token, map: map, reader: MapChangeReader(map, paths: paths), block: block)
         }
         if let place {
             ConfinedObservation.start(at: place, token: token, configuration: ref.instance.configuration,
@@ -278,32 +265,21 @@ extension Map: RealmKeyedCollection {
     }
 }
 
-/// A map's observer: the C core compares the map at the two snapshots
-/// (`lar_map_changeset`, by key). With key paths, a value object counts as
-/// modified only as they say.
+/// A map's observer: what its reader finds changed, by key.
 final class MapObserver<Key: _MapKey, Value: RealmCollectionValue>: ThreadObserver {
     private let map: Map<Key, Value>
-    private let elementTable: ManagedClass?
-    private let paths: ElementKeyPaths
+    private let reader: MapChangeReader
     private let block: (RealmMapChange<Map<Key, Value>>) -> Void
-    private var version: UInt64 = 0
-    private var keys: [String] = []
 
-    init(token: NotificationToken, map: Map<Key, Value>, elementTable: ManagedClass?, paths: ElementKeyPaths,
+    init(token: NotificationToken, map: Map<Key, Value>, reader: MapChangeReader,
          block: @escaping (RealmMapChange<Map<Key, Value>>) -> Void) {
         self.map = map
-        self.elementTable = elementTable
-        self.paths = paths
+        self.reader = reader
         self.block = block
         super.init(token: token, needsInitial: true)
     }
 
-    private var ref: CollectionRef { map.ref! }
-
-    override func capture() {
-        version = ref.instance.fileVersion()
-        keys = ref.isInvalidated ? [] : map.storedKeys() ?? []
-    }
+    override func capture() { reader.capture() }
 
     override func deliverInitial() {
         capture()
@@ -311,42 +287,90 @@ final class MapObserver<Key: _MapKey, Value: RealmCollectionValue>: ThreadObserv
     }
 
     override func deliverChanges(local: Bool) {
-        let instance = ref.instance, oldKeys = keys
+        let changes = reader.changes()
+        if changes.isEmpty { return }
+        block(.update(map, deletions: changes.deletions.map(Key.init(_larderKey:)),
+                      insertions: changes.insertions.map(Key.init(_larderKey:)),
+                      modifications: changes.modifications.map(Key.init(_larderKey:))))
+    }
+}
+
+/// A map's changes by key since the capture: the C core compares the map at the
+/// two snapshots (`lar_map_changeset`); a nested dictionary's two states are
+/// compared here. Value objects modified as the key paths say (without them: as
+/// `ElementKeyPaths` follows links) are modifications too.
+final class MapChangeReader {
+    struct Changes {
+        var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
+        /// The keys at the capture and now, in key order.
+        var oldKeys: [String] = [], newKeys: [String] = []
+        var isEmpty: Bool { deletions.isEmpty && insertions.isEmpty && modifications.isEmpty }
+    }
+
+    private let map: _LarderCollection
+    private let elementTable: ManagedClass?
+    private let paths: ElementKeyPaths
+    private var version: UInt64 = 0
+    private var keys: [String] = []
+    /// A nested dictionary's contents at the capture.
+    private var nested: NestedState?
+
+    init<Key, Value>(_ map: Map<Key, Value>, paths: ElementKeyPaths) {
+        self.map = map
+        elementTable = Value._larderTargetClass.map(map.ref!.instance.table)
+        self.paths = paths
+    }
+
+    private var ref: CollectionRef { map.ref! }
+    var instance: RealmInstance { ref.instance }
+
+    func capture() {
+        version = ref.instance.fileVersion()
+        let gone = ref.isInvalidated
+        keys = gone ? [] : map.storedKeys() ?? []
+        if ref.nested != 0 { nested = gone ? nil : NestedState(map) }
+    }
+
+    func changes() -> Changes {
+        let instance = ref.instance, oldKeys = keys, oldNested = nested
         let log = instance.notifier.changes(since: version)
         let old = instance.notifier.transaction(at: version)
         capture()
-        var deletions: [String] = [], insertions: [String] = [], modifications: [String] = []
-        if let old {
-            var changes: OpaquePointer?
+        var changes = Changes(oldKeys: oldKeys, newKeys: keys)
+        if ref.nested != 0 {
+            if let log, !NestedState.propertyChanged(ref, log) { return changes }
+            (changes.deletions, changes.insertions, changes.modifications) =
+                NestedState.keyChanges(old: oldNested, oldKeys: oldKeys, new: nested, newKeys: keys)
+        } else if let old {
+            var result: OpaquePointer?
             let rc = lar_map_changeset(old, instance.currentTxn(), paths.paths == nil ? log : nil, ref.owner, ref.prop,
-                                       &changes)
+                                       &result)
             if rc == LAR_EDELETED {
-                deletions = oldKeys
+                changes.deletions = oldKeys
             } else if rc != LAR_OK {
                 fatalCoreError(rc, "Cannot compute the changes of a map")
             } else {
-                defer { lar_map_changes_free(changes) }
-                deletions = Self.keys(changes!, LAR_CHANGESET_DELETIONS)
-                insertions = Self.keys(changes!, LAR_CHANGESET_INSERTIONS)
-                modifications = Self.keys(changes!, LAR_CHANGESET_MODIFICATIONS)
+                defer { lar_map_changes_free(result) }
+                changes.deletions = Self.keys(result!, LAR_CHANGESET_DELETIONS)
+                changes.insertions = Self.keys(result!, LAR_CHANGESET_INSERTIONS)
+                changes.modifications = Self.keys(result!, LAR_CHANGESET_MODIFICATIONS)
             }
         } else {
             // No snapshot of the old version (the Realm was invalidated): every key as changed.
-            (deletions, insertions) = (oldKeys, keys)
+            (changes.deletions, changes.insertions) = (oldKeys, keys)
         }
-        if let elementTable, let log, paths.paths != nil {
-            modifications = Array(Set(modifications).union(modifiedObjectKeys(elementTable, log, instance,
-                                                                              skipping: Set(insertions)))).sorted()
+        if let elementTable, let log, paths.mayFindMore(in: elementTable, log: log, instance: instance) {
+            changes.modifications = Array(Set(changes.modifications).union(
+                modifiedObjectKeys(elementTable, log, instance, skipping: Set(changes.insertions)))).sorted()
         }
-        if deletions.isEmpty && insertions.isEmpty && modifications.isEmpty { return }
-        block(.update(map, deletions: deletions.map(Key.init(_larderKey:)), insertions: insertions.map(Key.init(_larderKey:)),
-                      modifications: modifications.map(Key.init(_larderKey:))))
+        return changes
     }
 
     /// The keys whose object value was modified as the key paths say.
     private func modifiedObjectKeys(_ table: ManagedClass, _ log: OpaquePointer, _ instance: RealmInstance,
                                     skipping inserted: Set<String>) -> [String] {
-        zip(map.storedKeys() ?? [], map.storedElements()).compactMap { key, value in
+        if ref.isInvalidated { return [] }
+        return zip(map.storedKeys() ?? [], map.storedElements()).compactMap { key, value in
             guard !inserted.contains(key), case .object(let object) = value, let objectTable = object.core.table,
                   objectTable === table || objectTable.id == table.id else { return nil }
             return paths.isModified(object.core.key, table, log: log, instance: instance) ? key : nil
@@ -358,5 +382,99 @@ final class MapObserver<Key: _MapKey, Value: RealmCollectionValue>: ThreadObserv
         var count = 0
         guard lar_map_changes_get(changes, part, &keys, &count) == LAR_OK, let keys else { return [] }
         return (0..<count).map { String(larderString: keys[$0]) }
+    }
+}
+
+/// A map's changes as positions in key order, for results of its values.
+final class MapPositionTracker: ChangeTracker {
+    private let reader: MapChangeReader
+
+    init(_ reader: MapChangeReader) {
+        self.reader = reader
+        super.init(instance: reader.instance)
+    }
+
+    override func capture() {
+        reader.capture()
+        version = instance.fileVersion()
+    }
+
+    override func changes() -> IndexChanges {
+        let changes = reader.changes()
+        version = instance.fileVersion()
+        func positions(_ keys: [String], in all: [String]) -> [Int] {
+            let chosen = Set(keys)
+            return all.indices.filter { chosen.contains(all[$0]) }
+        }
+        return IndexChanges(deletions: positions(changes.deletions, in: changes.oldKeys),
+                            insertions: positions(changes.insertions, in: changes.newKeys),
+                            modifications: positions(changes.modifications, in: changes.oldKeys))
+    }
+}
+
+// MARK: Results derived from a collection
+
+extension Results {
+    /// Observes results over a list, set, map or linking objects (see Impl/DerivedResultsTracker.swift).
+    fileprivate func observeDerived(keyPaths: [String]?, at place: ObservationPlace?,
+                                    _ block: @escaping (RealmCollectionChange<Results>) -> Void) -> NotificationToken {
+        let paths = ElementKeyPaths(keyPaths, elementType: Element._larderTargetClass)
+        func tracking(_ results: Results) -> (Results, ChangeTracker) { (results, results.derivedTracker(paths)) }
+        return startObserving(instance, at: place, block) { self.rebound(to: $0).map(tracking) } local: { tracking(self) }
+    }
+
+    private func derivedTracker(_ paths: ElementKeyPaths) -> ChangeTracker {
+        guard let valueSource else {
+            return DerivedObjectsTracker(instance: instance, table: table, paths: paths) { [self] in keys() }
+        }
+        let source = (valueSource.collection as! any TrackedCollection).changeTracker(paths: paths)
+        return DerivedValuesTracker(instance: instance, source: source) { [self] in sourcePositions() }
+    }
+
+    /// For results of values: the position in the collection of each element, in result
+    /// order. Sorts are stable and distinct keeps the first, so equal elements keep
+    /// the collection's order: the k-th of them here is the k-th there.
+    private func sourcePositions() -> [Int] {
+        guard let valueSource, !isInvalidated else { return [] }
+        var positions: [StoredIdentity: [Int]] = [:]
+        for (index, element) in valueSource.elements().enumerated() {
+            positions[StoredIdentity(element._larderStored), default: []].append(index)
+        }
+        var taken: [StoredIdentity: Int] = [:]
+        return values().map { value in
+            let identity = StoredIdentity(value._larderStored)
+            let occurrence = taken[identity, default: 0]
+            taken[identity] = occurrence + 1
+            return positions[identity]![occurrence]
+        }
+    }
+}
+
+/// The managed collections whose own changes a tracker follows (for themselves,
+/// and for results derived from them).
+protocol TrackedCollection {
+    func changeTracker(paths: ElementKeyPaths) -> ChangeTracker
+}
+
+extension List: TrackedCollection {
+    func changeTracker(paths: ElementKeyPaths) -> ChangeTracker {
+        let ref = ref!
+        if ref.nested != 0 { return NestedListTracker(ref: ref, list: self as! List<AnyRealmValue>) }
+        return PropertyCollectionTracker(.list, ref: ref, elementTable: Element._larderTargetClass.map(ref.instance.table),
+                                         paths: paths, keys: { [self] in objectKeys() }, count: { [self] in count })
+    }
+}
+
+extension MutableSet: TrackedCollection {
+    func changeTracker(paths: ElementKeyPaths) -> ChangeTracker {
+        let ref = ref!
+        return PropertyCollectionTracker(.set, ref: ref, elementTable: Element._larderTargetClass.map(ref.instance.table),
+                                         paths: paths, keys: { [self] in objectKeys() }, count: { [self] in count })
+    }
+}
+
+extension Map: TrackedCollection {
+    func changeTracker(paths: ElementKeyPaths) -> ChangeTracker {
+        MapPositionTracker(MapChangeReader(self, paths: paths))
     }
 }

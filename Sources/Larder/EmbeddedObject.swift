@@ -45,24 +45,29 @@ extension RealmInstance {
     /// call's result.
     func createEmbedded(_ object: Object, update: Realm.UpdatePolicy,
                         _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
+        // A DynamicObject's class is the one its schema names.
+        if _slowPath(type(of: object) == DynamicObject.self) { return createEmbedded(object, in: table(of: object), create) }
         // The link's cached table: an owner's add alternates between two classes, which
         // would miss the registry's last-table shortcut on every call.
-        linkTable(for: type(of: object))._withUnsafeGuaranteedRef { table in
-            let schema = table.schema
-            let values = object.unmanagedValues(schema)
-            var created = lar_obj()
-            // The usual class, of plain values only, passes its values as they are.
-            let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
-            let rc = schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
-                                         : createRow(table, values) { create($0, $1, &created) }
-            version &+= 1
-            guard rc == LAR_OK else { return rc }
-            table.changes.didCreate(created.key)
-            object.bind(to: self, table: table, key: created.key, added: true)
-            object.core.addedInWrite = writeSerial
-            if schema.hasRelations { fillRelations(object, values: values, linkSlots: linkSlots, update: .error) }
-            return LAR_OK
-        }
+        return linkTable(for: type(of: object))._withUnsafeGuaranteedRef { createEmbedded(object, in: $0, create) }
+    }
+
+    private func createEmbedded(_ object: Object, in table: ManagedClass,
+                                _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
+        let schema = table.schema
+        let values = object.unmanagedValues(schema)
+        var created = lar_obj()
+        // The usual class, of plain values only, passes its values as they are.
+        let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
+        let rc = schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
+                                     : createRow(table, values) { create($0, $1, &created) }
+        version &+= 1
+        guard rc == LAR_OK else { return rc }
+        table.changes.didCreate(created.key)
+        object.bind(to: self, table: table, key: created.key, added: true)
+        object.core.addedInWrite = writeSerial
+        if schema.hasRelations { fillRelations(object, values: values, linkSlots: linkSlots, update: .error) }
+        return LAR_OK
     }
 
     /// Calls create with the C values of a row of table, in stored order.

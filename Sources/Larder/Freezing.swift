@@ -84,7 +84,7 @@ extension Object: ThreadConfined {
     public func _rebound(to realm: Realm) -> Self? {
         guard let instance = core.realm, let table = core.table else { return self }
         if instance === realm.instance { return self }
-        return realm.instance.counterpart(of: table.schema.type, key: core.key, stamp: core.stamp)
+        return realm.instance.counterpart(of: table, key: core.key, stamp: core.stamp)
             .map { unsafeDowncast($0, to: Self.self) }
     }
 }

@@ -29,7 +29,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     func rebound(to instance: RealmInstance) -> LinkingObjects? {
         guard let target else { return self }
         if target.instance === instance { return self }
-        guard let owner = instance.counterpart(of: target.ownerType, key: target.obj.key, stamp: target.stamp) else {
+        guard let owner = instance.counterpart(of: target.ownerTable, key: target.obj.key, stamp: target.stamp) else {
             return nil
         }
         return LinkingObjects(propertyName: propertyName, owner: owner.core)
@@ -103,7 +103,7 @@ public struct LinkingObjects<Element: Object>: RealmCollection {
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let target else { fatalError("Linking objects of an unmanaged object cannot be sorted") }
         let table = target.instance.table(for: Element.self)
-        return Results(instance: target.instance, table: table, source: { objectKeys() },
+        return Results(instance: target.instance, table: table, source: { isInvalidated ? [] : objectKeys() },
                        sourceIn: { rebound(to: $0).map { linking in { linking.objectKeys() } } }).sorted(by: descriptors)
     }
 
@@ -184,14 +184,15 @@ private struct BacklinkTarget {
     let instance: RealmInstance
     let obj: lar_obj
     let generation: UInt64
-    let ownerType: Object.Type
+    let ownerTable: ManagedClass
+    var ownerType: Object.Type { ownerTable.schema.type }
     let stamp: UInt64
 
     init(instance: RealmInstance, table: ManagedClass, key: lar_objkey, stamp: UInt64) {
         self.instance = instance
         obj = lar_obj(cls: table.id, key: key)
         generation = instance.generation
-        ownerType = table.schema.type
+        ownerTable = table
         self.stamp = stamp
     }
 

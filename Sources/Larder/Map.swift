@@ -94,7 +94,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         guard let type = Value._larderTargetClass else {
             fatalError("sorted(byKeyPath:) needs a map of objects; use sorted(ascending:) on a Map<\(Key.self), \(Value.self)>")
         }
-        return valueResults().sortedObjects(by: Array(descriptors), of: type)
+        return valueResults().sortedObjects(by: Array(descriptors), of: type, schema: ref?.targetTable(as: type).schema)
     }
 
     /// The objects among the values that match the query isIncluded builds, in key
@@ -102,7 +102,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     public func `where`(_ isIncluded: (Query<Value>) -> Query<Bool>) -> Results<Value>
         where Value: _QueryOptional, Value.Wrapped: Object {
         let results = valueResults()
-        let table = results.instance.table(for: Value.Wrapped.self)
+        let table = objectTable(in: results.instance)
         let node = isIncluded(Query<Value>.root()).node
         return results.filteredValues(by: QueryHandle.build(node, environment: results.instance.environment, cls: table.id))
     }
@@ -111,13 +111,20 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Value>
         where Value: _QueryOptional, Value.Wrapped: Object {
         let results = valueResults()
-        let table = results.instance.table(for: Value.Wrapped.self)
+        let table = objectTable(in: results.instance)
         return results.filteredValues(by: QueryArgument.parse(predicateFormat, args.map { $0 as Any? },
                                                               environment: results.instance.environment, cls: table.id,
                                                               schema: table.schema))
     }
 
     /// Live results of the values, in key order.
+    /// The table of the objects a map of objects holds (a `DynamicObject`'s are named by its property).
+    private func objectTable(in instance: RealmInstance) -> ManagedClass {
+        if let ref { return ref.targetTable(as: Value._larderTargetClass) }
+        guard let type = Value._larderTargetClass else { fatalError("Map<\(Key.self), \(Value.self)> holds no objects") }
+        return instance.table(for: type)
+    }
+
     private func valueResults() -> Results<Value> {
         Results(values: self, kind: "RLMDictionary", read: { $0.values })
     }
@@ -282,7 +289,7 @@ extension Map {
             }
             return ObjectAggregate.run(operation, property, of: type, ObjectAggregate.source(of: objects), as: T.self)
         }
-        let table = ref.instance.table(for: type)
+        let table = objectTable(in: ref.instance)
         return ObjectAggregate.run(operation, property, of: type, .keys(ref.instance, table, objectKeys(ref)), as: T.self)
     }
 

@@ -318,8 +318,8 @@ extension MutableSet: RealmCollection where Element: Object {
 
     public func sorted<S: Sequence>(by descriptors: S) -> Results<Element> where S.Iterator.Element == SortDescriptor {
         guard let ref else { fatalError("This method may only be called on RLMSet instances retrieved from an RLMRealm") }
-        let table = ref.instance.table(for: Element.self)
-        return Results(instance: ref.instance, table: table, source: { [self] in objectKeys() },
+        let table = ref.targetTable(as: Element.self)
+        return Results(instance: ref.instance, table: table, source: { [self] in isInvalidated ? [] : objectKeys() },
                        sourceIn: { [self] in rebound(to: $0).map { set in { set.objectKeys() } } })
             .sorted(by: descriptors)
     }
@@ -332,7 +332,7 @@ extension MutableSet: ObjectAggregating where Element: Object {
     /// A managed set's objects by key; an unmanaged one's in memory.
     var aggregateSource: AggregateSource {
         guard let ref else { return ObjectAggregate.source(of: items) }
-        return .keys(ref.instance, ref.instance.table(for: Element.self), objectKeys())
+        return .keys(ref.instance, ref.targetTable(as: Element.self), objectKeys())
     }
 }
 

@@ -42,6 +42,13 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     static var schema: ClassSchema { ClassSchema.of(self) }
 
+    /// The schema this object reads with: its table's once managed (a `DynamicObject`'s
+    /// is the stored class's), else its model class's.
+    var objectClassSchema: ClassSchema {
+        if let table = core.tableRef { return table.takeUnretainedValue().schema }
+        return (self as? DynamicObject)?.unmanagedSchema ?? Self.schema
+    }
+
     // MARK: State
 
     /// The Realm managing this object, or nil while it is unmanaged.
@@ -59,7 +66,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
         guard let object else { return false }
         if object === self { return true }
         guard let realm = core.realm, realm === object.core.realm,
-              core.table === object.core.table, core.key == object.core.key else { return false }
+              core.table.id == object.core.table.id, core.key == object.core.key else { return false }
         return !isInvalidated && !object.isInvalidated
     }
 
@@ -67,7 +74,8 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// The value of the property named key.
     public func value(forKey key: String) -> Any? {
-        if Self.schema.slotByName[key] == nil, let linking = Self.schema.linkingObjects.first(where: { $0.name == key }) {
+        let schema = objectClassSchema
+        if schema.slotByName[key] == nil, let linking = schema.linkingObjects.first(where: { $0.name == key }) {
             return linking.valueType._larderComputed(.string(linking.originProperty), owner: core)
         }
         return stored(slot: slot(forKey: key)).anyValue
@@ -76,8 +84,15 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     /// Sets the property named key; managed objects must be in a write transaction.
     public func setValue(_ value: Any?, forKey key: String) {
         let slot = slot(forKey: key)
-        let property = Self.schema.properties[slot]
-        guard let stored = ValueReader.convert(value, to: property) else {
+        let property = objectClassSchema.properties[slot]
+        // A dynamic object's links given as dictionaries are created in its Realm: it has no model class.
+        var creating: ValueReader.Creating?
+        if let realm = core.realm, objectClassSchema.isDynamic {
+            realm.verifyThread()
+            realm.requirePropertyWrite()
+            creating = .init(instance: realm, update: .error)
+        }
+        guard let stored = ValueReader.convert(value, to: property, creating) else {
             fatalError("Invalid value '\(value.map { "\($0)" } ?? "nil")' of type " +
                        "'\(value.map { "\(type(of: $0))" } ?? "nil")' for '\(property.name)' property")
         }
@@ -106,8 +121,9 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     }
 
     private func slot(forKey key: String) -> Int {
-        guard let slot = Self.schema.slotByName[key] else {
-            fatalError("Invalid property name '\(key)' for class '\(Self.schema.name)'.")
+        let schema = objectClassSchema
+        guard let slot = schema.slotByName[key] else {
+            fatalError("Invalid property name '\(key)' for class '\(schema.name)'.")
         }
         return slot
     }
@@ -119,7 +135,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// Every property value in slot order.
     func allStored() -> [_StoredValue] {
-        (0..<Self.schema.properties.count).map { stored(slot: $0) }
+        (0..<objectClassSchema.properties.count).map { stored(slot: $0) }
     }
 
     // MARK: Equality and description
@@ -129,7 +145,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     /// Frozen objects compare the same way, with or without a primary key.
     public static func == (lhs: Object, rhs: Object) -> Bool {
         if lhs === rhs { return true }
-        guard type(of: lhs).schema.primaryKeySlot != nil || lhs.isFrozen else { return false }
+        guard lhs.objectClassSchema.primaryKeySlot != nil || lhs.isFrozen else { return false }
         return lhs.isSameObject(as: rhs)
     }
 
@@ -139,7 +155,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
     public func hash(into hasher: inout Hasher) {
         if isFrozen {
             hasher.combine(core.key)
-        } else if let slot = Self.schema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
+        } else if let slot = objectClassSchema.primaryKeySlot, let key = primaryKeyForHashing(slot: slot) {
             hasher.combine(key)
         } else {
             hasher.combine(ObjectIdentifier(self))
@@ -161,7 +177,7 @@ open class Object: CustomStringConvertible, Equatable, Hashable {
 
     /// Linked objects print nested, as in Realm, down to a depth that stops cycles.
     func describe(depth: Int) -> String {
-        let schema = Self.schema
+        let schema = objectClassSchema
         if core.realm != nil && isInvalidated { return "[invalid object]" }
         if depth > 5 { return "<Maximum depth exceeded>" }
         let lines = schema.properties.enumerated().map { slot, property in

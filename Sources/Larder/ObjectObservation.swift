@@ -25,10 +25,11 @@ extension Object {
         }
         if isInvalidated { fatalError("Cannot register notification blocks on an invalidated or deleted object") }
         instance.checkCanObserve(inWriteMessage: "Cannot register notification blocks from within write transactions.")
-        guard self is T else { fatalError("Cannot observe an object of type '\(Self.schema.name)' as '\(T.self)'") }
-        let paths = ObservedKeyPaths(keyPaths, of: Self.schema)
+        let schema = objectClassSchema
+        guard self is T else { fatalError("Cannot observe an object of type '\(schema.name)' as '\(T.self)'") }
+        let paths = ObservedKeyPaths(keyPaths, of: schema)
         let token = NotificationToken()
-        let type = Swift.type(of: self)
+        let table = core.table!
         let key = core.key
         let start = { (instance: RealmInstance, reader: Object) in
             instance.notifier.add(ObjectObserver(token: token, object: reader as! T, paths: paths, block: block))
@@ -36,7 +37,7 @@ extension Object {
         if let place {
             ConfinedObservation.start(at: place, token: token, configuration: instance.configuration,
                                       environment: instance.environment) { placeInstance in
-                guard let object = placeInstance.object(type, key: key) else { return block(.deleted) }
+                guard let object = placeInstance.object(like: table, key: key) else { return block(.deleted) }
                 start(placeInstance, object)
             }
         } else {
@@ -88,10 +89,11 @@ final class ObjectObserver<T: Object>: ThreadObserver {
         let now = paths.read(object)
         let written = writtenProperties()
         var changes: [PropertyChange] = []
+        let schema = object.objectClassSchema
         for (index, path) in paths.paths.enumerated() where now[index] != values[index] || written.contains(path[0]) {
             let name = path[0]
             if changes.contains(where: { $0.name == name }) { continue }
-            let isCollection = T.schema.properties[T.schema.slotByName[name]!].isCollection
+            let isCollection = schema.properties[schema.slotByName[name]!].isCollection
             changes.append(PropertyChange(name: name,
                                           oldValue: local || path.count > 1 ? nil : values[index].oldValue,
                                           newValue: isCollection ? nil : object.value(forKey: name)))
@@ -106,6 +108,6 @@ final class ObjectObserver<T: Object>: ThreadObserver {
         guard let instance = object.core.realm, let table = object.core.table,
               let log = instance.notifier.changes(since: version) else { return [] }
         let slots = ElementKeyPaths.changedSlots(object.core.key, table, log)
-        return Set(slots.map { T.schema.properties[$0].name })
+        return Set(slots.map { table.schema.properties[$0].name })
     }
 }

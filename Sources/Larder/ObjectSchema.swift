@@ -11,8 +11,8 @@ public struct ObjectSchema: CustomStringConvertible, Equatable, Sendable {
     public let isEmbedded: Bool
     /// Always false: Larder has no asymmetric (sync-only) classes.
     public var isAsymmetric: Bool { false }
-    /// The Swift class of the model; `Object.self` for a class of the file that no
-    /// model class of this program names (where Realm would give `DynamicObject`).
+    /// The Swift class of the model; `DynamicObject.self` for a class of the file that no
+    /// model class of this program names, as in Realm.
     public let objectClass: AnyClass
 
     init(className: String, properties: [Property], isEmbedded: Bool, objectClass: AnyClass) {
@@ -75,7 +75,7 @@ extension Object {
     /// managed, else as its model class declares it.
     public var objectSchema: ObjectSchema {
         let type = Swift.type(of: self)
-        if let realm = realm, let stored = realm.schema[type.className()] { return stored }
+        if let realm = realm, let stored = realm.schema[objectClassSchema.name] { return stored }
         return type.objectSchema
     }
 }

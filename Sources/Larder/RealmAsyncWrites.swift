@@ -1,3 +1,4 @@
+import CLarder
 import Foundation
 
 /// Identifies a write queued by `writeAsync` or `beginAsyncWrite`, or a `commitAsyncWrite`.
@@ -67,17 +68,25 @@ extension Realm {
     }
 
     /// Commits the write transaction, then calls onComplete later, where this Realm is
-    /// confined, with the commit's error if any. allowGrouping is accepted for Realm's
-    /// API: each commit here is its own.
+    /// confined, with the commit's error if any. The commit is visible (and observers
+    /// told) at once. With allowGrouping, it is made without waiting for the disk, and
+    /// one sync flushes a group (the commits of writes queued behind one another, once
+    /// the last has run; otherwise those made until the next turn where this Realm is
+    /// confined); their completions run after it, each then durable (with the sync's
+    /// error, if it failed).
     @discardableResult
     public func commitAsyncWrite(allowGrouping: Bool = false,
                                  _ onComplete: ((Swift.Error?) -> Void)? = nil) -> AsyncTransactionId {
         instance.verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
         var failure: Swift.Error?
-        do { try commitWrite() } catch { failure = error }
+        do { try instance.commitWrite(durable: !allowGrouping) } catch { failure = error }
         let queue = instance.asyncWriteQueue
         let id = queue.newID()
+        if allowGrouping && failure == nil {
+            queue.completeAfterSync(onComplete, on: instance)
+            return id
+        }
         queue.inProgress += 1
         queue.schedule(on: instance) {
             queue.inProgress -= 1
@@ -99,6 +108,14 @@ extension Realm {
     public var isPerformingAsynchronousWriteOperations: Bool {
         instance.verifyThread()
         return instance.asyncWrites?.isPerforming ?? false
+    }
+}
+
+extension Environment {
+    /// Flushes the commits made without their fsyncs to disk; the error when that failed.
+    func sync() -> Realm.Error? {
+        let rc = lar_env_sync(handle)
+        return rc == LAR_OK ? nil : Realm.Error.last(rc, context: "Cannot write the Realm at '\(path)' to disk")
     }
 }
 

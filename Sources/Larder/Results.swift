@@ -123,7 +123,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             guard let rebound = sourceIn(other) else { return nil }
             source = rebound
         }
-        return Results(instance: other, table: other.table(for: table.schema.type), steps: steps, source: source,
+        return Results(instance: other, table: other.table(like: table), steps: steps, source: source,
                        sourceIn: sourceIn, filters: filters)
     }
 
@@ -277,6 +277,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The values in result order, read from the collection now.
     private func orderedValues(_ txn: OpaquePointer) -> [Element] {
+        if isInvalidated { return [] } // the collection's owner was deleted: Realm's results become empty
         var elements = valueSource!.elements()
         if !filters.isEmpty { elements = matching(elements, txn) } // the query first, as Realm applies it
         for step in steps {
@@ -312,9 +313,12 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     }
 
     /// Results of the objects a map holds sorted by their properties: `Results<Dog?>`.
-    func sortedObjects(by descriptors: [SortDescriptor], of type: Object.Type) -> Results<Element> {
-        let schema = type.schema
-        for descriptor in descriptors where schema.slotByName[descriptor.keyPath] == nil {
+    /// The names are checked against schema, the objects' class (a `DynamicObject`'s
+    /// is not its type's: without it, each object's own class reads the names).
+    func sortedObjects(by descriptors: [SortDescriptor], of type: Object.Type, schema: ClassSchema? = nil) -> Results<Element> {
+        for descriptor in descriptors {
+            guard let schema = schema ?? (type == DynamicObject.self ? nil : type.schema),
+                  schema.slotByName[descriptor.keyPath] == nil else { continue }
             fatalError("Cannot sort on key path '\(descriptor.keyPath)': property '\(schema.name).\(descriptor.keyPath)' does not exist.")
         }
         if descriptors.isEmpty { return Results(values: valueSource!, steps: steps, filters: filters) }
@@ -529,8 +533,8 @@ extension Results: ObjectAggregating where Element: Object {
     /// The objects, for the C core to fold: the whole class, or one filter's matches, while
     /// the core scans them (no keys collected); the keys in result order otherwise.
     var aggregateSource: AggregateSource {
-        if isWholeTable { return .query(instance, QueryHandle.all(table, in: instance)) }
-        if filters.count == 1 && steps.isEmpty && source == nil { return .query(instance, filters[0]) }
+        if isWholeTable { return .query(instance, table, QueryHandle.all(table, in: instance)) }
+        if filters.count == 1 && steps.isEmpty && source == nil { return .query(instance, table, filters[0]) }
         return .keys(instance, table, keys())
     }
 }

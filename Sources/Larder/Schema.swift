@@ -33,7 +33,7 @@ public struct Schema: CustomStringConvertible, Equatable, Sendable {
         for id in 0..<info.class_count {
             var classInfo = lar_class_info()
             guard lar_class_info_get(environment.handle, id, &classInfo) == LAR_OK, let name = classInfo.name else { continue }
-            let objectClass: AnyClass = byName[String(cString: name)] ?? Object.self
+            let objectClass: AnyClass = byName[String(cString: name)] ?? DynamicObject.self
             if let schema = ObjectSchema(stored: id, in: environment.handle, objectClass: objectClass) {
                 schemas.append(schema)
             }

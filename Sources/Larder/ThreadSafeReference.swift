@@ -28,11 +28,16 @@ public struct ThreadSafeReference<Confined: ThreadConfined>: @unchecked Sendable
     /// The value in realm; nil when it was deleted there (the value resolved only once).
     func resolve(in realm: Realm) -> Confined? {
         let (value, version) = storage.take()
-        let instance = realm.instance
-        // Realm moves a Realm that is behind the reference's version forward to it.
-        if !instance.isInWriteTransaction && !instance.isFrozen && instance.readVersion < version { instance.refresh() }
-        return value._rebound(to: realm)
+        return rebind(value, readAt: version, in: realm)
     }
+}
+
+/// value, a live value read at version in another instance of the file, in realm: nil
+/// when it was deleted there. Realm moves a Realm that is behind that version forward to it.
+func rebind<Confined: ThreadConfined>(_ value: Confined, readAt version: UInt64, in realm: Realm) -> Confined? {
+    let instance = realm.instance
+    if !instance.isInWriteTransaction && !instance.isFrozen && instance.readVersion < version { instance.refresh() }
+    return value._rebound(to: realm)
 }
 
 /// The value a reference holds until it is resolved; any thread may resolve it.

@@ -162,3 +162,110 @@ final class ActorObservationTests: RealmTestCase {
         await witness.invalidateAll()
     }
 }
+
+final class KeyPathDogMap: Object {
+    @Persisted var dogs: Map<String, NotifyDog?>
+}
+
+/// Observes a dog's age by key path of the model on itself: in results, the object and a map.
+actor AgeObserver {
+    private var realm: Realm!
+    private var tokens: [NotificationToken] = []
+    /// Callbacks by what they observe: "results initial", "results ~[0]", "object age", "map ~[a]".
+    private(set) var seen: [String] = []
+
+    func observe(_ configuration: Realm.Configuration) async throws {
+        realm = try await Realm(configuration: configuration, actor: self)
+        let dog = realm.objects(NotifyDog.self).first!
+        let map = realm.objects(KeyPathDogMap.self).first!.dogs
+        tokens.append(await realm.objects(NotifyDog.self).observe(keyPaths: [\NotifyDog.age], on: self) { actor, change in
+            switch change {
+            case .initial: actor.seen.append("results initial")
+            case .update(_, _, _, let modifications): actor.seen.append("results ~\(modifications)")
+            case .error(let error): XCTFail("\(error)")
+            }
+        })
+        tokens.append(await dog.observe(keyPaths: [\NotifyDog.age], on: self) { actor, change in
+            if case .change(_, let properties) = change { actor.seen.append("object " + properties.map(\.name).joined()) }
+        })
+        tokens.append(await map.observe(keyPaths: [\NotifyDog.age], on: self) { actor, change in
+            switch change {
+            case .initial: actor.seen.append("map initial")
+            case .update(_, _, _, let modifications): actor.seen.append("map ~\(modifications)")
+            case .error(let error): XCTFail("\(error)")
+            }
+        })
+    }
+
+    func invalidateAll() { tokens.forEach { $0.invalidate() } }
+
+    func wait(forCount count: Int) async {
+        let deadline = Date().addingTimeInterval(10)
+        while seen.count < count && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+    }
+}
+
+final class ActorKeyPathObservationTests: RealmTestCase {
+    static let types: [Object.Type] = [NotifyOwner.self, NotifyDog.self, KeyPathDogMap.self]
+
+    func testModelKeyPathsOnAnActorFilterChanges() async throws {
+        let configuration = configuration(Self.types)
+        try onAnotherThread(configuration) { realm in
+            try realm.write {
+                let dog = realm.create(NotifyDog.self, value: ["name": "Rex"])
+                realm.create(KeyPathDogMap.self, value: ["dogs": ["a": dog]])
+            }
+        }
+        let observer = AgeObserver()
+        try await observer.observe(configuration)
+        // A name change is not the age: no callback. The age change then reaches all three.
+        try onAnotherThread(configuration) { realm in try realm.write { realm.objects(NotifyDog.self).first!.name = "Ace" } }
+        try onAnotherThread(configuration) { realm in try realm.write { realm.objects(NotifyDog.self).first!.age = 3 } }
+        await observer.wait(forCount: 5)
+        try await Task.sleep(nanoseconds: 100_000_000)  // time for a wrong extra callback to arrive
+        let seen = await observer.seen
+        XCTAssertEqual(seen.sorted(), ["map initial", "map ~[\"a\"]", "object age", "results initial", "results ~[0]"])
+        await observer.invalidateAll()
+    }
+
+    func testModelKeyPathsOfAMapOfObjectsOnAQueue() throws {
+        let realm = try Realm(configuration: configuration(Self.types))
+        let dog = NotifyDog()
+        let holder = KeyPathDogMap()
+        try realm.write {
+            realm.add(dog)
+            holder.dogs["a"] = dog
+            realm.add(holder)
+        }
+        let queue = DispatchQueue(label: "map key paths")
+        var seen: [String] = []
+        let updated = expectation(description: "update")
+        let token = holder.dogs.observe(keyPaths: [\NotifyDog.age], on: queue) { change in
+            switch change {
+            case .initial: seen.append("initial")
+            case .update(_, _, _, let modifications):
+                seen.append("~\(modifications)")
+                updated.fulfill()
+            case .error(let error): XCTFail("\(error)")
+            }
+        }
+        queue.sync {}
+        try realm.write { dog.name = "not observed" }
+        try realm.write { dog.age = 2 }
+        wait(for: [updated], timeout: 10)
+        queue.sync { XCTAssertEqual(seen, ["initial", "~[\"a\"]"]) }
+        token.invalidate()
+    }
+
+    private func onAnotherThread(_ configuration: Realm.Configuration, _ body: @escaping (Realm) throws -> Void) throws {
+        let done = DispatchSemaphore(value: 0)
+        let failure = Box<Error?>(nil)
+        let thread = Thread {
+            do { try body(Realm(configuration: configuration)) } catch { failure.value = error }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        if let error = failure.value { throw error }
+    }
+}

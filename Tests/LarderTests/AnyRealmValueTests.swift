@@ -452,16 +452,6 @@ final class AnyRealmValueTests: RealmTestCase {
         }
     }
 
-    /// Larder has no dynamic objects yet: a link to a class that no model class of
-    /// the program names cannot become an accessor, and reading it traps.
-    func testALinkToAClassNoModelClassNamesTraps() throws {
-        let outcome = try ChildProcess.run("mixed-unknown-class", argument: fileURL.path)
-        XCTAssertTrue(outcome.output.contains("stored a link to a Ghost"), outcome.output)
-        XCTAssertTrue(outcome.trapped)
-        XCTAssertTrue(outcome.output.contains("AnyRealmValue links to an object of class 'Ghost', which no model class"),
-                      outcome.output)
-    }
-
     // MARK: Collections
 
     func testListOfMixedValuesManagedAndUnmanaged() throws {
@@ -722,39 +712,6 @@ enum MixedScenarios {
                     holder.values.append(.object(cat))
                 }
             }
-        case "mixed-unknown-class":
-            // A class only C declared, which no model class of this program names.
-            let realm = try Realm(configuration: mixedConfiguration(url))
-            let env = realm.instance.environment.handle
-            var info = lar_env_info()
-            lar_env_info_get(env, &info)
-            let declared = "Ghost".withCString { className in
-                "name".withCString { propertyName in
-                    var property = lar_property_def(name: propertyName, type: LAR_TYPE_STRING, collection: LAR_COLLECTION_NONE,
-                                                    flags: 0, target_class: nil, origin_property: nil)
-                    return withUnsafePointer(to: &property) { properties in
-                        var ghost = lar_class_def(name: className, properties: properties, property_count: 1, flags: 0)
-                        return lar_schema_apply(env, &ghost, 1, info.schema_version)
-                    }
-                }
-            }
-            precondition(declared == LAR_OK)
-            var ghostClass = lar_class()
-            precondition(lar_class_find(env, "Ghost", &ghostClass) == LAR_OK)
-            let holder = MixedHolder()
-            try realm.write {
-                realm.add(holder)
-                var ghost = lar_obj()
-                precondition(lar_obj_create(realm.instance.txn, ghostClass, nil, 0, &ghost) == LAR_OK)
-                var link = lar_value()
-                link.type = LAR_TYPE_LINK
-                link.as.link = ghost
-                let table = holder.core.table!
-                let prop = UInt32(table.propertyIndex[MixedHolder.schema.slotByName["value"]!])
-                precondition(lar_obj_set(realm.instance.txn, lar_obj(cls: table.id, key: holder.core.key), prop, &link) == LAR_OK)
-            }
-            fputs("stored a link to a Ghost\n", stderr)
-            _ = realm.objects(MixedHolder.self).first!.value
         default:
             return false
         }

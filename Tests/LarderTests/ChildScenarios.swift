@@ -148,12 +148,15 @@ final class ChildScenarios: XCTestCase {
             if try CustomPersistableTests.runScenario(scenario, path: path) { return }
             if try ValueResultsScenarios.run(scenario, path: path) { return }
             if try EmbeddedObjectTests.runScenario(scenario, path: path) { return }
+            if try DynamicObjectTests.runScenario(scenario, path: path) { return }
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
             if try QueryResultsTests.runScenario(scenario, path: path) { return }
             if try ConfinementTests.runScenario(scenario, path: path) { return }
             if try AsyncWriteTests.runScenario(scenario, path: path) { return }
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }
             if try NotificationTests.runScenario(scenario, path: path) { return }
+            if try ThreadSafeTests.runScenario(scenario, path: path) { return }
+            if try GroupedCommitTests.runScenario(scenario, path: path) { return }
             XCTFail("unknown scenario \(scenario)")
         }
     }

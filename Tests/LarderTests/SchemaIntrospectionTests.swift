@@ -145,7 +145,7 @@ final class SchemaIntrospectionTests: RealmTestCase {
         let realm = try openRealm([Dog.self])
         XCTAssertEqual(Set(realm.schema.objectSchema.map(\.className)), ["Owner", "Toy", "Dog"])
         let owner = try XCTUnwrap(realm.schema["Owner"])
-        XCTAssertTrue(owner.objectClass == Object.self, "no model class of this program is named Owner")
+        XCTAssertTrue(owner.objectClass == DynamicObject.self, "no model class of this program is named Owner")
         XCTAssertEqual(owner.properties.map(\.name), ["id", "toy", "toys", "scores", "tags", "prices"])
         XCTAssertEqual(owner.primaryKeyProperty?.name, "id")
         XCTAssertEqual(owner.primaryKeyProperty?.type, .string)

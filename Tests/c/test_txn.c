@@ -108,6 +108,68 @@ TEST(txn_commit_persists_across_reopen)
     close_env(env);
 }
 
+TEST(txn_commit_nosync_is_visible_and_synced_by_env_sync)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    /* A group: two commits without their fsyncs, each visible at once, then one sync. */
+    for (int64_t id = 1; id <= 2; id++) {
+        lar_txn *txn = begin_write(env);
+        person_create(txn, &p, id, "Ada", 36, 9.5);
+        CHECK_OK(lar_txn_commit_flags(txn, LAR_COMMIT_NOSYNC));
+        lar_txn_free(txn);
+        lar_txn *reader = begin_read(env);
+        CHECK_EQ(count_objects(reader, p.cls), (size_t)id);
+        commit_txn(reader);
+    }
+    CHECK_OK(lar_env_sync(env));
+    /* A commit without the flag after them is an ordinary one. */
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 3, "Grace", 45, 8.25);
+    CHECK_OK(lar_txn_commit_flags(txn, 0));
+    lar_txn_free(txn);
+    close_env(env);
+
+    env = open_env(path);
+    p = person_lookup(env);
+    txn = begin_read(env);
+    CHECK_EQ(count_objects(txn, p.cls), 3);
+    /* Flags mean nothing to a read transaction. */
+    CHECK_OK(lar_txn_commit_flags(txn, LAR_COMMIT_NOSYNC));
+    lar_txn_free(txn);
+    close_env(env);
+}
+
+TEST(txn_commit_flags_and_env_sync_refuse_bad_input)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    CHECK_RC(lar_txn_commit_flags(NULL, 0), LAR_EINVAL);
+    CHECK_RC(lar_env_sync(NULL), LAR_EINVAL);
+    lar_txn *txn = begin_write(env);
+    person_create(txn, &p, 1, "Ada", 36, 9.5);
+    /* An unknown flag leaves the write active: it still commits. */
+    CHECK_RC(lar_txn_commit_flags(txn, 0x80), LAR_EINVAL);
+    CHECK_OK(lar_txn_commit_flags(txn, LAR_COMMIT_NOSYNC));
+    CHECK_RC(lar_txn_commit_flags(txn, LAR_COMMIT_NOSYNC), LAR_EMISUSE);
+    lar_txn_free(txn);
+    close_env(env);
+
+    env = open_env_with(path, (size_t)1 << 30, LAR_ENV_READONLY);
+    CHECK_RC(lar_env_sync(env), LAR_EREADONLY);
+    close_env(env);
+    /* On an environment that never syncs at commit, the sync is the only one. */
+    env = open_env_with(path, (size_t)1 << 30, LAR_ENV_NOSYNC);
+    txn = begin_write(env);
+    person_create(txn, &p, 2, "Grace", 45, 8.25);
+    CHECK_OK(lar_txn_commit_flags(txn, LAR_COMMIT_NOSYNC));
+    lar_txn_free(txn);
+    CHECK_OK(lar_env_sync(env));
+    close_env(env);
+}
+
 TEST(txn_writes_in_a_read_transaction_are_misuse)
 {
     lar_env *env = open_env(test_db_path(NULL));

@@ -12,7 +12,9 @@
  * write before it, so sets split and rewrite blocks, and an embedded Home holding the
  * commit's number, created in place by each such write, which deletes the one before), and sends the
  * number of each commit to this process once lar_txn_commit() has returned LAR_OK
- * (a third of the writers start from a 64 KiB map, which their writes fill and grow).
+ * (a third of the writers start from a 64 KiB map, which their writes fill and grow;
+ * a third commit in groups with LAR_COMMIT_NOSYNC and acknowledge a group once
+ * lar_env_sync() has returned).
  * After a random delay (some very short, to land inside the file's first open; some
  * cycles start from no file at all) this process kills it with SIGKILL, reopens the
  * file and checks that it opens, that the last commit stored is at least the last one
@@ -44,6 +46,7 @@
 #define SMALL_MAP ((size_t)64 << 10)
 #define SEEN_BATCH 8 /* numbers each write of an Item inserts into its set */
 #define SEEN_LAG 3   /* ... and the write this many after it removes the odd ones */
+#define MAX_GROUP 4  /* commits a grouped writer makes before it syncs and acknowledges them */
 
 /* ---- the deterministic sequence of commits ---- */
 
@@ -323,32 +326,34 @@ static int write_progress(db *d, lar_txn *txn, uint64_t commit)
     return lar_obj_create(txn, d->progress, values, 2, NULL);
 }
 
-static int write_commit(db *d, model *m, uint64_t commit)
+static int write_commit(db *d, model *m, uint64_t commit, unsigned int commit_flags)
 {
     lar_txn *txn;
     int err = lar_txn_begin(d->env, LAR_TXN_WRITE, &txn);
     if (err) return err;
     for (int j = 0; !err && j < op_count(commit); j++) err = write_item(d, txn, next_op(m, commit, j), commit);
     if (!err) err = write_progress(d, txn, commit);
-    if (!err) err = lar_txn_commit(txn);
+    if (!err) err = lar_txn_commit_flags(txn, commit_flags);
     lar_txn_free(txn);
     return err;
 }
 
 /* A write that fills a small map fails with LAR_EMAPFULL; once it is aborted the map
  * grows, and the same commit runs again. */
-static int write_commit_retrying(db *d, model *m, uint64_t commit)
+static int write_commit_retrying(db *d, model *m, uint64_t commit, unsigned int commit_flags)
 {
     for (;;) {
         model before = *m;
-        int err = write_commit(d, m, commit);
+        int err = write_commit(d, m, commit, commit_flags);
         if (err != LAR_EMAPFULL) return err;
         *m = before;
     }
 }
 
-/* map_size 0: the default reservation. */
-static _Noreturn void writer(const char *path, size_t map_size, int acks)
+/* map_size 0: the default reservation. grouped: commits go in groups of one to four
+ * made with LAR_COMMIT_NOSYNC, acknowledged together once lar_env_sync() returns (as
+ * Swift's commitAsyncWrite(allowGrouping: true) calls its completions). */
+static _Noreturn void writer(const char *path, size_t map_size, int acks, bool grouped)
 {
     db d;
     lar_env_options options;
@@ -363,8 +368,10 @@ static _Noreturn void writer(const char *path, size_t map_size, int acks)
     lar_txn_free(txn);
     model m = model_at(commit);
     for (;;) {
-        commit++;
-        if (write_commit_retrying(&d, &m, commit)) writer_fail("commit");
+        int group = grouped ? 1 + (int)(mix(commit) % MAX_GROUP) : 1;
+        for (int i = 0; i < group; i++)
+            if (write_commit_retrying(&d, &m, ++commit, grouped ? LAR_COMMIT_NOSYNC : 0)) writer_fail("commit");
+        if (grouped && lar_env_sync(d.env)) writer_fail("sync");
         if (write(acks, &commit, sizeof commit) != sizeof commit) writer_fail("ack");
     }
 }
@@ -525,8 +532,10 @@ static bool check_change_log(db *d, lar_txn *txn, const model *m, uint64_t store
     return ok;
 }
 
-/* Opens the file and checks everything against the commits up to the stored one. */
-static bool check_file(const char *path, uint64_t acked, uint64_t *stored)
+/* Opens the file and checks everything against the commits up to the stored one:
+ * at least the last acknowledged, and at most the unacknowledged ones a writer may make
+ * (one, or a group of up to MAX_GROUP). */
+static bool check_file(const char *path, uint64_t acked, uint64_t unacked, uint64_t *stored)
 {
     db d;
     *stored = 0;
@@ -540,7 +549,7 @@ static bool check_file(const char *path, uint64_t acked, uint64_t *stored)
     } else if (err != LAR_ENOTFOUND) { /* no schema yet: the writer died before storing it */
         ok = fail("schema lookup: %s", lar_error_last()->message);
     }
-    if (ok && (*stored < acked || *stored > acked + 1))
+    if (ok && (*stored < acked || *stored > acked + unacked))
         ok = fail("commit %llu was the last acknowledged, the file holds %llu", (unsigned long long)acked,
                   (unsigned long long)*stored);
     if (ok && txn) {
@@ -614,7 +623,7 @@ static uint64_t read_acks(int fd, uint64_t acked)
 
 /* Runs a writer, kills it after delay, and returns the last commit it acknowledged;
  * false when the writer died of something else. */
-static bool run_writer(const char *path, size_t map_size, useconds_t delay, uint64_t *acked)
+static bool run_writer(const char *path, size_t map_size, bool grouped, useconds_t delay, uint64_t *acked)
 {
     int acks[2];
     if (pipe(acks) != 0) return fail("pipe: %s", strerror(errno));
@@ -622,7 +631,7 @@ static bool run_writer(const char *path, size_t map_size, useconds_t delay, uint
     pid_t pid = fork();
     if (pid == 0) {
         close(acks[0]);
-        writer(path, map_size, acks[1]);
+        writer(path, map_size, acks[1], grouped);
     }
     close(acks[1]);
     if (pid < 0) { /* never kill(-1, ...) */
@@ -663,9 +672,10 @@ int main(int argc, char **argv)
         uint64_t before = acked, stored = 0;
         /* A third of the writers start from a small map: their writes fill it and it grows. */
         size_t map_size = rand_r(&seed) % 3 == 0 ? SMALL_MAP : 0;
-        bool ok = run_writer(path, map_size, kill_delay(&seed), &acked);
+        bool grouped = rand_r(&seed) % 3 == 0; /* a third group commits: no fsync until the group's sync */
+        bool ok = run_writer(path, map_size, grouped, kill_delay(&seed), &acked);
         states[state_of(path)]++;
-        ok = ok && check_file(path, acked, &stored);
+        ok = ok && check_file(path, acked, grouped ? MAX_GROUP : 1, &stored);
         commits += acked - before;
         if (!ok) {
             failures++;

@@ -19,7 +19,7 @@
  * and raw, read the change log since versions near a transaction's (a class's, an
  * object's and a list's changes), bring kept results to newer versions with their
  * change sets, compare sets and maps between two transactions, watch for commits,
- * close and reopen the file, and damage
+ * commit without syncing and sync the file, close and reopen the file, and damage
  * rows with raw LMDB writes. It uses the API only as the header allows (no
  * handle is used after it is freed, every buffer has the room the header asks
  * for), so any sanitizer report or crash is a bug in the library.
@@ -1299,18 +1299,32 @@ static void op_watch(state *s, program *p)
     lar_watch_close(w);
 }
 
+/* A commit with flags (a group commit's, unknown ones, of a NULL or ended transaction),
+ * then perhaps a sync of the file. */
+static void op_commit_sync(state *s, program *p)
+{
+    lar_txn *txn = s->txns[u8(p) % TXNS];
+    uint8_t how = u8(p);
+    unsigned int flags = how & 0x40 ? (unsigned int)(how & 0x3e) : LAR_COMMIT_NOSYNC;
+    int rc = lar_txn_commit_flags(how & 0x80 ? NULL : txn, flags);
+    if (rc) fuzz_consume_error(rc);
+    if (how & 1 && (rc = lar_env_sync(how & 0x02 ? NULL : s->env))) fuzz_consume_error(rc);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
     op_iter_open, op_iter_bind, op_iter_step, op_iter_close, op_lookup, op_reopen, op_damage,
     op_backlinks, op_list, op_list_fill, op_set_elements, op_map, op_set_fill, op_nested, op_embedded,
     op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
+    op_commit_sync,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
     "iter_open", "iter_bind", "iter_step", "iter_close", "lookup", "reopen", "damage",
     "backlinks", "list", "list_fill", "set", "map", "set_fill", "nested", "embedded",
     "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
+    "commit_sync",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

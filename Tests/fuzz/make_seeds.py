@@ -10,7 +10,8 @@ import struct
 # Opcodes: positions in fuzz_api.c's OPERATIONS.
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
-    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES = range(30)
+    EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES, \
+    COMMIT_SYNC = range(31)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -603,6 +604,13 @@ SEEDS["keyed_changes"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True)
 # Watches opened before and after a commit, waited on for a millisecond or not at all.
 SEEDS["watch"] = (bytes([0]) + schema([PET, OWNER]) + bytes([WATCH, 1]) + begin(0, True) + create(0, 0, [])
     + end(0, COMMIT) + bytes([WATCH, 0, WATCH, 0x21, WATCH, 0x90, WATCH, 0xC0]))
+
+
+# A group commit: two commits without their fsyncs, then one sync; an unknown flag and a NULL sync.
+SEEDS["commit_sync"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True) + create(0, 0, [])
+    + bytes([COMMIT_SYNC, 0, 0x00]) + begin(0, True) + create(0, 0, []) + bytes([COMMIT_SYNC, 0, 0x01])
+    + begin(1, True) + bytes([COMMIT_SYNC, 1, 0x48, COMMIT_SYNC, 1, 0x03]) + end(1, ABORT)
+    + begin(2, False) + bytes([COMMIT_SYNC, 2, 0x81]) + end(2, COMMIT))
 
 
 def main():

@@ -19,11 +19,19 @@ enum AggregateOperation: String {
 /// Where the objects of an aggregate over a property come from.
 enum AggregateSource {
     /// The objects a query selects: folded by the C core as it runs the query.
-    case query(RealmInstance, QueryHandle)
+    case query(RealmInstance, ManagedClass, QueryHandle)
     /// The objects of a class with these keys: folded by the C core, no accessor.
     case keys(RealmInstance, ManagedClass, [lar_objkey])
     /// Objects in memory (an unmanaged collection's), managed or not.
     case objects([Object])
+
+    /// The class of a managed source (a `DynamicObject`'s is known only from its table).
+    var schema: ClassSchema? {
+        switch self {
+        case .query(_, let table, _), .keys(_, let table, _): return table.schema
+        case .objects: return nil
+        }
+    }
 }
 
 /// A collection of objects that knows the cheapest way to its objects' values.
@@ -146,13 +154,13 @@ enum ObjectAggregate {
     /// links (`"owner.age"`); a plain name is checked first, with Realm's messages.
     static func run<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of type: Object.Type,
                                    _ source: AggregateSource, as: T.Type) -> T? {
-        let schema = type.schema
+        let schema = source.schema ?? type.schema
         if case .objects = source {} else if !name.contains(".") {
             _ = property(name, in: schema, for: operation) // Realm's messages, before the core's
         }
         let folded: _StoredValue?
         switch source {
-        case .query(let instance, let query):
+        case .query(let instance, _, let query):
             folded = query.aggregate(operation, name, in: instance)
         case .keys(let instance, let table, let keys):
             folded = CoreResults.of(keys, table, txn: instance.currentTxn()).aggregate(operation, name, in: instance)
@@ -160,7 +168,7 @@ enum ObjectAggregate {
             let (slot, valueType) = property(name, in: schema, for: operation)
             var aggregator = Aggregator(operation, type: valueType)
             for object in objects {
-                let objectSchema = Swift.type(of: object).schema
+                let objectSchema = object.objectClassSchema
                 let objectSlot = objectSchema === schema ? slot : objectSchema.slotByName[name]!
                 aggregator.add(object.stored(slot: objectSlot))
             }

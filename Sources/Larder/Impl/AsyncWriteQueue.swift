@@ -30,6 +30,12 @@ final class AsyncWriteQueue {
     var inProgress = 0
     /// Work a thread-confined instance off the main thread runs when it refreshes (no run loop on Linux).
     private var threadWork: [() -> Void] = []
+    /// Completions of grouped commits (made without their fsyncs), called after one sync.
+    private var awaitingSync: [((Swift.Error?) -> Void)?] = []
+    /// The syncs grouped commits asked for: one per group (tests read it).
+    private(set) var groupSyncs = 0
+    /// Drains under way: their grouped commits wait for the end of the run to sync.
+    private var drains = 0
 
     var isPerforming: Bool { !pending.isEmpty || inProgress > 0 }
 
@@ -86,6 +92,38 @@ final class AsyncWriteQueue {
         }
     }
 
+    /// Calls onComplete, for a commit made without its fsyncs, once a sync has made it
+    /// durable. Commits of queued writes run one after another form a group that syncs
+    /// when the run ends; another one syncs at the next turn where instance is confined,
+    /// with whatever commits came meanwhile.
+    func completeAfterSync(_ onComplete: ((Swift.Error?) -> Void)?, on instance: RealmInstance) {
+        inProgress += 1
+        awaitingSync.append(onComplete)
+        if awaitingSync.count == 1 && drains == 0 { schedule(on: instance) { [self] in syncGroup(instance) } }
+    }
+
+    /// Syncs the file once for the commits awaiting it, then calls their completions.
+    private func syncGroup(_ instance: RealmInstance) {
+        if awaitingSync.isEmpty { return }
+        let group = awaitingSync
+        awaitingSync = []
+        groupSyncs += 1
+        let failure = instance.environment.sync()
+        for onComplete in group {
+            inProgress -= 1
+            onComplete?(failure)
+        }
+    }
+
+    /// Runs queued writes through body (one drain; a completion may run another inside
+    /// it), then syncs their grouped commits once the outermost ends.
+    private func draining(_ instance: RealmInstance, _ body: () -> Void) {
+        drains += 1
+        body()
+        drains -= 1
+        if drains == 0 { syncGroup(instance) }
+    }
+
     /// What `refresh()` runs on a thread-confined instance off the main thread.
     func runThreadWork() {
         while !threadWork.isEmpty { threadWork.removeFirst()() }
@@ -93,16 +131,23 @@ final class AsyncWriteQueue {
 
     /// Runs the queued writes, waiting for the write gate on this thread (a queue's or a thread's).
     private func drainBlocking(_ instance: RealmInstance) {
-        while !instance.isInWriteTransaction, let next = pending.first {
-            pending.removeFirst()
-            instance.beginWrite()
-            run(next.work, in: instance)
+        draining(instance) {
+            while !instance.isInWriteTransaction, let next = pending.first {
+                pending.removeFirst()
+                instance.beginWrite()
+                run(next.work, in: instance)
+            }
         }
     }
 
     /// Runs the queued writes on actor, suspended rather than blocked while another writer holds the gate.
     private func drain(_ instance: RealmInstance, isolatedTo actor: isolated any Actor) async {
-        defer { isScheduled = false }
+        drains += 1
+        defer {
+            isScheduled = false
+            drains -= 1
+            if drains == 0 { withConfinement(instance.threadToken) { syncGroup(instance) } }
+        }
         while !instance.isInWriteTransaction, !pending.isEmpty {
             inProgress += 1
             // Nothing cancels this task: it does not throw.

@@ -38,22 +38,31 @@ struct IndexChanges {
 }
 
 /// Which changes to an element object count as modifying it in a collection:
-/// nil paths, any of its own properties; otherwise those of the key paths, which
-/// may cross links ("owner.name": the owner's name, or which owner it is).
+/// nil paths, any of its own properties and of the objects it links to (see
+/// `DeepChangeChecker`); otherwise those of the key paths, which may cross links
+/// ("owner.name": the owner's name, or which owner it is).
 struct ElementKeyPaths {
     let paths: [[String]]?
+    /// Without key paths: the search through links, which remembers what it found
+    /// in one change log for the next element.
+    private let deep = DeepChangeChecker()
 
     init(_ names: [String]?, elementType: Object.Type?) {
-        guard let names, let elementType else {
+        self.init(names, schema: elementType?.schema)
+    }
+
+    /// The same for elements of class schema (a `DynamicObject`'s, which its type does not tell).
+    init(_ names: [String]?, schema: ClassSchema?) {
+        guard let names, let schema else {
             paths = nil
             return
         }
-        paths = ObservedKeyPaths(names, of: elementType.schema).paths
+        paths = ObservedKeyPaths(names, of: schema).paths
     }
 
     /// Whether the object with key in table changed as the paths say, in log.
     func isModified(_ key: lar_objkey, _ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
-        guard let paths else { return Self.changedProperties(key, table, log) != nil }
+        guard let paths else { return deep.isModified(key, table, log: log, instance: instance) }
         return paths.contains { isModified(key, table, path: $0[...], log: log, instance: instance) }
     }
 
@@ -85,8 +94,21 @@ struct ElementKeyPaths {
         return (0..<count).filter { props.contains(UInt32(table.propertyIndex[$0])) }
     }
 
+    /// Whether elements of table may be modified beyond what the core finds in their
+    /// own properties: key paths choose, or an object they link to was modified.
+    func mayFindMore(in table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
+        paths != nil || deep.linkedObjectsChanged(from: table, log: log, instance: instance)
+    }
+
+    /// Without key paths: the objects of table modified through the objects they link
+    /// to (their own properties may have changed too); nil when only a search from
+    /// each element can tell (a mixed value on the way, its classes unknown).
+    func modifiedThroughLinks(_ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Set<lar_objkey>? {
+        deep.modifiedThroughLinks(table, log: log, instance: instance)
+    }
+
     /// The stored indexes of the properties log says changed on the object; nil when it was not modified.
-    private static func changedProperties(_ key: lar_objkey, _ table: ManagedClass, _ log: OpaquePointer) -> [UInt32]? {
+    static func changedProperties(_ key: lar_objkey, _ table: ManagedClass, _ log: OpaquePointer) -> [UInt32]? {
         var state: Int32 = 0
         var count = 0
         let obj = lar_obj(cls: table.id, key: key)
@@ -103,16 +125,11 @@ struct ElementKeyPaths {
     func modifiedIndices(of keys: [lar_objkey], _ table: ManagedClass, deletions: [Int], log: OpaquePointer,
                          instance: RealmInstance) -> [Int] {
         let deleted = Set(deletions)
+        if paths == nil, let modified = deep.modifiedKeys(of: table, log: log, instance: instance) {
+            return keys.indices.filter { !deleted.contains($0) && modified.contains(keys[$0]) }
+        }
         return keys.indices.filter {
             !deleted.contains($0) && isModified(keys[$0], table, log: log, instance: instance)
         }
     }
-}
-
-/// The changes between two lists of keys in which no key moves (linking
-/// objects, listed by key): the old keys gone, the new ones come.
-func stableOrderChanges(old: [lar_objkey], new: [lar_objkey]) -> IndexChanges {
-    let oldSet = Set(old), newSet = Set(new)
-    return IndexChanges(deletions: old.indices.filter { !newSet.contains(old[$0]) },
-                        insertions: new.indices.filter { !oldSet.contains(new[$0]) })
 }

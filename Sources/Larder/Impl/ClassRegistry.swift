@@ -16,6 +16,8 @@ struct ClassRegistry {
     /// The table a mixed value's link to each stored class resolved to (`mixedLinkTarget`),
     /// so that reading one costs a dictionary lookup, not a search of the model types by name.
     private var mixedTargets: [lar_class: ManagedClass] = [:]
+    /// The tables `DynamicObject`s read, by stored class id (Impl/RealmInstance+Dynamic.swift).
+    private var dynamicTables: [lar_class: ManagedClass] = [:]
 
     /// The table of type, made with make when this instance has not used type yet.
     mutating func table(for type: Object.Type, isWriting: Bool, make: () throws -> ManagedClass) rethrows -> ManagedClass {
@@ -44,6 +46,14 @@ struct ClassRegistry {
     /// Keeps table as the one links in mixed values to its stored class resolve to.
     mutating func rememberMixedTarget(_ table: ManagedClass) { mixedTargets[table.id] = table }
 
+    /// The dynamic table of stored class id, made with make on first use.
+    mutating func dynamicTable(_ id: lar_class, make: () -> ManagedClass) -> ManagedClass {
+        if let table = dynamicTables[id] { return table }
+        let table = make()
+        dynamicTables[id] = table
+        return table
+    }
+
     mutating func didCommitWrite() {
         madeInWrite = []
     }
@@ -53,6 +63,8 @@ struct ClassRegistry {
         lastTable = nil
         lastLinkTable = nil
         mixedTargets = [:]
+        retired += dynamicTables.values
+        dynamicTables = [:]
         for type in madeInWrite {
             if let table = tables.removeValue(forKey: type) { retired.append(table) }
         }

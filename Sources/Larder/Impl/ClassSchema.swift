@@ -10,6 +10,9 @@ struct PropertySchema {
     let isIndexed: Bool
     /// `@Persisted(cascadeDelete: true)`: deleting the object deletes what this property links to.
     var isCascading = false
+    /// The stored name of the class a link of a `DynamicObject`'s class points to
+    /// (its valueType names only `DynamicObject`); nil for model classes' properties.
+    var dynamicTarget: String? = nil
 
     var type: lar_type { valueType._larderType }
     /// As Realm: a link to one object and a map's object values are always
@@ -20,6 +23,8 @@ struct PropertySchema {
     }
     /// The class a link points to; nil for other properties.
     var targetClass: Object.Type? { valueType._larderTargetClass }
+    /// The name of the class a link points to, as the file stores it.
+    var targetClassName: String? { dynamicTarget ?? targetClass?.className() }
     var collection: lar_collection { valueType._larderCollection }
     var isCollection: Bool { collection != LAR_COLLECTION_NONE }
 }
@@ -46,14 +51,19 @@ final class ClassSchema: @unchecked Sendable {
     let slotByName: [String: Int]
     let primaryKeySlot: Int?
 
+    /// A schema of a class of the file, not of a model class: `DynamicObject`'s.
+    let isDynamic: Bool
+
     /// Slots in the order the file stores them, as Realm lists them: a
     /// superclass's properties before its subclass's.
     let storedOrder: [Int]
 
-    private init(type: Object.Type, properties: [PropertySchema], fields: [FieldLayout], storedOrder: [Int]) {
+    private init(type: Object.Type, name: String? = nil, properties: [PropertySchema], fields: [FieldLayout],
+                 storedOrder: [Int], isEmbedded: Bool? = nil, embeddedLink: [Bool]? = nil) {
         self.type = type
+        isDynamic = type == DynamicObject.self
         self.storedOrder = storedOrder
-        self.name = type.className()
+        self.name = name ?? type.className()
         self.properties = properties
         self.fields = fields
         var slots: [String: Int] = [:]
@@ -66,8 +76,15 @@ final class ClassSchema: @unchecked Sendable {
         collectionSlots = properties.indices.filter { properties[$0].isCollection }
         hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
         hasCascades = properties.contains { $0.isCascading }
-        isEmbedded = type is EmbeddedObject.Type
-        embeddedLink = properties.map { !$0.isMixed && $0.targetClass is EmbeddedObject.Type }
+        self.isEmbedded = isEmbedded ?? (type is EmbeddedObject.Type)
+        self.embeddedLink = embeddedLink ?? properties.map { !$0.isMixed && $0.targetClass is EmbeddedObject.Type }
+    }
+
+    /// A class of the file as `DynamicObject` reads it: its stored properties (linking
+    /// objects aside), in stored order, with Swift value types chosen from their stored types.
+    convenience init(dynamic properties: [PropertySchema], name: String, isEmbedded: Bool, embeddedLink: [Bool]) {
+        self.init(type: DynamicObject.self, name: name, properties: properties, fields: [],
+                  storedOrder: Array(properties.indices), isEmbedded: isEmbedded, embeddedLink: embeddedLink)
     }
 
     /// An `EmbeddedObject` class: its objects live inside the one object that links to them.
@@ -91,7 +108,8 @@ final class ClassSchema: @unchecked Sendable {
         var index = 0
         while index < found.count {
             for property in found[index].properties {
-                guard let target = property.targetClass, !names.contains(target.className()) else { continue }
+                guard property.dynamicTarget == nil, let target = property.targetClass,
+                      !names.contains(target.className()) else { continue }
                 names.insert(target.className())
                 found.append(ClassSchema.of(target))
             }
@@ -204,7 +222,7 @@ final class ClassSchema: @unchecked Sendable {
     /// The C description of this class; valid while body runs.
     func withClassDef<R>(_ body: (lar_class_def) -> R) -> R {
         let names = properties.map { strdup($0.name)! }
-        let targets = properties.map { $0.targetClass.map { strdup($0.className())! } }
+        let targets = properties.map { $0.targetClassName.map { strdup($0)! } }
         let className = strdup(name)!
         defer {
             names.forEach { free($0) }

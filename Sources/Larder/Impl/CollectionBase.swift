@@ -69,8 +69,8 @@ open class _LarderCollection: Hashable, CustomStringConvertible {
     func rebound(to instance: RealmInstance) -> Self? {
         guard let ref else { return nil }
         if ref.instance === instance { return self }
-        if ref.nested != 0 { fatalError("A collection nested in an AnyRealmValue cannot be frozen, thawed or passed between threads") }
-        guard let owner = instance.counterpart(of: ref.ownerTable.schema.type, key: ref.owner.key,
+        if ref.nested != 0 { return Self.nested(like: ref, in: instance) }
+        guard let owner = instance.counterpart(of: ref.ownerTable, key: ref.owner.key,
                                                stamp: ref.ownerStamp) else { return nil }
         return Self.managed(realm: instance, owner: owner.core, slot: ref.slot)
     }

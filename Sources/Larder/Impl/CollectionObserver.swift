@@ -91,6 +91,7 @@ final class ResultsTracker: ChangeTracker {
             record()
             return IndexChanges(deletions: Array(0..<old), insertions: Array(0..<(self.results?.keys.count ?? 0)))
         }
+        let throughLinks = paths.paths == nil ? modifiedThroughLinks(results, log) : []
         var changeset: OpaquePointer?
         let rc = lar_results_update(instance.notifier.transaction(at: version), instance.currentTxn(), query.pointer,
                                     nil, 0, results.pointer, &changeset)
@@ -100,8 +101,24 @@ final class ResultsTracker: ChangeTracker {
             changes.modifications = paths.modifiedIndices(of: keys, table, deletions: changes.deletions, log: log,
                                                           instance: instance)
             keys = results.keys
+        } else if !throughLinks.isEmpty {
+            let deleted = Set(changes.deletions)
+            changes.addModifications(throughLinks.filter { !deleted.contains($0) })
         }
         return changes
+    }
+
+    /// Without key paths the core reports the objects whose own properties changed;
+    /// this finds the positions (in results, not yet updated) of those modified
+    /// through the objects they link to. Nothing to read when no object they may
+    /// reach was modified, or none of theirs reaches one.
+    private func modifiedThroughLinks(_ results: CoreResults, _ log: OpaquePointer) -> [Int] {
+        guard paths.mayFindMore(in: table, log: log, instance: instance) else { return [] }
+        let found = paths.modifiedThroughLinks(table, log: log, instance: instance)
+        if found?.isEmpty == true { return [] }
+        let old = results.keys
+        guard let found else { return paths.modifiedIndices(of: old, table, deletions: [], log: log, instance: instance) }
+        return old.indices.filter { found.contains(old[$0]) }
     }
 }
 
@@ -163,35 +180,6 @@ final class PropertyCollectionTracker: ChangeTracker {
     /// Without the log or the old snapshot (the Realm was invalidated meanwhile): every element as changed.
     private func reloaded(_ oldCount: Int) -> IndexChanges {
         IndexChanges(deletions: Array(0..<oldCount), insertions: Array(0..<(ref.isInvalidated ? 0 : readCount())))
-    }
-}
-
-/// Linking objects: they are listed by key, so none moves and the change set is
-/// what left and what came (`stableOrderChanges`), plus the objects modified.
-final class LinkingObjectsTracker: ChangeTracker {
-    private let elementTable: ManagedClass
-    private let paths: ElementKeyPaths
-    private let readKeys: () -> [lar_objkey]
-    private var keys: [lar_objkey] = []
-
-    init(instance: RealmInstance, elementTable: ManagedClass, paths: ElementKeyPaths, keys: @escaping () -> [lar_objkey]) {
-        self.elementTable = elementTable
-        self.paths = paths
-        readKeys = keys
-        super.init(instance: instance)
-    }
-
-    override func record() { keys = readKeys() }
-
-    override func changes(log: OpaquePointer?) -> IndexChanges {
-        let old = keys
-        record()
-        var changes = stableOrderChanges(old: old, new: keys)
-        if let log {
-            changes.modifications = paths.modifiedIndices(of: old, elementTable, deletions: changes.deletions,
-                                                          log: log, instance: instance)
-        }
-        return changes
     }
 }
 

@@ -53,6 +53,13 @@ final class CollectionRef {
 
     var property: PropertySchema { ownerTable.schema.properties[slot] }
 
+    /// The table of the objects a collection of links holds, read as element: as a
+    /// `DynamicObject`, the class the property names, whatever model class it has.
+    func targetTable(as element: Object.Type?) -> ManagedClass {
+        if element == DynamicObject.self, let name = property.targetClassName { return instance.dynamicTable(named: name) }
+        return instance.targetTable(of: property)
+    }
+
     /// True once the owner was deleted or the Realm invalidated.
     var isInvalidated: Bool {
         instance.serialized { isInvalidatedNow }

@@ -9,11 +9,15 @@ enum ObservationPlace {
     case actor(any Actor, registered: @Sendable () -> Void)
 }
 
-/// An observer whose callbacks run on a DispatchQueue or an actor. It has its own
-/// Realm instance, confined there (the callbacks run inside its token, and the
-/// queue's other blocks or the actor's code may use what they are given). The
-/// file's `CommitWatcher` wakes it after each commit of any thread or process; it
-/// then refreshes its instance there, which delivers as on any thread.
+/// An observer whose callbacks run on a DispatchQueue or an actor, in a Realm
+/// instance confined there (the callbacks run inside its token, and the queue's
+/// other blocks or the actor's code may use what they are given). On a queue it is
+/// the queue's instance for the file, as in Realm: the one `Realm(configuration:queue:)`
+/// gives there, shared by every observation on the queue and kept alive by them;
+/// on an actor, one of the observation's own. The file's `CommitWatcher` wakes it
+/// after each commit of any thread or process; it then refreshes the instance there
+/// (or, when its autorefresh is off, tells its Realm observers `.refreshRequired`),
+/// which delivers as on any thread.
 final class ConfinedObservation: CommitSubscriber, @unchecked Sendable {
     private let place: ObservationPlace
     private let confinement: Confinement
@@ -42,8 +46,13 @@ final class ConfinedObservation: CommitSubscriber, @unchecked Sendable {
         observation.run {
             defer { if case .actor(_, let registered) = place { registered() } }
             if observation.token.isInvalidated { return }
-            let instance = RealmInstance(configuration: configuration, environment: environment,
+            let instance: RealmInstance
+            if case .queue(let context) = observation.confinement {
+                instance = RealmInstance.forQueueObservation(configuration, environment: environment, context: context)
+            } else {
+                instance = RealmInstance(configuration: configuration, environment: environment,
                                          confinement: observation.confinement)
+            }
             observation.instance = instance
             RealmInstance.whileDelivering(instance) {
                 register(instance)
@@ -84,7 +93,7 @@ final class ConfinedObservation: CommitSubscriber, @unchecked Sendable {
             self.lock.withLock { self.refreshQueued = false }
             if self.token.isInvalidated { return }
             guard let instance = self.instance else { return }
-            RealmInstance.whileDelivering(instance) { instance.refresh() }
+            RealmInstance.whileDelivering(instance) { instance.autorefreshOrAnnounce() }
         }
     }
 }

@@ -146,11 +146,11 @@ enum KeyPathOrdering {
             }
             steps.append((current, slot))
             if index == names.count - 1 { break }
-            guard let target = property.targetClass else {
+            guard property.targetClassName != nil else {
                 fatalError("Cannot sort on key path '\(keyPath)': property '\(schema.name).\(name)' of type " +
                            "'\(property.type.realmName)' may only be the final property in the key path.")
             }
-            current = instance.table(for: target)
+            current = instance.targetTable(of: property)
         }
         return steps
     }

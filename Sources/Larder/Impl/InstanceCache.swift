@@ -30,6 +30,23 @@ extension RealmInstance {
         return try cached(configuration, in: context.cache, confinement: .queue(context))
     }
 
+    /// The instance a queue observation delivers in: the queue's for configuration's
+    /// file (made with environment when the queue has none yet), shared by the queue's
+    /// observations as in Realm. The caller runs on the queue. An observation gets
+    /// an instance of its own on the main queue (whose cached instance is the main
+    /// thread's) and where the queue's was opened with other settings (read-only).
+    static func forQueueObservation(_ configuration: Realm.Configuration, environment: Environment,
+                                    context: QueueContext) -> RealmInstance {
+        let key = cacheKey(configuration)
+        let cached = context === QueueContext.main ? nil : context.cache.instance(at: key)
+        if let cached, (try? cached.checkSameSettings(as: configuration)) != nil { return cached }
+        let instance = RealmInstance(configuration: configuration, environment: environment, confinement: .queue(context))
+        if context === QueueContext.main || cached != nil { return instance }
+        context.cache.insert(instance, at: key)
+        instance.cache = context.cache
+        return instance
+    }
+
     /// Runs body, a queue observation's delivery, with instance as the one `Realm()` and
     /// `Realm(configuration:queue:)` give meanwhile: a callback's Realm is its collection's
     /// `realm` (Realm's queue observers use the queue's Realm), not the thread's.
@@ -58,7 +75,7 @@ extension RealmInstance {
         let key = cacheKey(configuration)
         if let cached = cache.instance(at: key) {
             try cached.checkSameSettings(as: configuration)
-            if cached.autorefresh { cached.refresh() }
+            cached.autorefreshOrAnnounce()
             return cached
         }
         let instance = RealmInstance(configuration: configuration, environment: try Environment.open(configuration),

@@ -41,6 +41,8 @@ final class InstanceNotifier {
     private var changeLogs: [UInt64: OpaquePointer] = [:]
     /// On the main thread, while there are observers: deliveries from the main queue.
     private var mainQueue: MainQueueDelivery?
+    /// The newest version Realm observers were told of with `.refreshRequired`.
+    private var announcedVersion: UInt64 = 0
 
     init(instance: RealmInstance) {
         self.instance = instance
@@ -138,6 +140,21 @@ final class InstanceNotifier {
         for observer in realmObservers where !observer.token.isInvalidated
             && !skipping.contains(where: { $0 === observer.token }) {
             observer.block(.didChange, realm)
+        }
+    }
+
+    /// Tells the Realm's observers with `.refreshRequired` that a version newer than
+    /// the one they saw was committed (by another thread or process), once per
+    /// version: what a Realm that does not autorefresh gets where it would refresh.
+    func announceNewerVersion() {
+        if realmObservers.isEmpty || isDelivering || instance.isInWriteTransaction { return }
+        var newest: UInt64 = 0
+        guard lar_env_version(instance.environment.handle, &newest) == LAR_OK,
+              newest > max(deliveredVersion, announcedVersion) else { return }
+        announcedVersion = newest
+        let realm = Realm(instance: instance)
+        for observer in realmObservers where !observer.token.isInvalidated {
+            observer.block(.refreshRequired, realm)
         }
     }
 

@@ -22,7 +22,7 @@ extension Object: _Persistable {
     public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
         guard value.type == LAR_TYPE_LINK else { return nil }
         let instance = unsafeDowncast(owner, to: RealmInstance.self)
-        return unsafeDowncast(instance.linkTarget(self, key: value.as.link.key), to: self)
+        return unsafeDowncast(instance.linkTarget(self, link: value.as.link), to: self)
     }
     public var _larderStored: _StoredValue { .object(self) }
 }
@@ -35,7 +35,10 @@ extension RealmInstance {
     /// an accessor copy its key, so rebinding it moves nothing they hold; like the
     /// iterator's, the check counts strong references only. A frozen instance's threads
     /// share its classes, so none of them may rebind an accessor another just let go of.
-    func linkTarget(_ type: Object.Type, key: lar_objkey) -> Object {
+    /// A `DynamicObject` reads the class the link names.
+    func linkTarget(_ type: Object.Type, link: lar_obj) -> Object {
+        if _slowPath(type == DynamicObject.self) { return dynamicAccessor(link) }
+        let key = link.key
         if _slowPath(isFrozen) { return accessor(table(for: type), key: key) }
         return linkTable(for: type)._withUnsafeGuaranteedRef { table in
             if isKnownUniquelyReferenced(&table.linkAccessor) {

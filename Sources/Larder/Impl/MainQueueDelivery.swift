@@ -4,9 +4,10 @@ import Foundation
 /// The main thread's deliveries without a call to `refresh()`: after any commit
 /// of any thread or process (the file's `CommitWatcher` wakes it) a block on the
 /// main queue refreshes the main thread's Realm when autorefresh is on, which
-/// delivers; a collection's `.initial` is sent from the main queue too. The main
-/// queue runs under `dispatchMain()`, `RunLoop.main.run()` and XCTest's waits; a
-/// program that runs neither still gets its callbacks when it refreshes or writes.
+/// delivers (when it is off, Realm observers get `.refreshRequired`); a collection's
+/// `.initial` is sent from the main queue too. The main queue runs under
+/// `dispatchMain()`, `RunLoop.main.run()` and XCTest's waits; a program that runs
+/// neither still gets its callbacks when it refreshes or writes.
 final class MainQueueDelivery: CommitSubscriber, @unchecked Sendable {
     /// Unretained, as a weak reference would slow every retain of the instance;
     /// used only on the main thread while `isActive`, which the instance's
@@ -38,7 +39,7 @@ final class MainQueueDelivery: CommitSubscriber, @unchecked Sendable {
         if queued { return }
         DispatchQueue.main.async { [self] in
             lock.withLock { refreshQueued = false }
-            withInstance { if $0.autorefresh { $0.refresh() } }
+            withInstance { $0.autorefreshOrAnnounce() }
         }
     }
 

@@ -6,14 +6,17 @@ import Foundation
 extension RealmInstance {
     /// An accessor of the object a mixed value links to: of the model class that
     /// bears the stored class's name (the configuration's objectTypes first, else
-    /// the model classes this process has used). A class no model class of this
-    /// process names traps: Larder has no dynamic objects yet.
+    /// the model classes this process has used), else a `DynamicObject`, as Realm
+    /// gives for a class its schema lacks (one another program added to the file).
     /// The class's table is resolved once per instance (until a write is cancelled:
     /// it may have undeclared it), then found by the stored class id.
     func mixedLinkTarget(_ link: lar_obj) -> Object {
         verifyThread()
         if let table = resolvedMixedTarget(link.cls) { return accessor(table, key: link.key) }
-        let type = modelType(ofStoredClass: link.cls)
+        guard let type = modelType(ofStoredClass: link.cls) else {
+            rememberMixedTarget(dynamicTable(id: link.cls))
+            return dynamicAccessor(link)
+        }
         let table = table(for: type)
         if table.id != link.cls {
             fatalError("AnyRealmValue links to class \(link.cls), but '\(type.className())' is class \(table.id)")
@@ -22,7 +25,7 @@ extension RealmInstance {
         return accessor(table, key: link.key)
     }
 
-    private func modelType(ofStoredClass cls: lar_class) -> Object.Type {
+    private func modelType(ofStoredClass cls: lar_class) -> Object.Type? {
         var info = lar_class_info()
         let rc = lar_class_info_get(environment.handle, cls, &info)
         guard rc == LAR_OK, let cName = info.name else { fatalCoreError(rc, "Cannot read a mixed value's link") }
@@ -33,14 +36,13 @@ extension RealmInstance {
             let known = ClassSchema.all.filter { $0.name == name }
             if known.count == 1 { return known[0].type }
         }
-        fatalError("AnyRealmValue links to an object of class '\(name)', which no model class of this program " +
-                   "(or of the configuration's objectTypes) names")
+        return nil
     }
 
     /// A stored link read from a property or collection of type property: to its
     /// target class, or for a mixed one to the class the value names.
     func linkedObject(_ value: lar_value, property: PropertySchema) -> Object {
-        if let target = property.targetClass { return linkTarget(target, key: value.as.link.key) }
+        if let target = property.targetClass { return linkTarget(target, link: value.as.link) }
         return mixedLinkTarget(value.as.link)
     }
 }

@@ -23,19 +23,22 @@ extension Object {
 
     /// The unmanaged value of the property at slot.
     func unmanagedValue(slot: Int) -> _StoredValue {
+        if let dynamic = self as? DynamicObject { return dynamic.unmanagedStore[slot] }
         let field = Self.schema.fields[slot]
         return withBase { valuePointer($0, field).pointee }
     }
 
     /// Sets the unmanaged value of the property at slot; value must be one of its values.
     func setUnmanagedValue(_ value: _StoredValue, slot: Int) {
+        if let dynamic = self as? DynamicObject { return dynamic.unmanagedStore[slot] = value }
         let field = Self.schema.fields[slot]
         withBase { valuePointer($0, field).pointee = value }
     }
 
     /// Every unmanaged value, in slot order.
     func unmanagedValues(_ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
-        withBase { base in
+        if _slowPath(schema.isDynamic) { return (self as? DynamicObject)?.unmanagedStore ?? [] }
+        return withBase { base in
             var values = ContiguousArray<_StoredValue>()
             values.reserveCapacity(schema.fields.count)
             for field in schema.fields { values.append(valuePointer(base, field).pointee) }
@@ -44,6 +47,10 @@ extension Object {
     }
 
     func setUnmanagedValues(_ values: ContiguousArray<_StoredValue>, _ schema: ClassSchema) {
+        if _slowPath(schema.isDynamic) {
+            (self as? DynamicObject)?.unmanagedStore = values
+            return
+        }
         withBase { base in
             for (field, value) in zip(schema.fields, values) { valuePointer(base, field).pointee = value }
         }
@@ -63,6 +70,7 @@ extension Object {
                 if !value.pointee.holdsNoReference { value.pointee = .null }
             }
         }
+        if _slowPath(table.schema.isDynamic) { (self as? DynamicObject)?.didBecomeManaged() }
         core.bind(to: realm, table: table, key: key)
     }
 }

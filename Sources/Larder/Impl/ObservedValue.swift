@@ -14,7 +14,7 @@ indirect enum ObservedValue: Equatable {
 
     /// The value at path (property names) of object.
     static func read(_ object: Object, path: ArraySlice<String>) -> ObservedValue {
-        let schema = type(of: object).schema
+        let schema = object.objectClassSchema
         guard let name = path.first, let slot = schema.slotByName[name] else { return .value(.null) }
         return of(object.stored(slot: slot), rest: path.dropFirst())
     }
@@ -66,6 +66,8 @@ struct ObservedKeyPaths {
             fatalError("Property '\(name)' not found in object of type '\(schema.name)'")
         }
         if path.count == 1 { return }
+        // A dynamic object's link names a class of the file, which its objects' tables check as they are read.
+        if schema.properties[slot].dynamicTarget != nil { return }
         guard let target = schema.properties[slot].targetClass else {
             fatalError("Property '\(name)' of object of type '\(schema.name)' is not a link or collection of " +
                        "objects, so '\(fullPath)' cannot continue past it")

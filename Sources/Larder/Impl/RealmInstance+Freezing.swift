@@ -37,8 +37,8 @@ extension RealmInstance {
 
     /// The accessor in this instance of the object of type with key (and stamp, for
     /// a class keyed by its int primary key) in another one; nil when it is not here.
-    func counterpart(of type: Object.Type, key: lar_objkey, stamp: UInt64) -> Object? {
-        let table = table(for: type)
+    func counterpart(of other: ManagedClass, key: lar_objkey, stamp: UInt64) -> Object? {
+        let table = table(like: other)
         return serialized {
             var exists: Int32 = 0
             let rc = lar_obj_exists(currentTxn(), lar_obj(cls: table.id, key: key), &exists)

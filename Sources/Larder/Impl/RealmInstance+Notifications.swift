@@ -13,6 +13,18 @@ extension RealmInstance {
         return isInWriteTransaction ? version - 1 : version
     }
 
+    /// Where Realm's run loop would refresh this instance (a commit watcher's wake-up,
+    /// `Realm()` on its thread): refreshes when autorefresh is on, which delivers;
+    /// otherwise the instance stays at its version and its Realm observers get
+    /// `.refreshRequired` when a newer one exists.
+    func autorefreshOrAnnounce() {
+        if autorefresh {
+            refresh()
+        } else {
+            observers?.announceNewerVersion()
+        }
+    }
+
     /// Realm's checks before an observer registers. inWriteMessage: Realm's message for
     /// observing inside a write, which differs between objects and collections.
     func checkCanObserve(inWriteMessage: String) {
@@ -29,7 +41,12 @@ extension RealmInstance {
 
     /// The accessor of the object of type with key, or nil when there is none.
     func object(_ type: Object.Type, key: lar_objkey) -> Object? {
-        let table = table(for: type)
+        object(like: table(for: type), key: key)
+    }
+
+    /// The same for the object of other (this file's class in another instance) with key.
+    func object(like other: ManagedClass, key: lar_objkey) -> Object? {
+        let table = table(like: other)
         return objectExists(key, in: table) ? accessor(table, key: key) : nil
     }
 

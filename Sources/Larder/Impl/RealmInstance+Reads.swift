@@ -127,7 +127,10 @@ extension RealmInstance {
     /// convert it without a dynamic cast, else as it came.
     @usableFromInline
     func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
-        let table = table(for: type)
+        object(in: table(for: type), primaryKey: stored, key: key)
+    }
+
+    func object(in table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
         let found = _slowPath(isFrozen) ? serialized { find(table, primaryKey: stored, key: key) }
                                         : find(table, primaryKey: stored, key: key)
         guard let found else { return nil }

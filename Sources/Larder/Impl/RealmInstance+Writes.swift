@@ -68,7 +68,7 @@ extension RealmInstance {
             }
             return
         }
-        let table = table(for: type(of: object))
+        let table = table(of: object)
         let schema = table.schema
         if schema.isEmbedded { trapEmbeddedCreatedDirectly() }
         let values = object.unmanagedValues(schema)
@@ -121,11 +121,16 @@ extension RealmInstance {
 
     func createObject(_ type: Object.Type, value: Any, update: Realm.UpdatePolicy) -> Object {
         requireWrite()
-        let table = table(for: type)
+        return createObject(in: table(for: type), value: value, update: update)
+    }
+
+    /// Creates an object of table's class (a model class's, or a `DynamicObject`'s
+    /// class of the file, whose values not given are Realm's defaults for their types).
+    func createObject(in table: ManagedClass, value: Any, update: Realm.UpdatePolicy) -> Object {
         if table.schema.isEmbedded { trapEmbeddedCreatedDirectly() }
-        let prototype = type.init()
+        let prototype = table.schema.type.init()
         var named = ValueReader.read(value, schema: table.schema, creating: .init(instance: self, update: update))
-        var values = prototype.unmanagedValues(table.schema)
+        var values = table.schema.isDynamic ? table.schema.dynamicDefaults(named) : prototype.unmanagedValues(table.schema)
         for (slot, stored) in named { values[slot] = stored }
         // Embedded objects are created in place once their owner exists.
         var embedded: [(Int, _StoredValue)] = []
@@ -140,7 +145,7 @@ extension RealmInstance {
         }
         guard pendingError == nil,
               let key = upsert(table, named: named, defaults: values, update: update) else {
-            prototype.setUnmanagedValues(values, table.schema)
+            if !table.schema.isDynamic { prototype.setUnmanagedValues(values, table.schema) }
             return prototype
         }
         let created = accessor(table, key: key)

@@ -17,7 +17,7 @@ final class RealmInstance {
     var autorefresh = true
 
     @exclusivity(unchecked) @usableFromInline var state = TransactionState()
-    @exclusivity(unchecked) private var classes = ClassRegistry()
+    @exclusivity(unchecked) var classes = ClassRegistry()
     /// This thread's cache, which lists the instance until it is freed.
     var cache: InstanceCache?
     /// Bumped by every write to a managed collection (which leaves `version`, and
@@ -188,7 +188,8 @@ final class RealmInstance {
     }
 
     /// Commits, then tells this instance's observers, except those of tokens, what changed.
-    func commitWrite(withoutNotifying tokens: [NotificationToken] = []) throws {
+    /// Unless durable, the commit skips its fsyncs (a grouped `commitAsyncWrite` syncs later).
+    func commitWrite(withoutNotifying tokens: [NotificationToken] = [], durable: Bool = true) throws {
         verifyThread()
         guard isInWriteTransaction else { fatalError("Can't commit a non-existing write transaction") }
         if let error = state.pendingError ?? activeVersionsError() {
@@ -197,7 +198,7 @@ final class RealmInstance {
         }
         verifyWriterThread()
         classes.didCommitWrite()
-        let failure = state.commitWrite()
+        let failure = state.commitWrite(durable: durable)
         if failure != nil { environment.forgetClassIDs() }
         didEndWrite()
         if let failure { throw failure }
@@ -267,18 +268,30 @@ final class RealmInstance {
 
     func rememberMixedTarget(_ table: ManagedClass) { classes.rememberMixedTarget(table) }
 
+    /// Realm's trap for a class this Realm does not manage.
+    static func trapNotManaged(_ name: String) -> Never {
+        fatalError("Object type '\(name)' is not managed by the Realm. If using a custom " +
+                   "`objectClasses` / `objectTypes` array in your configuration, add `\(name)` to the " +
+                   "list of `objectClasses` / `objectTypes`.")
+    }
+
     private func makeTable(for type: Object.Type) -> ManagedClass {
+        if type == DynamicObject.self { fatalError("A DynamicObject's class is read by name (dynamicObjects(_:))") }
         let schema = ClassSchema.of(type)
         if let types = configuration.objectTypes, !types.contains(where: { $0.className() == schema.name }) {
-            fatalError("Object type '\(schema.name)' is not managed by the Realm. If using a custom " +
-                       "`objectClasses` / `objectTypes` array in your configuration, add `\(schema.name)` to the " +
-                       "list of `objectClasses` / `objectTypes`.")
+            Self.trapNotManaged(schema.name)
         }
         if schema.properties.isEmpty { fatalError(schema.noPropertiesMessage) }
         if let message = schema.optionalMixedMessage { fatalError(message) }
+        return makeTable(schema) {
+            try environment.classID(for: schema, canDeclare: !configuration.readOnly && !isFrozen)
+        }
+    }
+
+    /// This instance's table of schema's class, whose id findID gives; a failure traps.
+    func makeTable(_ schema: ClassSchema, id findID: () throws -> lar_class) -> ManagedClass {
         do {
-            let id = try environment.classID(for: schema, canDeclare: !configuration.readOnly && !isFrozen)
-            let table = try ManagedClass(schema: schema, id: id, environment: environment)
+            let table = try ManagedClass(schema: schema, id: findID(), environment: environment)
             table.isShared = isFrozen
             if !table.mixedValueSlots.isEmpty { tablesWithMixedValues.append(table) }
             return table

@@ -99,9 +99,10 @@ struct TransactionState {
         membershipEpoch &+= 1
     }
 
-    /// Commits the write; returns the error when the commit failed.
-    mutating func commitWrite() -> Realm.Error? {
-        let rc = lar_txn_commit(txn)
+    /// Commits the write (durable: with its fsyncs; otherwise stored and visible, made
+    /// durable by a later sync); returns the error when the commit failed.
+    mutating func commitWrite(durable: Bool = true) -> Realm.Error? {
+        let rc = lar_txn_commit_flags(txn, durable ? 0 : LAR_COMMIT_NOSYNC)
         let error = rc == LAR_OK ? nil : Realm.Error.last(rc, context: "Cannot commit the write transaction")
         lar_txn_free(txn)
         finishWrite()

@@ -35,7 +35,7 @@ enum ValueReader {
             }
         }
         if let object = value as? Object {
-            let source = type(of: object).schema
+            let source = object.objectClassSchema
             return source.properties.enumerated().compactMap { sourceSlot, property in
                 schema.slotByName[property.name].map { ($0, checked(object.stored(slot: sourceSlot), schema.properties[$0])) }
             }
@@ -60,6 +60,7 @@ enum ValueReader {
         if property.isCollection { return collection(item, to: property, creating) }
         if property.type == LAR_TYPE_MIXED { return mixed(item, creating) }
         guard let item, !(item is NSNull) else { return property.isOptional ? .null : nil }
+        if let name = property.dynamicTarget { return dynamicLink(item, to: name, creating) }
         if let target = property.targetClass {
             // A custom type stored as an embedded object gives that object.
             if !(item is Object), let custom = item as? any _CustomPersistable,
@@ -81,7 +82,8 @@ enum ValueReader {
     private static func collection(_ item: Any?, to property: PropertySchema, _ creating: Creating?) -> _StoredValue? {
         guard let type = property.valueType as? _LarderCollection.Type else { return nil }
         let made = type.init()
-        let element = PropertySchema(name: property.name, valueType: type.elementType, isPrimaryKey: false, isIndexed: false)
+        let element = PropertySchema(name: property.name, valueType: type.elementType, isPrimaryKey: false, isIndexed: false,
+                                     dynamicTarget: property.dynamicTarget)
         let convert = { (item: Any?) in Self.convert(item, to: element, creating) }
         switch item {
         case nil, is NSNull:
@@ -160,5 +162,30 @@ enum ValueReader {
         guard mirror.displayStyle == .optional else { return nil }
         guard let wrapped = mirror.children.first?.value else { return Optional<Int>.none }
         return (wrapped as? any _Persistable) ?? unwrap(wrapped)
+    }
+}
+
+extension ValueReader {
+    /// A link of a `DynamicObject`'s class to the class named name: an object of
+    /// that class (dynamic or of a model class), or when creating a dictionary or
+    /// an array its new object is made from. Nil for anything else.
+    fileprivate static func dynamicLink(_ item: Any, to name: String, _ creating: Creating?) -> _StoredValue? {
+        if let object = item as? Object {
+            guard object.objectClassSchema.name == name else { return nil }
+            guard let creating, object.core.realm !== creating.instance, !(object is DynamicObject) else {
+                return .object(object)
+            }
+            return .object(creating.createNested(type(of: object), value: object))
+        }
+        guard let creating, item is [String: Any?] || item is [Any?] else { return nil }
+        let table = creating.instance.dynamicTable(named: name)
+        if table.schema.isEmbedded { // created in place once its owner is written, as a model class's
+            let named = read(item, schema: table.schema, creating: creating)
+            var values = table.schema.dynamicDefaults(named)
+            for (slot, value) in named { values[slot] = value }
+            return .object(DynamicObject.unmanaged(table.schema, values: values))
+        }
+        let update = table.schema.primaryKeySlot == nil ? .error : creating.update
+        return .object(creating.instance.createObject(in: table, value: item, update: update))
     }
 }

@@ -8,6 +8,10 @@ final class Todo: Object {
     @Persisted var status = ""
 }
 
+final class Board: Object {
+    @Persisted var todos: Map<String, Todo?>
+}
+
 /// The actor of Realm's "Use Realm with Actors" page.
 actor RealmActor {
     // An implicitly-unwrapped optional is used here to let us pass `self` to
@@ -93,7 +97,36 @@ actor RealmActor {
         return observedNames
     }
 
+    /// Callbacks of observations with key paths of the model, by what they observe.
+    var keyPathCallbacks: [String: Int] = [:]
+    private var keyPathTokens: [NotificationToken] = []
+
+    /// Observes a todo's status by key path: in the results, the object and a board's map.
+    func observeStatus(ofTodo id: ObjectId) async throws {
+        let todo = realm.object(ofType: Todo.self, forPrimaryKey: id)!
+        try await realm.asyncWrite { realm.create(Board.self, value: ["todos": ["first": todo]]) }
+        let board = realm.objects(Board.self).first!
+        keyPathTokens.append(await realm.objects(Todo.self).observe(keyPaths: [\Todo.status], on: self) { actor, _ in
+            actor.keyPathCallbacks["results", default: 0] += 1
+        })
+        keyPathTokens.append(await todo.observe(keyPaths: [\Todo.status], on: self) { actor, _ in
+            actor.keyPathCallbacks["object", default: 0] += 1
+        })
+        keyPathTokens.append(await board.todos.observe(keyPaths: [\Todo.status], on: self) { actor, _ in
+            actor.keyPathCallbacks["map", default: 0] += 1
+        })
+    }
+
+    /// Waits (up to 10 s) for the status change's callbacks: each collection's initial and update, the object's change.
+    func waitForStatusCallbacks() async -> [String: Int] {
+        let expected = ["results": 2, "object": 1, "map": 2]
+        let deadline = Date().addingTimeInterval(10)
+        while keyPathCallbacks != expected && Date() < deadline { try? await Task.sleep(nanoseconds: 5_000_000) }
+        return keyPathCallbacks
+    }
+
     func close() {
+        keyPathTokens.forEach { $0.invalidate() }
         todosToken?.invalidate()
         realm = nil
     }
@@ -118,7 +151,7 @@ let directory = FileManager.default.temporaryDirectory.appendingPathComponent("l
 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(at: directory) }
 let configuration = Realm.Configuration(fileURL: directory.appendingPathComponent("todos.realm"),
-                                        objectTypes: [Todo.self])
+                                        objectTypes: [Todo.self, Board.self])
 
 // The main thread's Realm, opened before the first await: top-level code runs on the
 // main actor, which Linux moves to other threads once the program awaits.
@@ -130,7 +163,11 @@ try await actor.createTodo(name: "Keep it safe", owner: "Frodo", status: "In Pro
 let observed = await actor.waitForObservedNames(count: 2)
 check(observed.prefix(2) == [[], ["Keep it safe"]], "the actor observed the insert (saw \(observed))")
 let objectId = await getObjectId(in: actor, forTodoNamed: "Keep it safe")
+try await actor.observeStatus(ofTodo: objectId)
 try await actor.updateTodo(_id: objectId, name: "Keep it safe", owner: "Frodo", status: "Completed")
+let statusCallbacks = await actor.waitForStatusCallbacks()
+check(statusCallbacks == ["results": 2, "object": 1, "map": 2],
+      "observations by key path on an actor saw the status change (saw \(statusCallbacks))")
 check(await actor.queueTodo(name: "Second breakfast") == nil, "writeAsync completed without error")
 check(try await actor.countThroughAnotherRealm() == 2, "Realm.open in the actor sees both todos")
 let frozen = await actor.frozenTodo(named: "Second breakfast")
@@ -146,9 +183,11 @@ try await mainRealm.asyncWrite {
     mainRealm.create(Todo.self, value: ["_id": ObjectId.generate(), "name": "From the main actor"])
 }
 check(mainRealm.objects(Todo.self).count == 2, "the main actor's write")
+let dynamicTodo = mainRealm.dynamicObjects("Todo").filter("name == %@", "From the main actor").first
+check(dynamicTodo?.name as? String == "From the main actor", "a dynamic object read by name")
 realm.refresh()
 check(realm.objects(Todo.self).count == 2, "the main thread's Realm after awaits")
 try realm.write { realm.delete(realm.objects(Todo.self)) }
 mainRealm.refresh()
 check(mainRealm.objects(Todo.self).isEmpty, "a write through the main thread's Realm")
-print("Swift 6 client: actor, observe on an actor, asyncWrite, writeAsync, Realm.open and a frozen object sent across work")
+print("Swift 6 client: actor, observe on an actor (by key path too), asyncWrite, writeAsync, Realm.open and a frozen object sent across work")
