@@ -45,10 +45,9 @@ extension RealmInstance {
     @usableFromInline @inline(never)
     func load(_ core: ObjectCore, _ table: ManagedClass) {
         verifyThread()
-        let stamp = decodeStamp
         // In a queue's or an actor's work a row decoded here keeps a stamp no read
         // matches (`decodeStamp`); the check just made lets this thread read it again.
-        if table.cachedKey == core.key && table.cachedVersion == stamp
+        if table.cachedKey == core.key && table.cachedVersion == decodeStamp
             && threadToken != larder_swift_thread_token() { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
@@ -56,7 +55,8 @@ extension RealmInstance {
             fatalError("Object has been deleted or invalidated.")
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-        table.didDecode(key: core.key, version: stamp)
+        // Asked after currentTxn(): beginning a read transaction moves the version.
+        table.didDecode(key: core.key, version: decodeStamp)
     }
 
     /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.
