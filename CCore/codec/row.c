@@ -363,9 +363,17 @@ int row_decode_all(lar_txn *txn, const schema_class *cls, const kv_val *row, lar
         }
     }
     if (!rest) return LAR_OK;
-    /* Second pass: everything else. */
+    /* Second pass: everything else. A string read outside a write (the usual kind of
+     * read: a scan's names and addresses) points into the row without the general
+     * decoder's call and dispatch. */
     for (uint32_t i = 0; i < count; i++) {
-        if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
+        if (plan[i].type == LAR_TYPE_STRING && out[i].type != LAR_TYPE_NULL && !txn->write) {
+            const uint8_t *data;
+            size_t size;
+            if (!row_var_bytes(cls, row, bytes + plan[i].offset, true, &data, &size)) return corrupt(cls);
+            out[i].as.string.data = (const char *)data;
+            out[i].as.string.size = size;
+        } else if (out[i].type != LAR_TYPE_NULL && !is_inline(plan[i].type)) {
             err = decode_slot(cls, &cls->properties[i], bytes + plan[i].offset, row, &out[i]);
             if (!err && txn->write) err = value_keep_bytes(txn, &out[i]);
             if (err) return err;

@@ -45,23 +45,45 @@ extension RealmInstance {
     /// call's result.
     func createEmbedded(_ object: Object, update: Realm.UpdatePolicy,
                         _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
-        let table = table(of: object)
+        // A DynamicObject's class is the one its schema names.
+        if _slowPath(type(of: object) == DynamicObject.self) { return createEmbedded(object, in: table(of: object), create) }
+        // The link's cached table: an owner's add alternates between two classes, which
+        // would miss the registry's last-table shortcut on every call.
+        return linkTable(for: type(of: object))._withUnsafeGuaranteedRef { createEmbedded(object, in: $0, create) }
+    }
+
+    private func createEmbedded(_ object: Object, in table: ManagedClass,
+                                _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
         let schema = table.schema
         let values = object.unmanagedValues(schema)
-        var rowValues = values // copied only for a class with links or collections, which it nulls
-        let linkSlots = schema.linkSlots.isEmpty ? [] : relationLinkSlots(schema, values)
-        for slot in linkSlots { rowValues[slot] = .null }
-        for slot in schema.collectionSlots { rowValues[slot] = .null }
         var created = lar_obj()
-        let rc = table.isInSlotOrder ? _StoredValue.withCValues(rowValues) { create($0, $1, &created) }
-                                     : _StoredValue.withCValues(table.storedOrder(rowValues)) { create($0, $1, &created) }
+        // The usual class, of plain values only, passes its values as they are.
+        let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
+        let rc = schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
+                                     : createRow(table, values) { create($0, $1, &created) }
         version &+= 1
         guard rc == LAR_OK else { return rc }
         table.changes.didCreate(created.key)
         object.bind(to: self, table: table, key: created.key, added: true)
         object.core.addedInWrite = writeSerial
-        fillRelations(object, values: values, linkSlots: linkSlots, update: .error)
+        if schema.hasRelations { fillRelations(object, values: values, linkSlots: linkSlots, update: .error) }
         return LAR_OK
+    }
+
+    /// Calls create with the C values of a row of table, in stored order.
+    private func createRow(_ table: ManagedClass, _ values: ContiguousArray<_StoredValue>,
+                           _ create: (UnsafeMutablePointer<lar_value>, Int) -> Int32) -> Int32 {
+        table.isInSlotOrder ? _StoredValue.withCValues(values, create)
+                            : _StoredValue.withCValues(table.storedOrder(values), create)
+    }
+
+    /// values with the links of linkSlots and the collections null, as a new row holds them.
+    private func relationsNulled(_ values: ContiguousArray<_StoredValue>, _ linkSlots: [Int],
+                                 _ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
+        var row = values
+        for slot in linkSlots { row[slot] = .null }
+        for slot in schema.collectionSlots { row[slot] = .null }
+        return row
     }
 
     /// Writes an embedded object to the to-one link at slot of core: an unmanaged one
@@ -73,7 +95,7 @@ extension RealmInstance {
         requirePropertyWrite()
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let table = core.table!
-        if object.core.realm != nil {
+        if object.core.instanceRef != nil { // managed (the unretained reference: no retain on the usual path)
             if case .object(let held) = readStored(core, slot: slot), held.core.realm === object.core.realm,
                held.core.key == object.core.key, !isInvalidated(object.core) { return }
             fatalError("Can't set link to existing managed embedded object")
@@ -86,7 +108,7 @@ extension RealmInstance {
         let rc = createEmbedded(object, update: update) { values, count, out in
             lar_obj_create_embedded(txn, owner, prop, values, count, out)
         }
-        core.table.changes.didWrite(slot: slot)
+        table.changes.didWrite(slot: slot)
         switch rc {
         case LAR_OK: return
         case LAR_EDELETED: fatalError("Object has been deleted or invalidated.")

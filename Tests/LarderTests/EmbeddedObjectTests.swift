@@ -397,6 +397,23 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(rows(realm, "EmbAddress"), 1)
     }
 
+    /// Link reads and in-place creation keep the last target table they resolved
+    /// (ClassRegistry.linkTable); a cancelled write that first used the class retires
+    /// that table, and the next write and read find the class's table again.
+    func testACancelledWriteThatFirstUsedTheEmbeddedClassLeavesLaterLinksWorking() throws {
+        let realm = try open()
+        realm.beginWrite()
+        realm.add(EmbOwner(value: ["id": 1, "address": address("dropped")]))
+        XCTAssertEqual(realm.objects(EmbOwner.self).first?.address?.street, "dropped")
+        realm.cancelWrite()
+        try realm.write {
+            realm.add(EmbOwner(value: ["id": 2, "address": address("kept")]))
+            realm.add(EmbOwner(value: ["id": 3, "address": address("also kept")]))
+        }
+        XCTAssertEqual(realm.objects(EmbOwner.self).map { $0.address?.street }, ["kept", "also kept"])
+        XCTAssertEqual(rows(realm, "EmbAddress"), 2)
+    }
+
     // MARK: Misuse traps with Realm's messages
 
     private func assertTraps(_ scenario: String, message: String, file: StaticString = #filePath, line: UInt = #line) throws {

@@ -7,6 +7,9 @@ struct ClassRegistry {
     private var tables: [ObjectIdentifier: ManagedClass] = [:]
     /// Bulk work touches one class again and again: it skips the dictionary.
     private var lastTable: ManagedClass?
+    /// The table the last link read resolved, unretained (`tables` or `retired` keeps
+    /// it): a loop reading `person.address` finds it with one comparison and no retain.
+    private var lastLinkTable: Unmanaged<ManagedClass>?
     /// Classes first used during the current write: cancelling it may undeclare them.
     private var madeInWrite: [ObjectIdentifier] = []
     private var retired: [ManagedClass] = []
@@ -29,6 +32,14 @@ struct ClassRegistry {
         return table
     }
 
+    /// The table of a link's target type when the last link read resolved that type.
+    func linkTable(for type: Object.Type) -> Unmanaged<ManagedClass>? {
+        guard let last = lastLinkTable, last._withUnsafeGuaranteedRef({ $0.schema.type == type }) else { return nil }
+        return last
+    }
+
+    mutating func rememberLinkTable(_ table: ManagedClass) { lastLinkTable = Unmanaged.passUnretained(table) }
+
     /// The table a link in a mixed value to stored class id resolved to before, if any.
     func mixedTarget(_ id: lar_class) -> ManagedClass? { mixedTargets[id] }
 
@@ -50,6 +61,7 @@ struct ClassRegistry {
     /// Classes declared in a cancelled write are gone from the file: look them up again.
     mutating func didCancelWrite() {
         lastTable = nil
+        lastLinkTable = nil
         mixedTargets = [:]
         retired += dynamicTables.values
         dynamicTables = [:]

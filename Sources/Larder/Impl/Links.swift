@@ -39,16 +39,19 @@ extension RealmInstance {
     func linkTarget(_ type: Object.Type, link: lar_obj) -> Object {
         if _slowPath(type == DynamicObject.self) { return dynamicAccessor(link) }
         let key = link.key
-        let table = table(for: type)
-        if table.isShared { return accessor(table, key: key) }
-        if table.linkAccessor != nil, isKnownUniquelyReferenced(&table.linkAccessor!),
-           !isInvalidated(table.linkAccessor!.core) {
-            table.linkAccessor.unsafelyUnwrapped.core.rebind(to: key)
-            return table.linkAccessor.unsafelyUnwrapped
+        if _slowPath(isFrozen) { return accessor(table(for: type), key: key) }
+        return linkTable(for: type)._withUnsafeGuaranteedRef { table in
+            if isKnownUniquelyReferenced(&table.linkAccessor) {
+                let reused = table.linkAccessor.unsafelyUnwrapped
+                if !isInvalidated(reused.core) {
+                    reused.core.rebind(to: key)
+                    return reused
+                }
+            }
+            let object = accessor(table, key: key)
+            table.linkAccessor = object
+            return object
         }
-        let object = accessor(table, key: key)
-        table.linkAccessor = object
-        return object
     }
 
     /// The policy for an object nested in one added or created with update: as

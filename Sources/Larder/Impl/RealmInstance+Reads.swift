@@ -51,10 +51,11 @@ extension RealmInstance {
             && threadToken != larder_swift_thread_token() { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
-        if rc == LAR_EDELETED || (rc == LAR_OK && isReplaced(core, table)) {
+        if rc == LAR_EDELETED || (rc == LAR_OK && table.reusesKeys && isReplaced(core, table)) {
             fatalError("Object has been deleted or invalidated.")
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
+        // Asked after currentTxn(): beginning a read transaction moves the version.
         table.didDecode(key: core.key, version: decodeStamp)
     }
 

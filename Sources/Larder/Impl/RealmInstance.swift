@@ -252,6 +252,17 @@ final class RealmInstance {
         return classes.table(for: type, isWriting: isInWriteTransaction) { makeTable(for: type) }
     }
 
+    /// The table of a link's target type, unretained (the registry keeps it): the one
+    /// the last link read resolved when the type matches, as in a loop over links.
+    /// Live instances only: a frozen one's registry is shared under its lock.
+    func linkTable(for type: Object.Type) -> Unmanaged<ManagedClass> {
+        verifyThread()
+        if let table = classes.linkTable(for: type) { return table }
+        let table = table(for: type)
+        classes.rememberLinkTable(table)
+        return Unmanaged.passUnretained(table)
+    }
+
     /// The table links in mixed values to stored class id resolved to before (see mixedLinkTarget).
     func resolvedMixedTarget(_ id: lar_class) -> ManagedClass? { classes.mixedTarget(id) }
 

@@ -137,6 +137,7 @@ struct TransactionState {
 
     /// Asked for every object linked or checked: the set is empty until a write is cancelled, and then
     /// checking that is cheaper than hashing.
+    @inline(__always) // on every property read's decode: mostly the first test answers
     func wasCancelled(write serial: UInt64) -> Bool {
         serial != 0 && !cancelledWrites.isEmpty && cancelledWrites.contains(serial)
     }
