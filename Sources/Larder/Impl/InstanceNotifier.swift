@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 /// An observer of one collection or object, confined to its instance's thread
@@ -28,6 +29,8 @@ class ThreadObserver {
 /// to; a callback that refreshes or writes does not deliver again from inside.
 final class InstanceNotifier {
     private unowned let instance: RealmInstance
+    /// The instance's thread (or confinement) token, read without the instance.
+    private let threadToken: UnsafeRawPointer
     private var realmObservers: [(token: NotificationToken, block: (Realm.Notification, Realm) -> Void)] = []
     private var observers: [ThreadObserver] = []
     /// The file version the observers have seen.
@@ -46,6 +49,7 @@ final class InstanceNotifier {
 
     init(instance: RealmInstance) {
         self.instance = instance
+        threadToken = instance.threadToken
         deliveredVersion = instance.fileVersion()
     }
 
@@ -90,21 +94,24 @@ final class InstanceNotifier {
         willAddFirst()
         observers.append(observer)
         if observer.needsInitial { mainQueue?.deliverSoon() }
-        observer.token.whenInvalidated { [weak self] in
-            guard let self else { return }
-            self.instance.onOwnThread { self.removeInvalidated() }
-        }
+        observer.token.whenInvalidated { [weak self] in self?.removeInvalidatedOnOwnThread() }
     }
 
     func addRealmObserver(_ block: @escaping (Realm.Notification, Realm) -> Void) -> NotificationToken {
         let token = NotificationToken()
         willAddFirst()
         realmObservers.append((token, block))
-        token.whenInvalidated { [weak self] in
-            guard let self else { return }
-            self.instance.onOwnThread { self.removeInvalidated() }
-        }
+        token.whenInvalidated { [weak self] in self?.removeInvalidatedOnOwnThread() }
         return token
+    }
+
+    /// What a token's invalidation does here: drop its observer now when called on the
+    /// instance's thread (or queue); elsewhere nothing, as delivery skips invalidated
+    /// tokens and drops them later. It reads no state of the instance: called from
+    /// another thread, the instance may be going meanwhile where it lives (a queue's
+    /// Realm whose last observation was this token's).
+    private func removeInvalidatedOnOwnThread() {
+        if threadToken == larder_swift_thread_token() { removeInvalidated() }
     }
 
     /// Delivers what is pending: first callbacks owed, and changes when the

@@ -1,5 +1,4 @@
 import CLarder
-import CLarderSwift
 
 /// Where an instance meets its observers: it delivers when it refreshes, begins
 /// a write and commits one (Impl/InstanceNotifier.swift).
@@ -31,12 +30,6 @@ extension RealmInstance {
         verifyThread()
         if configuration.readOnly { fatalError("Read-only Realms do not change and do not have change notifications.") }
         if isInWriteTransaction { fatalError(inWriteMessage) }
-    }
-
-    /// Runs body now when called on the instance's thread (or queue); otherwise
-    /// not at all: delivery skips invalidated tokens and drops them later.
-    func onOwnThread(_ body: () -> Void) {
-        if threadToken == larder_swift_thread_token() { body() }
     }
 
     /// The accessor of the object of type with key, or nil when there is none.
