@@ -9,7 +9,9 @@
  *     value_sort_order(); sum and average take the numbers, as decimal128s (a double NaN
  *     makes the sum NaN, as in realm-core), and yield a decimal128;
  *   - min, max and average of no values are null; a sum of none is zero;
- *   - min and max also take timestamps; count takes any scalar and counts its non-null values. */
+ *   - min and max also take timestamps; count takes any scalar and counts its non-null values.
+ * Several operations of one key path fold in one pass (lar_*_aggregates): an accumulator
+ * keeps what each asked-for operation needs. */
 #include "query/order.h"
 #include "query/decimal128.h"
 

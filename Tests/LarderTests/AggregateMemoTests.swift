@@ -32,6 +32,11 @@ final class AggregateMemoTests: RealmTestCase {
         XCTAssertEqual(sorted.sum(ofProperty: "optInt") as Int, 40)
         XCTAssertEqual(sorted.average(ofProperty: "optInt") as Double?, 20)
         XCTAssertEqual(folds(sorted), 1)
+        let erased = AnyRealmCollection(all) // the wrapped Results' fold
+        XCTAssertEqual(erased.sum(ofProperty: "int") as Int, 6)
+        XCTAssertEqual(folds(all), 4)
+        XCTAssertEqual(erased.average(ofProperty: "int") as Double?, 2)
+        XCTAssertEqual(folds(all), 4)
     }
 
     func testACommitOnThisThreadBetweenTwoAggregatesIsSeen() throws {

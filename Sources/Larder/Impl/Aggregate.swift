@@ -48,8 +48,8 @@ extension ObjectAggregating {
 /// The min, max, sum and average of one property of a collection, folded by the C core in
 /// one pass and kept while the Realm stays at the version they were folded at: Realm code
 /// asks them in a row (a sum, then an average) and the objects are read once. Any end or
-/// start of a transaction moves the version; a write transaction's own writes do not, so
-/// inside one nothing is kept.
+/// start of a transaction moves the version, but not every write inside one (a list's
+/// do not), so inside a write transaction nothing is kept.
 final class AggregateMemo {
     private var property = ""
     private var version: UInt64 = 0
