@@ -2204,6 +2204,25 @@ typedef enum lar_aggregate_op {
 int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *keypath, lar_aggregate_op op,
                           lar_value *out);
 
+/** @brief Fold several aggregates of one key path over results in one pass.
+ *
+ * out[i] receives what lar_results_aggregate() gives for ops[i], with the same rules;
+ * the values are read once for them all (sum and average, min and max of a property
+ * cost one pass). An op may repeat. A NULL key path is allowed only when every op is
+ * #LAR_AGGREGATE_COUNT.
+ * Ownership: as lar_results_aggregate(), for each value.
+ * @param[in]  txn      An active transaction of the results' environment.
+ * @param[in]  results  The results.
+ * @param[in]  keypath  A key path.
+ * @param[in]  ops      count operations.
+ * @param[in]  count    How many operations (at least one).
+ * @param[out] out      count values; all #LAR_TYPE_NULL on error.
+ * @return #LAR_OK, or the errors of lar_results_aggregate() (one for any op a
+ *         property's type does not take), and #LAR_EINVAL (NULL ops, count 0).
+ */
+int lar_results_aggregates(lar_txn *txn, const lar_results *results, const char *keypath,
+                           const lar_aggregate_op *ops, size_t count, lar_value *out);
+
 /** @brief Fold the values a key path reads from each object a query matches,
  *  without collecting the objects.
  *
@@ -2221,6 +2240,24 @@ int lar_results_aggregate(lar_txn *txn, const lar_results *results, const char *
  * @return #LAR_OK, or the errors of lar_query_run() and lar_results_aggregate().
  */
 int lar_query_run_aggregate(lar_txn *txn, lar_query *query, const char *keypath, lar_aggregate_op op, lar_value *out);
+
+/** @brief Fold several aggregates of one key path over the objects a query matches,
+ *  in one pass, without collecting the objects.
+ *
+ * lar_query_run_aggregate() for each of ops at once: out[i] receives its value for
+ * ops[i], from one scan when the query scans its class, or one pass over the result
+ * it is run into (in a write transaction, or when an index answers it).
+ * Ownership: as lar_results_aggregate(), for each value; the query is not changed.
+ * @param[in]  txn      An active transaction of the query's environment.
+ * @param[in]  query    A query ready to run (finished, every argument bound).
+ * @param[in]  keypath  A key path; NULL only when every op is #LAR_AGGREGATE_COUNT.
+ * @param[in]  ops      count operations.
+ * @param[in]  count    How many operations (at least one).
+ * @param[out] out      count values; all #LAR_TYPE_NULL on error.
+ * @return #LAR_OK, or the errors of lar_query_run() and lar_results_aggregates().
+ */
+int lar_query_run_aggregates(lar_txn *txn, lar_query *query, const char *keypath, const lar_aggregate_op *ops,
+                             size_t count, lar_value *out);
 /** @} */
 
 /** @defgroup changelog Change log

@@ -49,4 +49,6 @@ extension AnyRealmCollection: ObjectAggregating where Element: Object {
     var aggregateSource: AggregateSource {
         (base as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: base)
     }
+
+    var aggregateMemo: AggregateMemo? { (base as? ObjectAggregating)?.aggregateMemo }
 }

@@ -118,8 +118,10 @@ extension RealmCollection where Element: Object {
 
     private func aggregate<T: MinMaxType>(_ operation: AggregateOperation, _ property: String) -> T? {
         let run = {
-            let source = (self as? ObjectAggregating)?.aggregateSource ?? ObjectAggregate.source(of: self)
-            return ObjectAggregate.run(operation, property, of: Element.self, source, as: T.self)
+            let aggregating = self as? ObjectAggregating
+            let source = aggregating?.aggregateSource ?? ObjectAggregate.source(of: self)
+            return ObjectAggregate.run(operation, property, of: Element.self, source, memo: aggregating?.aggregateMemo,
+                                       as: T.self)
         }
         guard let instance = realm?.instance else { return run() }
         return instance.serialized(run)

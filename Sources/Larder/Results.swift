@@ -41,6 +41,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The last run of the filters and its keys in result order, kept while the C
     /// core says it is current (no write, same snapshot).
     private var filterRun: FilterRun?
+    /// The aggregates of the property last aggregated, kept while the version stays.
+    private(set) lazy var aggregateMemo: AggregateMemo? = AggregateMemo()
 
     /// The collection results of values view; nil for results of objects.
     let valueSource: ValueSource?

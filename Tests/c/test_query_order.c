@@ -436,6 +436,16 @@ TEST(order_errors_name_the_problem)
     lar_value out;
     CHECK_RC(lar_results_aggregate(txn, r, "age", (lar_aggregate_op)9, &out), LAR_EINVAL);
     CHECK_RC(lar_results_aggregate(txn, r, "age", LAR_AGGREGATE_SUM, NULL), LAR_EINVAL);
+    lar_aggregate_op sums[] = {LAR_AGGREGATE_SUM, LAR_AGGREGATE_AVERAGE};
+    lar_value two[2];
+    CHECK_RC(lar_results_aggregates(txn, r, "age", sums, 0, two), LAR_EINVAL);
+    CHECK_RC(lar_results_aggregates(txn, r, "age", NULL, 2, two), LAR_EINVAL);
+    CHECK_RC(lar_results_aggregates(txn, r, "age", sums, 2, NULL), LAR_EINVAL);
+    CHECK_RC(lar_results_aggregates(txn, r, NULL, sums, 2, two), LAR_EINVAL);
+    CHECK_RC(lar_results_aggregates(txn, r, "age", (lar_aggregate_op[]){LAR_AGGREGATE_SUM, (lar_aggregate_op)0}, 2, two),
+             LAR_EINVAL);
+    CHECK_RC(lar_query_run_aggregates(txn, NULL, "age", sums, 2, two), LAR_EINVAL);
+    CHECK_EQ(two[1].type, LAR_TYPE_NULL);
     CHECK_RC(lar_results_aggregate(txn, r, NULL, LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
     CHECK_RC(lar_results_aggregate(txn, r, "name", LAR_AGGREGATE_SUM, &out), LAR_EINVAL);
     CHECK_MSG_HAS("operation 'sum' not supported for string property 'Dog.name'");
@@ -847,6 +857,34 @@ TEST(order_sorts_200000_objects_quickly)
     finish(&w, txn, r);
 }
 
+/* lar_query_run_aggregates and lar_results_aggregates of ops give each op's value. */
+static void check_folds_in_one_pass(lar_txn *txn, lar_query *q, const lar_results *r, const char *keypath,
+                                    const lar_aggregate_op *ops, const lar_value *each, size_t count)
+{
+    lar_value scanned[6], passed[6];
+    if (count == 0) return;
+    CHECK_OK(lar_query_run_aggregates(txn, q, keypath, ops, count, scanned));
+    CHECK_OK(lar_results_aggregates(txn, r, keypath, ops, count, passed));
+    for (size_t i = 0; i < count; i++) {
+        CHECK_VALUE(scanned[i], each[i]);
+        CHECK_VALUE(passed[i], each[i]);
+    }
+}
+
+/* Every op at once fails when the path's type refuses one, and leaves every value null. */
+static void check_folds_refused(lar_txn *txn, lar_query *q, const lar_results *r, const char *keypath)
+{
+    static const lar_aggregate_op all[] = {LAR_AGGREGATE_COUNT, LAR_AGGREGATE_MIN, LAR_AGGREGATE_MAX,
+                                           LAR_AGGREGATE_SUM, LAR_AGGREGATE_AVERAGE};
+    lar_value out[5];
+    for (size_t i = 0; i < 5; i++) out[i] = val_int(7);
+    CHECK(lar_query_run_aggregates(txn, q, keypath, all, 5, out) != LAR_OK);
+    for (size_t i = 0; i < 5; i++) CHECK_EQ(out[i].type, LAR_TYPE_NULL);
+    for (size_t i = 0; i < 5; i++) out[i] = val_int(7);
+    CHECK(lar_results_aggregates(txn, r, keypath, all, 5, out) != LAR_OK);
+    for (size_t i = 0; i < 5; i++) CHECK_EQ(out[i].type, LAR_TYPE_NULL);
+}
+
 /* lar_query_run_aggregate folds what lar_results_aggregate folds over the query's result:
  * while scanning (a read, no index term, no suffix) and through a result (the others). */
 static void check_query_fold(lar_txn *txn, lar_env *env, lar_class cls, const char *text)
@@ -857,13 +895,34 @@ static void check_query_fold(lar_txn *txn, lar_env *env, lar_class cls, const ch
     lar_results *r;
     CHECK_OK(lar_query_run(txn, q, &r));
     for (size_t i = 0; i < COUNT_OF(paths); i++) {
+        lar_aggregate_op taken[6];
+        lar_value each[6];
+        size_t count = 0;
+        bool refused = false;
         for (int op = LAR_AGGREGATE_COUNT; op <= LAR_AGGREGATE_AVERAGE; op++) {
             lar_value direct, folded;
             int rc = lar_query_run_aggregate(txn, q, paths[i], (lar_aggregate_op)op, &direct);
             CHECK_EQ(rc, lar_results_aggregate(txn, r, paths[i], (lar_aggregate_op)op, &folded));
             if (rc == LAR_OK) CHECK_VALUE(direct, folded);
             else CHECK_EQ(direct.type, LAR_TYPE_NULL);
+            /* The ops the path takes, last first: each folded alone is what the pass gives. */
+            if (rc == LAR_OK) {
+                memmove(taken + 1, taken, count * sizeof *taken);
+                memmove(each + 1, each, count * sizeof *each);
+                taken[0] = (lar_aggregate_op)op;
+                each[0] = direct;
+                count++;
+            } else {
+                refused = true;
+            }
         }
+        if (count > 0) { /* and one op twice */
+            taken[count] = taken[0];
+            each[count] = each[0];
+            count++;
+        }
+        check_folds_in_one_pass(txn, q, r, paths[i], taken, each, count);
+        if (refused) check_folds_refused(txn, q, r, paths[i]);
     }
     lar_results_free(r);
     lar_query_free(q);

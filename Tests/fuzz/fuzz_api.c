@@ -1353,6 +1353,46 @@ static void op_element_changes(state *s, program *p)
     lar_changes_free(c);
 }
 
+/* Several aggregates of one key path in one pass, over a query's scan and over its result:
+ * the same error, every value null on error, and each value of the type its op alone gives. */
+static void op_aggregates(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t which = u8(p), how = u8(p);
+    const char *path = take_key_path(p);
+    lar_aggregate_op ops[6];
+    size_t count = how % 7;
+    for (size_t i = 0; i < count; i++) ops[i] = (lar_aggregate_op)(u8(p) % 7);
+    lar_query *q = NULL;
+    lar_results *r = NULL;
+    int rc = lar_query_parse(s->env, cls, QUERY_TEXTS[which % (sizeof QUERY_TEXTS / sizeof *QUERY_TEXTS)], &q);
+    if (!rc) rc = lar_query_run(txn, q, &r);
+    if (rc) fuzz_consume_error(rc);
+    lar_value scanned[6], passed[6];
+    int rc_query = lar_query_run_aggregates(how & 0x80 ? NULL : txn, q, path, how & 0x40 ? NULL : ops, count,
+                                            how & 0x20 ? NULL : scanned);
+    int rc_results = lar_results_aggregates(txn, r, path, ops, count, passed);
+    if (!(how & 0xE0) && r && rc_query != rc_results) abort();
+    for (size_t i = 0; i < count && !(how & 0x60); i++) {
+        if (rc_query && scanned[i].type != LAR_TYPE_NULL) abort();
+        if (!rc_query) fuzz_consume_value(&scanned[i]);
+    }
+    for (size_t i = 0; i < count; i++) {
+        lar_value alone;
+        if (rc_results) {
+            if (passed[i].type != LAR_TYPE_NULL) abort();
+        } else if (!lar_results_aggregate(txn, r, path, ops[i], &alone)) {
+            if (alone.type != passed[i].type) abort();
+            fuzz_consume_value(&passed[i]);
+        }
+    }
+    if (rc_query) fuzz_consume_error(rc_query);
+    if (rc_results) fuzz_consume_error(rc_results);
+    lar_results_free(r);
+    lar_query_free(q);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
@@ -1361,6 +1401,7 @@ static const operation OPERATIONS[] = {
     op_query, op_results, op_results_from_keys, op_changes, op_results_update, op_watch, op_keyed_changes,
     op_commit_sync,
     op_element_changes,
+    op_aggregates,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1369,6 +1410,7 @@ static const char *const OPERATION_NAMES[] = {
     "query", "results", "results_from_keys", "changes", "results_update", "watch", "keyed_changes",
     "commit_sync",
     "element_changes",
+    "aggregates",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

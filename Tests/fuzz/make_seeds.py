@@ -11,7 +11,7 @@ import struct
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
     EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES, \
-    COMMIT_SYNC, ELEMENT_CHANGES = range(32)
+    COMMIT_SYNC, ELEMENT_CHANGES, AGGREGATES = range(33)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -628,6 +628,24 @@ SEEDS["commit_sync"] = (bytes([0]) + schema([PET, OWNER]) + begin(0, True) + cre
     + begin(1, True) + bytes([COMMIT_SYNC, 1, 0x48, COMMIT_SYNC, 1, 0x03]) + end(1, ABORT)
     + begin(2, False) + bytes([COMMIT_SYNC, 2, 0x81]) + end(2, COMMIT))
 
+
+def aggregates(txn, cls, which, path, *ops, flags=0):
+    """Several aggregates of path in one pass over QUERY_TEXTS[which]; flags 0x80 NULL txn,
+    0x40 NULL ops, 0x20 NULL out (the byte's remainder by 7 is the number of ops)."""
+    how = flags + (len(ops) - flags) % 7
+    return bytes([AGGREGATES, txn, cls, which, how, KP[path]]) + bytes(ops)
+
+
+# Several aggregates in one pass: in a write and a read, a nullable int, a double, a link path,
+# a type one op refuses, repeated ops, none, NULL txn, ops and out.
+SEEDS["aggregates"] = (bytes([0]) + schema([PERSON, DOG]) + begin(0, True)
+    + b"".join(create(0, 0, person(i, b"p%d" % i)) for i in range(5)) + create(0, 1, dog(1))
+    + aggregates(0, 0, 0, "age", A_SUM, A_AVERAGE, A_MIN, A_MAX) + aggregates(0, 0, 0, "name", A_COUNT, A_SUM)
+    + end(0, COMMIT) + begin(1, False)
+    + aggregates(1, 0, 0, "age", A_AVERAGE, A_SUM, A_SUM, A_COUNT) + aggregates(1, 0, 0, "score", A_MIN, A_MAX, A_AVERAGE)
+    + aggregates(1, 1, 0, "x", A_MIN, A_MAX) + aggregates(1, 0, 0, "owner.age", A_SUM) + aggregates(1, 0, 0, "name")
+    + aggregates(1, 0, 0, "age", A_SUM, A_MAX, flags=0xE0) + aggregates(1, 0, 0, "age", A_SUM, flags=0x40)
+    + end(1, COMMIT))
 
 def main():
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")

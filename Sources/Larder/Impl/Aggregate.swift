@@ -2,7 +2,7 @@ import CLarder
 import Foundation
 
 /// Realm's aggregate operations; the raw value names them in Realm's messages.
-enum AggregateOperation: String {
+enum AggregateOperation: String, CaseIterable {
     case min, max, sum, average
 
     /// Whether the operation takes values of type (a property's, or a collection's elements').
@@ -37,6 +37,38 @@ enum AggregateSource {
 /// A collection of objects that knows the cheapest way to its objects' values.
 protocol ObjectAggregating {
     var aggregateSource: AggregateSource { get }
+    /// Where the collection keeps the aggregates of a property between calls; nil: it does not.
+    var aggregateMemo: AggregateMemo? { get }
+}
+
+extension ObjectAggregating {
+    var aggregateMemo: AggregateMemo? { nil }
+}
+
+/// The min, max, sum and average of one property of a collection, folded by the C core in
+/// one pass and kept while the Realm stays at the version they were folded at: Realm code
+/// asks them in a row (a sum, then an average) and the objects are read once. Any end or
+/// start of a transaction moves the version, but not every write inside one (a list's
+/// do not), so inside a write transaction nothing is kept.
+final class AggregateMemo {
+    private var property = ""
+    private var version: UInt64 = 0
+    private var values: [AggregateOperation: _StoredValue?] = [:]
+    /// How many times the objects were folded: tests check a sum and an average fold once.
+    private(set) var folds = 0
+
+    /// operation's value of property at version, folding every operation of operations
+    /// (which holds it) when it is not kept.
+    func value(_ operation: AggregateOperation, of property: String, at version: UInt64,
+               folding operations: [AggregateOperation], _ fold: ([AggregateOperation]) -> [_StoredValue?]) -> _StoredValue? {
+        if property != self.property || version != self.version { values = [:] }
+        if let kept = values[operation] { return kept }
+        values = Dictionary(uniqueKeysWithValues: zip(operations, fold(operations)))
+        folds += 1
+        self.property = property
+        self.version = version
+        return values[operation] ?? nil
+    }
 }
 
 /// Folds values of one stored type into a min, max, sum or average, as realm-core
@@ -153,7 +185,7 @@ enum ObjectAggregate {
     /// are folded by the C core (lar_query_run_aggregate, lar_results_aggregate), so name may go through to-one
     /// links (`"owner.age"`); a plain name is checked first, with Realm's messages.
     static func run<T: MinMaxType>(_ operation: AggregateOperation, _ name: String, of type: Object.Type,
-                                   _ source: AggregateSource, as: T.Type) -> T? {
+                                   _ source: AggregateSource, memo: AggregateMemo? = nil, as: T.Type) -> T? {
         let schema = source.schema ?? type.schema
         if case .objects = source {} else if !name.contains(".") {
             _ = property(name, in: schema, for: operation) // Realm's messages, before the core's
@@ -161,9 +193,11 @@ enum ObjectAggregate {
         let folded: _StoredValue?
         switch source {
         case .query(let instance, _, let query):
-            folded = query.aggregate(operation, name, in: instance)
+            folded = fold(operation, name, of: schema, in: instance, memo: memo) { query.aggregates($0, name, in: instance) }
         case .keys(let instance, let table, let keys):
-            folded = CoreResults.of(keys, table, txn: instance.currentTxn()).aggregate(operation, name, in: instance)
+            folded = fold(operation, name, of: schema, in: instance, memo: memo) {
+                CoreResults.of(keys, table, txn: instance.currentTxn()).aggregates($0, name, in: instance)
+            }
         case .objects(let objects):
             let (slot, valueType) = property(name, in: schema, for: operation)
             var aggregator = Aggregator(operation, type: valueType)
@@ -175,6 +209,20 @@ enum ObjectAggregate {
             return aggregator.result(as: T.self, describing: "'\(schema.name).\(name)'")
         }
         return convert(folded, as: T.self, operation, describing: "'\(schema.name).\(name)'")
+    }
+
+    /// operation's value of property name, by fold: with every operation the property takes
+    /// at once, through memo, when it is a plain name outside a write transaction.
+    private static func fold(_ operation: AggregateOperation, _ name: String, of schema: ClassSchema,
+                             in instance: RealmInstance, memo: AggregateMemo?,
+                             _ fold: ([AggregateOperation]) -> [_StoredValue?]) -> _StoredValue? {
+        guard let memo, !instance.isInWriteTransaction, let slot = schema.slotByName[name] else {
+            return fold([operation])[0]
+        }
+        _ = instance.currentTxn() // a read transaction begun here moves the version
+        let type = schema.properties[slot].type
+        return memo.value(operation, of: name, at: instance.version,
+                          folding: AggregateOperation.allCases.filter { $0.accepts(type) }, fold)
     }
 
     /// value as T; traps when T cannot hold it (a date asked for as an Int).

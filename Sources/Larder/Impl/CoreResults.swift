@@ -77,10 +77,13 @@ final class CoreResults {
         }
     }
 
-    /// The aggregate of keyPath over the objects; nil for a min, max or average of no values.
-    func aggregate(_ operation: AggregateOperation, _ keyPath: String, in instance: RealmInstance) -> _StoredValue? {
+    /// The aggregates of keyPath over the objects, one per operation, in one pass; nil for
+    /// a min, max or average of no values.
+    func aggregates(_ operations: [AggregateOperation], _ keyPath: String, in instance: RealmInstance) -> [_StoredValue?] {
         let txn = instance.currentTxn()
-        return operation.folded(keyPath, in: instance) { lar_results_aggregate(txn, pointer, keyPath, operation.coreOperation, $0) }
+        return AggregateOperation.folded(operations, keyPath, in: instance) {
+            lar_results_aggregates(txn, pointer, keyPath, $0, $1, $2)
+        }
     }
 }
 
@@ -90,27 +93,33 @@ extension QueryHandle {
         QueryArgument.parse("TRUEPREDICATE", [], environment: instance.environment, cls: table.id, schema: table.schema)
     }
 
-    /// The aggregate over the objects the query selects, folded by the core while it scans.
-    func aggregate(_ operation: AggregateOperation, _ keyPath: String, in instance: RealmInstance) -> _StoredValue? {
+    /// The aggregates over the objects the query selects, one per operation, folded by the
+    /// core in one scan.
+    func aggregates(_ operations: [AggregateOperation], _ keyPath: String, in instance: RealmInstance) -> [_StoredValue?] {
         let txn = instance.currentTxn()
-        return operation.folded(keyPath, in: instance) { lar_query_run_aggregate(txn, pointer, keyPath, operation.coreOperation, $0) }
+        return AggregateOperation.folded(operations, keyPath, in: instance) {
+            lar_query_run_aggregates(txn, pointer, keyPath, $0, $1, $2)
+        }
     }
 }
 
 extension AggregateOperation {
-    /// The value fold writes (nil for null; a link, the min or max of a mixed property, as
-    /// instance's object); traps with Realm's message when the core refuses.
-    func folded(_ keyPath: String, in instance: RealmInstance,
-                _ fold: (UnsafeMutablePointer<lar_value>) -> Int32) -> _StoredValue? {
-        var out = lar_value()
-        let rc = fold(&out)
+    /// The values fold writes, one per operation (nil for null; a link, the min or max of a
+    /// mixed property, as instance's object); traps with Realm's message when the core refuses.
+    static func folded(_ operations: [AggregateOperation], _ keyPath: String, in instance: RealmInstance,
+                       _ fold: (UnsafePointer<lar_aggregate_op>, Int, UnsafeMutablePointer<lar_value>) -> Int32) -> [_StoredValue?] {
+        let ops = operations.map(\.coreOperation)
+        var out = [lar_value](repeating: lar_value(), count: ops.count)
+        let rc = fold(ops, ops.count, &out)
         if rc == LAR_EDELETED { fatalError("Object has been deleted or invalidated.") }
         if rc != LAR_OK {
-            fatalError("Operation '\(rawValue)' not supported for key path '\(keyPath)': " +
+            fatalError("Operation '\(operations[0].rawValue)' not supported for key path '\(keyPath)': " +
                        String(cString: lar_error_last().pointee.message))
         }
-        if out.type == LAR_TYPE_LINK { return .object(instance.mixedLinkTarget(out.as.link)) }
-        return out.type == LAR_TYPE_NULL ? nil : _StoredValue(out)
+        return out.map { value in
+            if value.type == LAR_TYPE_LINK { return .object(instance.mixedLinkTarget(value.as.link)) }
+            return value.type == LAR_TYPE_NULL ? nil : _StoredValue(value)
+        }
     }
 
     var coreOperation: lar_aggregate_op {

@@ -7,7 +7,9 @@
 // impl=swift: `realm.objects(QueryItem.self)` with `where { ... }` (the seed pages'
 // style) for the indexed equality and `filter("...")` (the C text) for the others,
 // iterating the matches and reading `a`; `sorted(byKeyPath:)` for the sorts;
-// `sum(ofProperty:)` and `average(ofProperty:)`.
+// `sum(ofProperty:)` and `average(ofProperty:)`. The sum and the average of one Results at
+// one version share a scan: the sum folds min, max, sum and average of `a` at once and the
+// average reuses that fold.
 //
 // impl=grdb-record: GRDB's natural equivalent, its query interface over Codable records
 // (`QueryItemRecord.filter(Column("age") >= 30 && Column("age") < 40).fetchCursor(db)`, a
