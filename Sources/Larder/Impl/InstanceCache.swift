@@ -114,26 +114,39 @@ extension RealmInstance {
 }
 
 
-/// A thread's Realm instances by `cacheKey`. It holds them unretained, not weakly:
-/// a weak reference would put every retain of an instance on the runtime's slow path.
+/// A thread's (or queue's) Realm instances by `cacheKey`, held weakly: an instance's
+/// last reference may go on another thread while its own thread looks it up, and a
+/// weak reference reads nil from the moment the instance starts to deinit, where an
+/// unretained one handed out the dying instance.
 final class InstanceCache {
+    private final class Entry {
+        weak var instance: RealmInstance?
+        let id: ObjectIdentifier
+        init(_ instance: RealmInstance) {
+            self.instance = instance
+            id = ObjectIdentifier(instance)
+        }
+    }
+
     private let lock = NSLock()
-    private var instances: [String: Unmanaged<RealmInstance>] = [:]
+    private var entries: [String: Entry] = [:]
 
     func instance(at key: String) -> RealmInstance? {
-        lock.withLock { instances[key]?.takeUnretainedValue() }
+        lock.withLock {
+            guard let entry = entries[key] else { return nil }
+            return entry.instance
+        }
     }
 
     func insert(_ instance: RealmInstance, at key: String) {
-        lock.withLock { instances[key] = Unmanaged.passUnretained(instance) }
+        lock.withLock { entries[key] = Entry(instance) }
     }
 
-    /// Called by the instance's deinit.
+    /// Called by the instance's deinit (its memory is not reused before this returns,
+    /// so its identifier names no other instance).
     func remove(_ instance: RealmInstance, at key: String) {
         lock.withLock {
-            if instances[key]?.toOpaque() == Unmanaged.passUnretained(instance).toOpaque() {
-                instances[key] = nil
-            }
+            if entries[key]?.id == ObjectIdentifier(instance) { entries[key] = nil }
         }
     }
 }

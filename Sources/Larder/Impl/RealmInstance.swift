@@ -73,7 +73,12 @@ final class RealmInstance {
 
     @inlinable var isFrozen: Bool { frozenLock != nil }
 
+    /// Tests only: runs at the start of every deinit (to hold one open while another
+    /// thread looks the instance up).
+    nonisolated(unsafe) static var deinitHookForTesting: (() -> Void)?
+
     deinit {
+        RealmInstance.deinitHookForTesting?()
         cache?.remove(self, at: RealmInstance.cacheKey(configuration))
         let wasWriting = isInWriteTransaction
         observers?.free()

@@ -1,0 +1,39 @@
+import Foundation
+import XCTest
+@testable import Larder
+
+/// A queue's Realm whose last reference goes on another thread while the queue asks for
+/// its Realm again: the cache must not hand out the instance being destroyed.
+final class InstanceCacheRaceTests: RealmTestCase {
+    private final class Holder: @unchecked Sendable { var realm: Realm? }
+
+    func testAQueuesRealmDyingElsewhereIsNotHandedOutAgain() throws {
+        let config = configuration([Dog.self])
+        let queue = DispatchQueue(label: "instance-cache-race")
+        let holder = Holder()
+        queue.sync { holder.realm = try! Realm(configuration: config, queue: queue) }
+        let dying = ObjectIdentifier(holder.realm!.instance)
+
+        let entered = DispatchSemaphore(value: 0), proceed = DispatchSemaphore(value: 0)
+        RealmInstance.deinitHookForTesting = {
+            RealmInstance.deinitHookForTesting = nil
+            entered.signal()
+            proceed.wait()
+        }
+        defer { RealmInstance.deinitHookForTesting = nil }
+        // The last reference goes on another thread; its deinit waits in the hook.
+        Thread { holder.realm = nil }.start()
+        XCTAssertEqual(entered.wait(timeout: .now() + 10), .success)
+
+        var reopened: ObjectIdentifier?
+        var count = -1
+        queue.sync {
+            let realm = try! Realm(configuration: config, queue: queue)
+            reopened = ObjectIdentifier(realm.instance)
+            count = realm.objects(Dog.self).count
+        }
+        proceed.signal()
+        XCTAssertNotEqual(reopened, dying, "the cache handed out an instance in its deinit")
+        XCTAssertEqual(count, 0)
+    }
+}
