@@ -8,17 +8,22 @@ protocol CommitSubscriber: AnyObject {
 
 /// Per open file, a thread that waits for commits of any thread or process
 /// (`lar_watch`, a file descriptor it polls: no busy loop) and wakes the file's
-/// subscribers (queue observations, change sequences). It runs while the file has some.
+/// subscribers (queue observations, change sequences). It starts with the file's first
+/// subscriber and runs until the file closes (`Environment`'s deinit calls `end(for:)`):
+/// a subscriber that comes and goes makes no thread and no inotify instance of its own,
+/// where one per start ran out of inotify instances (closing one is slow in the kernel).
 final class CommitWatcher: @unchecked Sendable {
     private static let registryLock = NSLock()
     nonisolated(unsafe) private static var watchers: [ObjectIdentifier: CommitWatcher] = [:]
 
-    private let environment: Environment
+    /// Unowned: the watcher must not keep its file open; the file's deinit ends it.
+    private unowned let environment: Environment
     private let lock = NSLock()
     private var subscribers: [any CommitSubscriber] = []
-    private var watch: OpaquePointer?
-    /// Written to stop the thread's poll.
-    private var stopPipe: [Int32] = [-1, -1]
+    /// Set while the thread runs.
+    private var stopPipe: [Int32]?
+    private var thread: Thread?
+    private let ended = DispatchSemaphore(value: 0)
 
     private init(environment: Environment) {
         self.environment = environment
@@ -35,25 +40,22 @@ final class CommitWatcher: @unchecked Sendable {
         }
     }
 
+    /// Ends the thread of environment's watcher, if it has one, before the file closes:
+    /// the thread reads the file's LMDB state. Called by `Environment`'s deinit.
+    static func end(for environment: Environment) {
+        let watcher = registryLock.withLock { watchers.removeValue(forKey: ObjectIdentifier(environment)) }
+        watcher?.stop()
+    }
+
     func add(_ subscriber: any CommitSubscriber) {
         lock.withLock {
             subscribers.append(subscriber)
-            if subscribers.count == 1 { startThread() }
+            if stopPipe == nil { startThread() }
         }
     }
 
     func remove(_ subscriber: any CommitSubscriber) {
-        let isIdle: Bool = lock.withLock {
-            subscribers.removeAll { $0 === subscriber }
-            if subscribers.isEmpty { stopThread() }
-            return subscribers.isEmpty
-        }
-        // Lets the file close; a watcher that gains a subscriber meanwhile runs on, unlisted.
-        if isIdle {
-            Self.registryLock.withLock {
-                if Self.watchers[ObjectIdentifier(environment)] === self { Self.watchers[ObjectIdentifier(environment)] = nil }
-            }
-        }
+        lock.withLock { subscribers.removeAll { $0 === subscriber } }
     }
 
     /// With the lock held.
@@ -66,20 +68,26 @@ final class CommitWatcher: @unchecked Sendable {
         if rc != LAR_OK { fatalCoreError(rc, "Cannot watch the Realm at '\(environment.path)' for commits") }
         var pipeEnds: [Int32] = [-1, -1]
         if pipe(&pipeEnds) != 0 { fatalError("Cannot watch the Realm at '\(environment.path)': pipe failed") }
-        watch = opened
         stopPipe = pipeEnds
         let handles = WatchHandles(watch: opened!, fd: fd, stopPipe: pipeEnds)
         let thread = Thread { [self] in run(handles) }
         thread.name = "Larder commit watcher"
+        self.thread = thread
         thread.start()
     }
 
-    /// With the lock held: the thread closes the watch and the pipe as it ends.
-    private func stopThread() {
-        guard watch != nil else { return }
-        var byte: UInt8 = 1
-        _ = write(stopPipe[1], &byte, 1)
-        watch = nil
+    /// Tells the thread to end and waits until it has, unless this is that thread (the
+    /// file's last reference went in a subscriber's wake-up): it then ends after the
+    /// wake-up without reading the file again.
+    private func stop() {
+        let running: Thread? = lock.withLock {
+            guard let stopPipe else { return nil }
+            var byte: UInt8 = 1
+            _ = write(stopPipe[1], &byte, 1)
+            return thread
+        }
+        guard let running, running !== Thread.current else { return }
+        ended.wait()
     }
 
     /// What the watcher's thread owns: the watch and the pipe that stops it.
@@ -95,6 +103,7 @@ final class CommitWatcher: @unchecked Sendable {
             lar_watch_close(watch)
             close(stopPipe[0])
             close(stopPipe[1])
+            ended.signal()
         }
         var fds = [pollfd(fd: fd, events: Int16(POLLIN), revents: 0),
                    pollfd(fd: stopPipe[0], events: Int16(POLLIN), revents: 0)]

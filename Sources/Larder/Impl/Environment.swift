@@ -21,6 +21,7 @@ final class Environment: @unchecked Sendable {
     }
 
     deinit {
+        CommitWatcher.end(for: self)
         queryPool.drain()
         lar_env_close(handle)
     }
