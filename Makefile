@@ -197,7 +197,7 @@ $(BUILD)/bench_c: $(BENCH_SRC) Benchmarks/c/bench.h $(CORE_OBJ)
 
 # The C benchmark first; the Swift one reads its results to print ratios from the same run.
 # `make bench BENCH_ONLY="queries embedded"` runs only the sections named (objects collections mixed embedded queries
-# changes notify).
+# changes changes-sorted notify).
 bench: $(BUILD)/bench_c | deps
 	$(BUILD)/bench_c $(BUILD)/bench $(BENCH_ONLY)
 	$(SWIFT) build -c release $(SWIFT_DEPENDENT) --package-path Benchmarks/swift --scratch-path Benchmarks/swift/.build

@@ -595,6 +595,7 @@ static const struct section {
 } SECTIONS[] = {
     {"objects", bench_objects}, {"collections", bench_collections}, {"mixed", bench_mixed},
     {"embedded", bench_embedded}, {"queries", bench_query}, {"changes", bench_changes},
+    {"changes-sorted", bench_changes_sorted},
     {"notify", bench_notify},
 };
 #define SECTION_COUNT (sizeof SECTIONS / sizeof SECTIONS[0])
@@ -613,7 +614,7 @@ int main(int argc, char **argv)
     for (int i = 2; usable && i < argc; i++) usable = section_named(argv[i]);
     if (!usable) {
         fprintf(stderr, "usage: %s <dir> [section...]   (sections: objects collections mixed embedded queries "
-                "changes notify)\n",
+                "changes changes-sorted notify)\n",
                 argv[0]);
         return 2;
     }

@@ -109,6 +109,8 @@ void bench_embedded(const char *dir);
 void bench_query(const char *dir);
 /* The change-log workloads (bench_changes.c): the insert with the log, and change sets. */
 void bench_changes(const char *dir);
+/* Only the sorted result's change sets (section changes-sorted; the notify section's Swift one). */
+void bench_changes_sorted(const char *dir);
 /* bench.c's insert workload (raw, C API) beside the C API on a file whose environment
  * unlog() turned the change log off: BENCH workload=insert-logged lines. */
 void bench_insert_logged(const char *dir, void (*unlog)(lar_env *env));

@@ -82,7 +82,7 @@ static int diff(const update *u, const lar_results *fresh, lar_changeset *cs)
                                                                  : lar_fail(LAR_ENOMEM, "out of memory computing a change set");
     size_t common = 0;
     if (!err) {
-        for (size_t i = 0; i < r->count; i++) old[i] = (keyed_position){r->keys[i], i};
+        for (size_t i = 0; i < r->count; i++) old[i] = (keyed_position){results_key(r, i), i};
         qsort(old, r->count, sizeof *old, by_key);
         for (size_t i = 0; i < fresh->count; i++) {
             lar_objkey key = fresh->keys[i];
@@ -97,7 +97,7 @@ static int diff(const update *u, const lar_results *fresh, lar_changeset *cs)
     for (size_t c = 0; !err && c < common; c++) {
         if (!kept[c]) continue;
         old_kept[common_old[c]] = true;
-        if (!keys_contain(u->changes.modified, u->changes.modified_count, r->keys[common_old[c]])) continue;
+        if (!keys_contain(u->changes.modified, u->changes.modified_count, results_key(r, common_old[c]))) continue;
         err = changeset_push(cs, LAR_CHANGESET_MODIFICATIONS, common_old[c]);
         if (!err) err = changeset_push(cs, LAR_CHANGESET_MODIFICATIONS_NEW, common_new[c]);
     }
@@ -129,6 +129,8 @@ int update_by_diff(update *u, lar_changeset *cs)
         u->results->count = fresh->count;
         u->results->capacity = fresh->capacity;
         fresh->keys = keys;
+        fresh->blocks = u->results->blocks; /* freed with fresh */
+        u->results->blocks = NULL;
     }
     lar_results_free(fresh);
     return err;

@@ -73,13 +73,13 @@ static int find_old(placing *pl, changed *c)
             size_t lo = 0, hi = r->count;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
-                if (r->keys[mid] < c->key) lo = mid + 1;
+                if (results_key(r, mid) < c->key) lo = mid + 1;
                 else hi = mid;
             }
-            if (lo < r->count && r->keys[lo] == c->key) at = lo;
+            if (lo < r->count && results_key(r, lo) == c->key) at = lo;
         } else { /* no old snapshot to read sort keys from: a scan of the keys */
             for (size_t i = 0; i < r->count && at == SIZE_MAX; i++)
-                if (r->keys[i] == c->key) at = i;
+                if (results_key(r, i) == c->key) at = i;
         }
         c->old_position = at;
         return LAR_OK;
@@ -90,11 +90,11 @@ static int find_old(placing *pl, changed *c)
     size_t lo = 0, hi = r->count;
     while (!err && lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        err = read_keys(pl->u->old_txn, o, r->keys[mid], pl->scratch);
-        if (!err && compare(o, pl->scratch, r->keys[mid], mine, c->key) < 0) lo = mid + 1;
+        err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);
+        if (!err && compare(o, pl->scratch, results_key(r, mid), mine, c->key) < 0) lo = mid + 1;
         else hi = mid;
     }
-    if (!err && lo < r->count && r->keys[lo] == c->key) c->old_position = lo;
+    if (!err && lo < r->count && results_key(r, lo) == c->key) c->old_position = lo;
     return err;
 }
 
@@ -148,9 +148,9 @@ static int find_slot(placing *pl, changed *c)
             hi = mid;
             continue;
         }
-        int err = o->width ? read_keys(pl->u->txn, o, r->keys[m], pl->scratch) : LAR_OK;
+        int err = o->width ? read_keys(pl->u->txn, o, results_key(r, m), pl->scratch) : LAR_OK;
         if (err) return err;
-        if (compare(o, c->values, c->key, pl->scratch, r->keys[m]) > 0) lo = m + 1;
+        if (compare(o, c->values, c->key, pl->scratch, results_key(r, m)) > 0) lo = m + 1;
         else hi = mid;
     }
     c->slot = lo;
@@ -162,16 +162,6 @@ static int by_new_order(const void *a, const void *b, void *result_order_)
 {
     const changed *x = *(changed *const *)a, *y = *(changed *const *)b;
     return compare(result_order_, x->values, x->key, y->values, y->key);
-}
-
-/* Makes room for count keys; false when out of memory. */
-static bool grow_keys(lar_results *r, size_t count)
-{
-    lar_objkey *grown = realloc(r->keys, count * sizeof *grown);
-    if (!grown) return false;
-    r->keys = grown;
-    r->capacity = count;
-    return true;
 }
 
 static int by_size(const void *a, const void *b)
@@ -220,63 +210,20 @@ static int report(const placing *pl, lar_changeset *cs)
     return err;
 }
 
-/* A run of old positions [from, to) that no change interrupts: all of it moves by shift. */
-typedef struct segment {
-    size_t from, to;
-    ptrdiff_t shift;
-} segment;
-
-/* The runs of surviving old positions and how far each moves: the count of entering
- * objects placed at or before it, less the count of removed positions before it. */
-static size_t segments_of(const placing *pl, const size_t *slots, segment *out)
-{
-    size_t n = 0, count = pl->u->results->count, ri = 0, ei = 0;
-    for (size_t a = 0; a < count;) {
-        while (ri < pl->removed_count && pl->removed[ri] < a) ri++;
-        if (ri < pl->removed_count && pl->removed[ri] == a) {
-            a++;
-            continue;
-        }
-        while (ei < pl->entering_count && slots[ei] <= a) ei++;
-        size_t b = count;
-        if (ri < pl->removed_count && pl->removed[ri] < b) b = pl->removed[ri];
-        if (ei < pl->entering_count && slots[ei] < b) b = slots[ei];
-        out[n++] = (segment){a, b, (ptrdiff_t)ei - (ptrdiff_t)ri};
-        a = b;
-    }
-    return n;
-}
-
-/* Rewrites the result's keys in place: each run of survivors that moves is moved once
- * (leftward ones first, in order, then rightward ones from the last: no run overwrites
- * one not yet moved), then the entering objects are written at their places. */
+/* Rewrites the result's keys, in blocks: the leaving ones taken out, from the last, then
+ * the entering ones put in at their new positions, from the first (all that comes before
+ * each is in place by then). */
 static int rewrite(placing *pl)
 {
     lar_results *r = pl->u->results;
     if (!pl->removed_count && !pl->entering_count) return LAR_OK;
-    size_t new_count = r->count - pl->removed_count + pl->entering_count;
-    size_t *slots = malloc((pl->entering_count ? pl->entering_count : 1) * sizeof *slots);
-    segment *segments = malloc((2 * pl->count + 2) * sizeof *segments);
-    if (!slots || !segments || (new_count > r->capacity && !grow_keys(r, new_count))) {
-        free(slots);
-        free(segments);
-        return no_memory();
-    }
-    for (size_t e = 0; e < pl->entering_count; e++) slots[e] = pl->entering[e]->slot;
-    qsort(slots, pl->entering_count, sizeof *slots, by_size); /* in order already, unless the result was not */
-    size_t n = segments_of(pl, slots, segments);
-    for (size_t i = 0; i < n; i++)
-        if (segments[i].shift < 0)
-            memmove(r->keys + segments[i].from + segments[i].shift, r->keys + segments[i].from,
-                    (segments[i].to - segments[i].from) * sizeof *r->keys);
-    for (size_t i = n; i-- > 0;)
-        if (segments[i].shift > 0)
-            memmove(r->keys + segments[i].from + segments[i].shift, r->keys + segments[i].from,
-                    (segments[i].to - segments[i].from) * sizeof *r->keys);
-    for (size_t e = 0; e < pl->entering_count; e++) r->keys[pl->entering[e]->new_position] = pl->entering[e]->key;
-    r->count = new_count;
-    free(slots);
-    free(segments);
+    int err = results_to_blocks(r);
+    if (!err && key_blocks_reserve(r->blocks, pl->entering_count)) err = no_memory();
+    if (err) return err;
+    for (size_t i = pl->removed_count; i-- > 0;) key_blocks_remove(r->blocks, pl->removed[i]);
+    for (size_t e = 0; e < pl->entering_count; e++)
+        key_blocks_insert(r->blocks, pl->entering[e]->new_position, pl->entering[e]->key);
+    r->count = key_blocks_total(r->blocks);
     return LAR_OK;
 }
 

@@ -218,10 +218,11 @@ static int results_fold(lar_txn *txn, const lar_results *results, const char *ke
     lar_value *values = malloc((results->count < CHUNK ? results->count : CHUNK) * sizeof *values + 1);
     if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
     const kv_val *rows = results_rows(results, txn);
-    for (size_t start = 0; start < results->count && rc == LAR_OK; start += CHUNK) {
-        size_t n = results->count - start < CHUNK ? results->count - start : CHUNK;
+    for (size_t start = 0, n = 0; start < results->count && rc == LAR_OK; start += n) {
+        n = results->count - start < CHUNK ? results->count - start : CHUNK;
+        const lar_objkey *keys = rows ? NULL : results_run(results, start, &n); /* rows: keys in one array */
         rc = rows ? key_path_read_rows(txn, &path, rows + start, n, values, 1)
-                  : key_path_read_many(txn, &path, results->keys + start, n, values, 1);
+                  : key_path_read_many(txn, &path, keys, n, values, 1);
         for (size_t i = 0; i < n && rc == LAR_OK; i++) take(&a, &values[i]);
     }
     free(values);

@@ -76,7 +76,7 @@ int results_check(lar_txn *txn, const lar_results *r, const char *function)
     int rc = txn_check(txn, false);
     if (rc != LAR_OK) return rc;
     if (txn->env != r->env) return lar_fail(LAR_EINVAL, "%s: the transaction is of another environment", function);
-    if (r->count && !r->keys) return lar_fail(LAR_EINVAL, "%s: results with no keys", function);
+    if (r->count && !r->keys && !r->blocks) return lar_fail(LAR_EINVAL, "%s: results with no keys", function);
     return LAR_OK;
 }
 
@@ -165,8 +165,10 @@ static void ordering_close(ordering *o)
 static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bool *descending, size_t width)
 {
     if (r->count < 2 || width == 0) return LAR_OK;
+    int rc = results_flatten(r);
+    if (rc != LAR_OK) return rc;
     ordering o;
-    int rc = ordering_open(txn, r, paths, descending, width, &o);
+    rc = ordering_open(txn, r, paths, descending, width, &o);
     lar_objkey *keys = rc == LAR_OK ? malloc(r->count * sizeof *keys) : NULL;
     kv_val *rows = rc == LAR_OK && r->rows ? malloc(r->count * sizeof *rows) : NULL;
     if (rc == LAR_OK && (!keys || (r->rows && !rows))) rc = lar_fail(LAR_ENOMEM, "out of memory");
@@ -185,8 +187,10 @@ static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bo
 static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size_t width)
 {
     if (r->count < 2 || width == 0) return LAR_OK;
+    int rc = results_flatten(r);
+    if (rc != LAR_OK) return rc;
     ordering o;
-    int rc = ordering_open(txn, r, paths, NULL, width, &o);
+    rc = ordering_open(txn, r, paths, NULL, width, &o);
     bool *keep = rc == LAR_OK ? calloc(r->count, sizeof *keep) : NULL;
     if (rc == LAR_OK && !keep) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
@@ -227,7 +231,7 @@ int results_apply_order(lar_txn *txn, lar_results *r, const order *o)
     if (rc != LAR_OK) return rc;
     if (!o) return lar_fail(LAR_EINVAL, "results_apply_order: order is NULL");
     if (o->kind == ORDER_LIMIT) {
-        if (o->limit < r->count) r->count = (size_t)o->limit;
+        if (o->limit < r->count) results_truncate(r, (size_t)o->limit);
         return LAR_OK;
     }
     if (o->count > MAX_KEY_PATHS) return lar_fail(LAR_EINVAL, "more than %d key paths", MAX_KEY_PATHS);
@@ -303,6 +307,6 @@ int lar_results_distinct(lar_txn *txn, lar_results *results, const char *const *
 int lar_results_limit(lar_results *results, size_t limit)
 {
     if (!results) return lar_fail(LAR_EINVAL, "lar_results_limit: results is NULL");
-    if (limit < results->count) results->count = limit;
+    if (limit < results->count) results_truncate(results, limit);
     return LAR_OK;
 }

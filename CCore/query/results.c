@@ -58,6 +58,38 @@ void results_forget_rows(lar_results *r)
     r->rows = NULL;
 }
 
+int results_to_blocks(lar_results *r)
+{
+    if (r->blocks) return LAR_OK;
+    key_blocks *b = key_blocks_new(r->keys, r->count, KEY_BLOCK_ROOM);
+    if (!b) return lar_fail(LAR_ENOMEM, "out of memory putting a result's keys in blocks");
+    results_forget_rows(r);
+    free(r->keys);
+    r->keys = NULL;
+    r->capacity = 0;
+    r->blocks = b;
+    return LAR_OK;
+}
+
+int results_flatten(lar_results *r)
+{
+    if (!r->blocks) return LAR_OK;
+    lar_objkey *keys = malloc((r->count ? r->count : 1) * sizeof *keys);
+    if (!keys) return lar_fail(LAR_ENOMEM, "out of memory gathering a result's keys");
+    if (r->count) key_blocks_copy(r->blocks, 0, r->count, keys);
+    key_blocks_free(r->blocks);
+    r->blocks = NULL;
+    r->keys = keys;
+    r->capacity = r->count ? r->count : 1;
+    return LAR_OK;
+}
+
+void results_truncate(lar_results *r, size_t count)
+{
+    if (r->blocks) key_blocks_truncate(r->blocks, count);
+    r->count = count;
+}
+
 /* Matches go to the sink this many at a time. */
 #define SCAN_BATCH 64
 
@@ -222,6 +254,7 @@ void lar_results_free(lar_results *results)
     if (!results) return;
     if (results->writer) txn_forget(results->writer, &results->link);
     free(results->keys);
+    key_blocks_free(results->blocks);
     free(results->rows);
     free(results);
 }
@@ -309,7 +342,7 @@ int lar_results_get(const lar_results *results, size_t index, lar_obj *out)
     if (index >= results->count)
         return lar_fail(LAR_EINVAL, "lar_results_get: index %zu is out of range (the result has %zu objects)", index,
                         results->count);
-    *out = (lar_obj){results->cls, results->keys[index]};
+    *out = (lar_obj){results->cls, results_key(results, index)};
     return LAR_OK;
 }
 
@@ -323,7 +356,8 @@ int lar_results_keys(const lar_results *results, size_t start, lar_objkey *out, 
                         results->count);
     size_t n = results->count - start < capacity ? results->count - start : capacity;
     if (n == 0) return LAR_ENOTFOUND;
-    memcpy(out, results->keys + start, n * sizeof *out);
+    if (results->blocks) key_blocks_copy(results->blocks, start, n, out);
+    else memcpy(out, results->keys + start, n * sizeof *out);
     *count = n;
     return LAR_OK;
 }
@@ -349,6 +383,13 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
     if (results->env != txn->env)
         return lar_fail(LAR_EINVAL, "lar_iter_open_results: the result belongs to another environment");
     static const lar_objkey none[1];
-    return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results_rows(results, txn),
-                          results->count, out);
+    if (!results->blocks)
+        return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results_rows(results, txn),
+                              results->count, out);
+    lar_objkey *keys = malloc(results->count * sizeof *keys); /* blocks hold at least one key */
+    if (!keys) return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
+    key_blocks_copy(results->blocks, 0, results->count, keys);
+    err = iter_open_keys(txn, results->cls, keys, NULL, results->count, out);
+    free(keys);
+    return err;
 }

@@ -2,13 +2,18 @@
 #ifndef LARDER_RESULTS_H
 #define LARDER_RESULTS_H
 
+#include "query/key_blocks.h"
 #include "query/query.h"
 
 struct lar_results {
     lar_env *env;
     lar_class cls;
-    lar_objkey *keys;      /* malloc'd: count used of capacity, in result order */
+    lar_objkey *keys;      /* malloc'd: count used of capacity, in result order; NULL in blocks */
     size_t count, capacity;
+    /* The keys in blocks, once lar_results_update() changed them in place (so that the next
+     * change costs a block's memmove, not the result's); else NULL. Read them through
+     * results_key() and results_run(); results_flatten() makes them one array again. */
+    key_blocks *blocks;
     /* The version the keys were computed at (lar_results_is_current): a read snapshot's
      * id, or the write transaction they were computed in and its mutation count then.
      * The write is followed as a dependent, so its end (or renewal) marks them stale. */
@@ -35,6 +40,28 @@ static inline const kv_val *results_rows(const lar_results *r, const lar_txn *tx
 }
 /* Drops r's rows: its keys are about to change other than by sort, distinct or limit. */
 void results_forget_rows(lar_results *r);
+
+/* The key at position i (< r->count). */
+static inline lar_objkey results_key(const lar_results *r, size_t i)
+{
+    return r->blocks ? key_blocks_at(r->blocks, i) : r->keys[i];
+}
+/* The keys from position start (< r->count) that lie in one array: at most *n, and *n
+ * set to how many. */
+static inline const lar_objkey *results_run(const lar_results *r, size_t start, size_t *n)
+{
+    if (!r->blocks) return r->keys + start;
+    size_t run;
+    const lar_objkey *keys = key_blocks_run(r->blocks, start, &run);
+    if (run < *n) *n = run;
+    return keys;
+}
+/* Puts r's keys in blocks (no rows kept), or in one array again: LAR_OK, or LAR_ENOMEM
+ * with r unchanged. */
+int results_to_blocks(lar_results *r);
+int results_flatten(lar_results *r);
+/* Keeps r's first count keys (count <= r->count). */
+void results_truncate(lar_results *r, size_t count);
 
 /* Where the objects a query matches go, in key order, a batch at a time: collected as
  * keys (lar_query_run) or folded (lar_query_run_aggregate). rows[i] is the row of

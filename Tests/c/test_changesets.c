@@ -10,6 +10,7 @@ typedef struct items {
     lar_env *env;
     lar_class cls;
     uint32_t id, score, tag;
+    int64_t ids;   /* random_write() picks ids below this */
 } items;
 
 static items items_setup(const char *path)
@@ -24,6 +25,7 @@ static items items_setup(const char *path)
     s.id = prop_id(s.env, s.cls, "id");
     s.score = prop_id(s.env, s.cls, "score");
     s.tag = prop_id(s.env, s.cls, "tag");
+    s.ids = 200;
     return s;
 }
 
@@ -133,41 +135,75 @@ static void check_changeset(const lar_changeset *cs, const lar_objkey *old, size
     free(inserted);
 }
 
-/* Random writes to ids 0..199: creates, deletes, score changes (moves), tag changes, and
+/* Random writes to ids below s->ids: creates, deletes, score changes (moves), tag changes, and
  * an id deleted and created again in one write. */
 static void random_write(lar_env *env, const items *s, int ops)
 {
     lar_txn *txn = begin_write(env);
     for (int i = 0; i < ops; i++) {
-        int64_t id = rand() % 200;
+        int64_t id = rand() % s->ids;
         bool found;
         lar_obj obj = item_find(txn, s, id, &found);
         int kind = rand() % 5;
         if (!found) {
-            item_put(txn, s, id, rand() % 100, "new");
+            item_put(txn, s, id, rand() % s->ids / 2, "new");
         } else if (kind == 0) {
             CHECK_OK(lar_obj_delete(txn, obj));
         } else if (kind == 1) {
-            lar_value score = val_int(rand() % 100);
+            lar_value score = val_int(rand() % s->ids / 2);
             CHECK_OK(lar_obj_set(txn, obj, s->score, &score));
         } else if (kind == 2) {
             lar_value tag = val_str(rand() % 2 ? "a" : "b");
             CHECK_OK(lar_obj_set(txn, obj, s->tag, &tag));
         } else if (kind == 3) {
             CHECK_OK(lar_obj_delete(txn, obj));
-            item_put(txn, s, id, rand() % 100, "again");
+            item_put(txn, s, id, rand() % s->ids / 2, "again");
         }
     }
     commit_txn(txn);
 }
 
-static void random_rounds(const char *query_text, const lar_sort_descriptor *sort, size_t sort_count, int rounds,
-                          int max_ops, bool strict)
+/* What reads a result by position (get, iteration, a range) gives its keys, now[]. */
+static void check_readers(lar_txn *txn, const lar_results *r, const lar_objkey *now, size_t count)
+{
+    for (size_t i = 0; i < count; i += 1 + (size_t)rand() % 97) {
+        lar_obj obj;
+        CHECK_OK(lar_results_get(r, i, &obj));
+        CHECK_EQ(obj.key, now[i]);
+    }
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open_results(txn, r, &iter));
+    lar_obj obj;
+    size_t at = 0;
+    while (lar_iter_next(iter, &obj) == LAR_OK) {
+        CHECK(at < count);
+        CHECK_EQ(obj.key, now[at++]);
+    }
+    CHECK_EQ(at, count);
+    lar_iter_close(iter);
+    if (count < 2) return;
+    size_t start = (size_t)rand() % (count - 1), got;
+    lar_objkey range[700];
+    CHECK_OK(lar_results_keys(r, start, range, 700, &got));
+    CHECK_EQ(got, count - start < 700 ? count - start : 700);
+    for (size_t i = 0; i < got; i++) CHECK_EQ(range[i], now[start + i]);
+}
+
+/* ids: how many ids random_write() picks from; more than 200 creates them all first. */
+static void random_rounds_over(int64_t ids, const char *query_text, const lar_sort_descriptor *sort,
+                               size_t sort_count, int rounds, int max_ops, bool strict)
 {
     items s = items_setup(test_db_path(NULL));
+    s.ids = ids;
     lar_query *q;
     CHECK_OK(lar_query_parse(s.env, s.cls, query_text, &q));
-    random_write(s.env, &s, 150);
+    if (ids <= 200) {
+        random_write(s.env, &s, 150);
+    } else {
+        lar_txn *txn = begin_write(s.env);
+        for (int64_t id = 0; id < ids; id++) item_put(txn, &s, id, rand() % ids / 2, "a");
+        commit_txn(txn);
+    }
     lar_txn *before = begin_read(s.env);
     lar_results *r = run(before, q, sort, sort_count);
     for (int round = 0; round < rounds; round++) {
@@ -190,6 +226,7 @@ static void random_rounds(const char *query_text, const lar_sort_descriptor *sor
         lar_class_changes changed;
         CHECK_OK(lar_changes_class(ch, s.cls, &changed));
         check_changeset(cs, old, old_count, now, new_count, &changed, strict);
+        check_readers(after, r, now, new_count);
         int current;
         CHECK_OK(lar_results_is_current(r, after, &current));
         CHECK(current);
@@ -208,6 +245,12 @@ static void random_rounds(const char *query_text, const lar_sort_descriptor *sor
     close_env(s.env);
 }
 
+static void random_rounds(const char *query_text, const lar_sort_descriptor *sort, size_t sort_count, int rounds,
+                          int max_ops, bool strict)
+{
+    random_rounds_over(200, query_text, sort, sort_count, rounds, max_ops, strict);
+}
+
 TEST(changesets_sorted_filtered_results_match_a_fresh_run)
 {
     srand(1414);
@@ -220,6 +263,70 @@ TEST(changesets_descending_sorts_with_ties_and_a_query_sort)
     srand(1415);
     lar_sort_descriptor by_tag = {"tag", 0};
     random_rounds("score BETWEEN {10, 80} SORT(score DESC)", &by_tag, 1, 60, 8, true);
+}
+
+/* Thousands of objects: the result updated in place keeps its keys in several blocks
+ * (key_blocks.c), which moves, creates and deletes across them keep in order. */
+TEST(changesets_of_a_result_spanning_many_key_blocks)
+{
+    srand(1418);
+    lar_sort_descriptor by_score = {"score", 1};
+    random_rounds_over(6000, "score > 100", &by_score, 1, 40, 10, true);
+    random_rounds_over(5000, "tag != 'b'", NULL, 0, 20, 10, true);
+}
+
+/* Sort, distinct, limit and aggregates of a result whose keys an update put in blocks. */
+TEST(changesets_leave_a_result_that_sorts_limits_and_aggregates)
+{
+    srand(1419);
+    items s = items_setup(test_db_path(NULL));
+    s.ids = 4000;
+    lar_txn *txn = begin_write(s.env);
+    for (int64_t id = 0; id < s.ids; id++) item_put(txn, &s, id, id % 500, id % 2 ? "a" : "b");
+    commit_txn(txn);
+    lar_query *q;
+    CHECK_OK(lar_query_parse(s.env, s.cls, "score >= 0", &q));
+    lar_sort_descriptor by_score = {"score", 1}, by_id_desc = {"id", 0};
+    lar_txn *before = begin_read(s.env);
+    lar_results *r = run(before, q, &by_score, 1);
+    random_write(s.env, &s, 20);
+    lar_txn *after = begin_read(s.env);
+    lar_changeset *cs;
+    CHECK_OK(lar_results_update(before, after, q, &by_score, 1, r, &cs));
+    lar_changeset_free(cs);
+    lar_results *fresh = run(after, q, &by_score, 1);
+    lar_value sums[2], fresh_sums[2];
+    lar_aggregate_op ops[2] = {LAR_AGGREGATE_SUM, LAR_AGGREGATE_MAX};
+    CHECK_OK(lar_results_aggregates(after, r, "score", ops, 2, sums));
+    CHECK_OK(lar_results_aggregates(after, fresh, "score", ops, 2, fresh_sums));
+    CHECK_EQ(sums[0].as.integer, fresh_sums[0].as.integer);
+    CHECK_EQ(sums[1].as.integer, fresh_sums[1].as.integer);
+    CHECK_OK(lar_results_limit(r, 3333)); /* inside a block */
+    CHECK_OK(lar_results_limit(fresh, 3333));
+    lar_objkey *a, *b;
+    size_t na = keys_of(r, &a), nb = keys_of(fresh, &b);
+    CHECK_EQ(na, nb);
+    for (size_t i = 0; i < na; i++) CHECK_EQ(a[i], b[i]);
+    free(a);
+    free(b);
+    const char *tag = "tag";
+    CHECK_OK(lar_results_sort(after, r, &by_id_desc, 1));
+    CHECK_OK(lar_results_distinct(after, r, &tag, 1));
+    CHECK_OK(lar_results_sort(after, fresh, &by_id_desc, 1));
+    CHECK_OK(lar_results_distinct(after, fresh, &tag, 1));
+    na = keys_of(r, &a);
+    nb = keys_of(fresh, &b);
+    CHECK(na >= 2); /* a and b, and again when random_write() renewed one */
+    CHECK_EQ(na, nb);
+    for (size_t i = 0; i < na; i++) CHECK_EQ(a[i], b[i]);
+    free(a);
+    free(b);
+    commit_txn(before);
+    commit_txn(after);
+    lar_results_free(r);
+    lar_results_free(fresh);
+    lar_query_free(q);
+    close_env(s.env);
 }
 
 TEST(changesets_unsorted_results_and_many_changes)

@@ -190,9 +190,11 @@ func run(directory: String) throws {
 let arguments = CommandLine.arguments
 let sections: [(name: String, run: (String) throws -> Void)] = [
     ("objects", run), ("collections", runCollections), ("mixed", runMixed), ("embedded", runEmbedded),
-    ("queries", runQueries), ("changes", { _ in }), ("notify", NotifyBench.run),
+    ("queries", runQueries), ("changes", { _ in }), ("changes-sorted", NotifyBench.runChangesetSorted),
+    ("notify", NotifyBench.run),
 ]
 // Section changes is bench_c's alone (the C change sets); the Swift ones are in notify.
+// Section changes-sorted: the sorted result's change sets, C and Swift (make bench BENCH_ONLY=changes-sorted).
 // The writer process of the notify section's swift-process latency (NotifyBench.swift).
 if arguments.count == 3 && arguments[1] == "--notify-writer" {
     do { try NotifyBench.runWriter(path: arguments[2]) } catch {
