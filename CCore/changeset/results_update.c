@@ -36,6 +36,7 @@ typedef struct placing {
     changed **entering;       /* the objects in the new result, in the new order */
     size_t entering_count;
     lar_value *scratch;       /* order.width values read for a comparison */
+    key_blocks *fences;       /* the result's blocks when their fences hold this order's sort keys */
 } placing;
 
 static int no_memory(void)
@@ -59,6 +60,73 @@ static int compare(const result_order *o, const lar_value *values, lar_objkey ke
 {
     int c = o->width ? order_compare(values, other, o->descending, o->width) : 0;
     return c ? c : key < other_key ? -1 : key > other_key;
+}
+
+/* How many removed positions lie below position. */
+static size_t removed_below(const placing *pl, size_t position)
+{
+    size_t lo = 0, hi = pl->removed_count;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pl->removed[mid] < position) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+static bool is_removed(const placing *pl, size_t position)
+{
+    size_t at = removed_below(pl, position);
+    return at < pl->removed_count && pl->removed[at] == position;
+}
+
+/* Sort keys that point into the database (strings, binaries) are not kept in a fence. */
+static bool keepable(const lar_value *values, size_t width)
+{
+    for (size_t d = 0; d < width; d++)
+        if (values[d].type == LAR_TYPE_STRING || values[d].type == LAR_TYPE_BINARY) return false;
+    return true;
+}
+
+/* Whether fence m of the blocks tells where a key sorts, read from txn first when it is not
+ * set: not when its object is one that changed (skip_removed: its sort keys may differ at
+ * the new version), nor when its sort keys cannot be kept or read. A fence holds the sort
+ * keys at the result's version: those of an unchanged object are the same at both. */
+static bool fence_usable(const placing *pl, lar_txn *txn, size_t m, bool skip_removed)
+{
+    key_blocks *b = pl->fences;
+    if (skip_removed && is_removed(pl, b->starts[m])) return false;
+    if (b->fence_valid[m]) return true;
+    lar_value *values = b->fence_values + m * b->fence_width;
+    b->fence_valid[m] = read_keys(txn, &pl->u->order, b->blocks[m][0], values) == LAR_OK &&
+                        keepable(values, b->fence_width);
+    return b->fence_valid[m];
+}
+
+/* Narrows [*lo, *hi), where a binary search for (values, key) runs, by the blocks' fences:
+ * each says on which side of its block's first key the target lies, mostly without
+ * reading that object. What is left to search by reading objects is about one block,
+ * however long the result. */
+static void narrow(const placing *pl, lar_txn *txn, const lar_value *values, lar_objkey key, bool skip_removed,
+                   size_t *lo, size_t *hi)
+{
+    const key_blocks *b = pl->fences;
+    size_t bl = 0, bh = b ? b->count : 0;
+    while (bl < bh) {
+        size_t mid = bl + (bh - bl) / 2, m = mid;
+        while (m < bh && !fence_usable(pl, txn, m, skip_removed)) m++;
+        if (m == bh) { /* no fence to go by in [mid, bh) */
+            bh = mid;
+            continue;
+        }
+        if (compare(&pl->u->order, values, key, b->fence_values + m * b->fence_width, b->blocks[m][0]) > 0) {
+            bl = m + 1;
+            *lo = b->starts[m] + 1;
+        } else {
+            bh = mid;
+            *hi = b->starts[m];
+        }
+    }
 }
 
 /* Finds key's place in the old result. */
@@ -88,6 +156,7 @@ static int find_old(placing *pl, changed *c)
     int err = read_keys(pl->u->old_txn, o, c->key, mine);
     if (err == LAR_EDELETED) return LAR_OK; /* did not exist then */
     size_t lo = 0, hi = r->count;
+    if (!err) narrow(pl, pl->u->old_txn, mine, c->key, false, &lo, &hi);
     while (!err && lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);
@@ -115,24 +184,6 @@ static int check_new(placing *pl, plan *p, changed *c, bool *matches)
     return read_keys(u->txn, &u->order, c->key, c->values);
 }
 
-/* How many removed positions lie below position. */
-static size_t removed_below(const placing *pl, size_t position)
-{
-    size_t lo = 0, hi = pl->removed_count;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (pl->removed[mid] < position) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
-static bool is_removed(const placing *pl, size_t position)
-{
-    size_t at = removed_below(pl, position);
-    return at < pl->removed_count && pl->removed[at] == position;
-}
-
 /* c's slot among the old positions: every unchanged object before it sorts before it
  * at the new version, every one from it on after. Removed positions are skipped: their
  * objects' keys may differ now. */
@@ -141,6 +192,7 @@ static int find_slot(placing *pl, changed *c)
     const lar_results *r = pl->u->results;
     const result_order *o = &pl->u->order;
     size_t lo = 0, hi = r->count;
+    narrow(pl, pl->u->txn, c->values, c->key, true, &lo, &hi);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2, m = mid;
         while (m < hi && is_removed(pl, m)) m++;
@@ -210,6 +262,33 @@ static int report(const placing *pl, lar_changeset *cs)
     return err;
 }
 
+/* What a sorted result's fences are of: each sort key's property and direction. */
+static void order_words(const result_order *o, uint32_t *out)
+{
+    for (size_t d = 0; d < o->width; d++) out[d] = o->paths[d].props[0] << 1 | o->descending[d];
+}
+
+/* The result's blocks when their fences hold the sort keys of this update's order. */
+static key_blocks *fences_for(const update *u)
+{
+    key_blocks *b = u->results->blocks;
+    uint32_t words[256]; /* order_open() allows no more */
+    if (!b || !b->fence_valid || !u->order.width || b->fence_width != u->order.width) return NULL;
+    order_words(&u->order, words);
+    return memcmp(words, b->fence_order, u->order.width * sizeof *words) ? NULL : b;
+}
+
+/* Gives a sorted result's blocks fences for its order, when they have none for it: the
+ * searches of the next update set them as they go (one without them reads objects). */
+static void prepare_fences(const update *u)
+{
+    const result_order *o = &u->order;
+    uint32_t words[256];
+    if (!u->results->blocks || !o->width || !o->own_properties || fences_for(u)) return;
+    order_words(o, words);
+    key_blocks_fence(u->results->blocks, o->width, words); /* out of memory: none, which only costs reads */
+}
+
 /* Rewrites the result's keys, in blocks: the leaving ones taken out, from the last, then
  * the entering ones put in at their new positions, from the first (all that comes before
  * each is in place by then). */
@@ -224,6 +303,7 @@ static int rewrite(placing *pl)
     for (size_t e = 0; e < pl->entering_count; e++)
         key_blocks_insert(r->blocks, pl->entering[e]->new_position, pl->entering[e]->key);
     r->count = key_blocks_total(r->blocks);
+    prepare_fences(pl->u);
     return LAR_OK;
 }
 
@@ -263,6 +343,7 @@ static void placing_free(placing *pl)
 static int place(placing *pl, plan *p)
 {
     update *u = pl->u;
+    pl->fences = fences_for(u);
     int err = gather(pl);
     pl->removed = malloc((pl->count ? pl->count : 1) * sizeof *pl->removed);
     pl->entering = malloc((pl->count ? pl->count : 1) * sizeof *pl->entering);

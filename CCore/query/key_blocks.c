@@ -23,8 +23,42 @@ static bool grow_arrays(key_blocks *b, size_t capacity)
     lar_objkey **spare = starts ? realloc(b->spare, capacity * sizeof *spare) : NULL;
     if (spare) b->spare = spare;
     if (!spare) return false;
+    if (b->fence_valid) {
+        bool *valid = realloc(b->fence_valid, capacity * sizeof *valid);
+        if (valid) b->fence_valid = valid;
+        lar_value *values = valid ? realloc(b->fence_values, capacity * b->fence_width * sizeof *values) : NULL;
+        if (values) b->fence_values = values;
+        if (!values) return false;
+    }
     b->capacity = capacity;
     return true;
+}
+
+static void drop_fences(key_blocks *b)
+{
+    free(b->fence_valid);
+    free(b->fence_values);
+    free(b->fence_order);
+    b->fence_valid = NULL;
+    b->fence_values = NULL;
+    b->fence_order = NULL;
+    b->fence_width = 0;
+}
+
+int key_blocks_fence(key_blocks *b, size_t width, const uint32_t *order)
+{
+    drop_fences(b);
+    size_t capacity = b->capacity ? b->capacity : 1;
+    b->fence_valid = calloc(capacity, sizeof *b->fence_valid);
+    b->fence_values = malloc(capacity * (width ? width : 1) * sizeof *b->fence_values);
+    b->fence_order = malloc((width ? width : 1) * sizeof *b->fence_order);
+    if (!b->fence_valid || !b->fence_values || !b->fence_order) {
+        drop_fences(b);
+        return LAR_ENOMEM;
+    }
+    if (width) memcpy(b->fence_order, order, width * sizeof *order);
+    b->fence_width = width;
+    return LAR_OK;
 }
 
 void key_blocks_free(key_blocks *b)
@@ -35,6 +69,7 @@ void key_blocks_free(key_blocks *b)
     free(b->blocks);
     free(b->starts);
     free(b->spare);
+    drop_fences(b);
     free(b);
 }
 
@@ -101,6 +136,12 @@ static void add_block(key_blocks *b, size_t at, size_t start, lar_objkey *block)
     memmove(b->starts + at + 1, b->starts + at, (b->count + 1 - at) * sizeof *b->starts);
     b->blocks[at] = block;
     b->starts[at] = start;
+    if (b->fence_valid) {
+        size_t w = b->fence_width;
+        memmove(b->fence_valid + at + 1, b->fence_valid + at, (b->count - at) * sizeof *b->fence_valid);
+        memmove(b->fence_values + (at + 1) * w, b->fence_values + at * w, (b->count - at) * w * sizeof *b->fence_values);
+        b->fence_valid[at] = false;
+    }
     b->count++;
 }
 
@@ -109,6 +150,11 @@ static void drop_block(key_blocks *b, size_t at)
     free(b->blocks[at]);
     memmove(b->blocks + at, b->blocks + at + 1, (b->count - at - 1) * sizeof *b->blocks);
     memmove(b->starts + at, b->starts + at + 1, (b->count - at) * sizeof *b->starts);
+    if (b->fence_valid) {
+        size_t w = b->fence_width;
+        memmove(b->fence_valid + at, b->fence_valid + at + 1, (b->count - at - 1) * sizeof *b->fence_valid);
+        memmove(b->fence_values + at * w, b->fence_values + (at + 1) * w, (b->count - at - 1) * w * sizeof *b->fence_values);
+    }
     b->count--;
 }
 
@@ -133,6 +179,7 @@ void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key)
     size_t at = position - b->starts[i], size = b->starts[i + 1] - b->starts[i];
     memmove(block + at + 1, block + at, (size - at) * sizeof *block);
     block[at] = key;
+    if (at == 0 && b->fence_valid) b->fence_valid[i] = false; /* another first key */
     for (size_t j = i + 1; j <= b->count; j++) b->starts[j]++;
 }
 
@@ -150,6 +197,7 @@ void key_blocks_remove(key_blocks *b, size_t position)
     lar_objkey *block = b->blocks[i];
     size_t at = position - b->starts[i], size = b->starts[i + 1] - b->starts[i];
     memmove(block + at, block + at + 1, (size - at - 1) * sizeof *block);
+    if (at == 0 && b->fence_valid) b->fence_valid[i] = false;
     for (size_t j = i + 1; j <= b->count; j++) b->starts[j]--;
     if (--size == 0) {
         drop_block(b, i);

@@ -18,6 +18,16 @@ typedef struct key_blocks {
     lar_objkey **spare;    /* empty blocks kept for the splits key_blocks_reserve() promised */
     size_t spare_count;
     size_t room;
+    /* Per block, values its user keeps about the first key (results_update.c: its sort
+     * keys, so that a search finds the block without reading objects), fence_width of
+     * them, of no memory they point to; moved along as blocks come and go. A fence is
+     * invalid (fence_valid[i] false) until its user sets it, and again once its block
+     * has another first key. fence_order: fence_width words saying what they are of.
+     * NULL until key_blocks_fence(). */
+    bool *fence_valid;
+    lar_value *fence_values;
+    uint32_t *fence_order;
+    size_t fence_width;
 } key_blocks;
 
 /* Blocks of room keys (at least 4; KEY_BLOCK_ROOM but in tests) holding keys[0..n), each
@@ -62,6 +72,10 @@ void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key);
 /* Takes out the key at position (< the total); an emptied block goes, one under a
  * quarter full joins a neighbour when they fit in one block. */
 void key_blocks_remove(key_blocks *b, size_t position);
+/* Gives every block a fence of width values (invalid), of what order says (width words):
+ * LAR_OK, or LAR_ENOMEM with no fences. */
+int key_blocks_fence(key_blocks *b, size_t width, const uint32_t *order);
+
 /* Keeps the first n keys (n <= the total). */
 void key_blocks_truncate(key_blocks *b, size_t n);
 

@@ -3,6 +3,8 @@
  * result, in place and by the re-run fallback. */
 #include "test.h"
 
+#include "query/results.h"
+
 #include <stdlib.h>
 
 /* Item {id INT primary key, score INT, tag STRING}. */
@@ -189,8 +191,22 @@ static void check_readers(lar_txn *txn, const lar_results *r, const lar_objkey *
     for (size_t i = 0; i < got; i++) CHECK_EQ(range[i], now[start + i]);
 }
 
-/* ids: how many ids random_write() picks from; more than 200 creates them all first. */
-static void random_rounds_over(int64_t ids, const char *query_text, const lar_sort_descriptor *sort,
+/* Puts r's keys, when an update put them in blocks, in blocks of room keys instead (their
+ * fences then made afresh by the next update), so that a small result spans many. */
+static void reblock(lar_results *r, size_t room)
+{
+    if (!r->blocks || r->blocks->room == room) return;
+    lar_objkey *keys = malloc((r->count + 1) * sizeof *keys);
+    key_blocks_copy(r->blocks, 0, r->count, keys);
+    key_blocks_free(r->blocks);
+    r->blocks = key_blocks_new(keys, r->count, room);
+    CHECK(r->blocks != NULL);
+    free(keys);
+}
+
+/* ids: how many ids random_write() picks from; more than 200 creates them all first.
+ * room: the keys per block of the result (0: the library's). */
+static void random_rounds_over(int64_t ids, size_t room, const char *query_text, const lar_sort_descriptor *sort,
                                size_t sort_count, int rounds, int max_ops, bool strict)
 {
     items s = items_setup(test_db_path(NULL));
@@ -214,6 +230,7 @@ static void random_rounds_over(int64_t ids, const char *query_text, const lar_so
         lar_txn *after = begin_read(s.env);
         lar_changeset *cs;
         CHECK_OK(lar_results_update(round % 2 ? before : NULL, after, q, sort, sort_count, r, &cs));
+        if (room) reblock(r, room);
         lar_results *fresh = run(after, q, sort, sort_count);
         lar_objkey *now, *expected;
         size_t new_count = keys_of(r, &now), expected_count = keys_of(fresh, &expected);
@@ -248,7 +265,7 @@ static void random_rounds_over(int64_t ids, const char *query_text, const lar_so
 static void random_rounds(const char *query_text, const lar_sort_descriptor *sort, size_t sort_count, int rounds,
                           int max_ops, bool strict)
 {
-    random_rounds_over(200, query_text, sort, sort_count, rounds, max_ops, strict);
+    random_rounds_over(200, 0, query_text, sort, sort_count, rounds, max_ops, strict);
 }
 
 TEST(changesets_sorted_filtered_results_match_a_fresh_run)
@@ -271,8 +288,21 @@ TEST(changesets_of_a_result_spanning_many_key_blocks)
 {
     srand(1418);
     lar_sort_descriptor by_score = {"score", 1};
-    random_rounds_over(6000, "score > 100", &by_score, 1, 40, 10, true);
-    random_rounds_over(5000, "tag != 'b'", NULL, 0, 20, 10, true);
+    random_rounds_over(6000, 0, "score > 100", &by_score, 1, 40, 10, true);
+    random_rounds_over(5000, 0, "tag != 'b'", NULL, 0, 20, 10, true);
+}
+
+/* Blocks of 4 and 8 keys: the fences of sorted results (each block's first sort keys,
+ * which place a changed object without reading the others) are crossed, made stale by
+ * a changed first object, split and merged in most rounds. */
+TEST(changesets_of_results_in_many_small_blocks_match_a_fresh_run)
+{
+    srand(1420);
+    lar_sort_descriptor by_score = {"score", 1}, by_tag = {"tag", 0};
+    random_rounds_over(200, 8, "score > 20", &by_score, 1, 150, 6, true);
+    random_rounds_over(200, 4, "score BETWEEN {10, 80} SORT(score DESC)", &by_tag, 1, 150, 6, true);
+    random_rounds_over(200, 4, "score > 5 SORT(id DESC)", &by_score, 1, 150, 6, true); /* fences of two ints */
+    random_rounds_over(200, 4, "tag != 'b'", NULL, 0, 100, 6, true);
 }
 
 /* Sort, distinct, limit and aggregates of a result whose keys an update put in blocks. */
