@@ -15,6 +15,9 @@
 /* Without the old snapshot, a sorted result's old places are found by scanning its keys:
  * more changed objects than this run the query again. */
 #define FEW_SCANS 16
+/* A changed object's old place, once the fences leave no more positions than this, is
+ * found by comparing keys rather than by reading the objects there. */
+#define SCAN_SPAN (2 * KEY_BLOCK_ROOM)
 
 typedef struct changed {
     lar_objkey key;
@@ -129,6 +132,18 @@ static void narrow(const placing *pl, lar_txn *txn, const lar_value *values, lar
     }
 }
 
+/* The position of key among r's keys [from, to), or SIZE_MAX. */
+static size_t position_of(const lar_results *r, size_t from, size_t to, lar_objkey key)
+{
+    for (size_t at = from, n; at < to; at += n) {
+        n = to - at;
+        const lar_objkey *keys = results_run(r, at, &n);
+        for (size_t i = 0; i < n; i++)
+            if (keys[i] == key) return at + i;
+    }
+    return SIZE_MAX;
+}
+
 /* Finds key's place in the old result. */
 static int find_old(placing *pl, changed *c)
 {
@@ -146,8 +161,7 @@ static int find_old(placing *pl, changed *c)
             }
             if (lo < r->count && results_key(r, lo) == c->key) at = lo;
         } else { /* no old snapshot to read sort keys from: a scan of the keys */
-            for (size_t i = 0; i < r->count && at == SIZE_MAX; i++)
-                if (results_key(r, i) == c->key) at = i;
+            at = position_of(r, 0, r->count, c->key);
         }
         c->old_position = at;
         return LAR_OK;
@@ -157,6 +171,10 @@ static int find_old(placing *pl, changed *c)
     if (err == LAR_EDELETED) return LAR_OK; /* did not exist then */
     size_t lo = 0, hi = r->count;
     if (!err) narrow(pl, pl->u->old_txn, mine, c->key, false, &lo, &hi);
+    if (!err && hi - lo <= SCAN_SPAN) { /* its place, if it was in the result, is in [lo, hi] */
+        c->old_position = position_of(r, lo, hi < r->count ? hi + 1 : r->count, c->key);
+        return LAR_OK;
+    }
     while (!err && lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
         err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);

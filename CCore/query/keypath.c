@@ -81,7 +81,7 @@ int key_path_parse(lar_txn *txn, lar_env *env, lar_class cls, const char *text, 
     lar_query q = {.env = env, .cls = cls};
     expr *e = NULL;
     int rc = query_parse_keypath(&q, text, &e);
-    if (rc == LAR_OK) rc = query_resolve_keypath(&q, e);
+    if (rc == LAR_OK) rc = query_resolve_keypath(&q, txn->schema, e);
     if (rc == LAR_OK) rc = key_path_from_expr(txn, e, verb, out);
     arena_free(&q.arena);
     return rc;

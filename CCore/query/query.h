@@ -248,8 +248,9 @@ int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const ch
 void query_builder_free(lar_query *q);
 /* resolve.c: resolves and checks the whole query against q->cls and the bound arguments. */
 int query_resolve(lar_query *q);
-/* Resolves a lone key path (a sort, distinct or aggregate key) against q->cls. */
-int query_resolve_keypath(lar_query *q, expr *e);
+/* Resolves a lone key path (a sort, distinct or aggregate key) against q->cls in schema
+ * (the transaction's it is read in: no transaction begun to find the current one). */
+int query_resolve_keypath(lar_query *q, const lar_schema *schema, expr *e);
 /* describe.c */
 void query_describe(const lar_query *q, text_out *o, unsigned flags);
 void out_expr(text_out *o, const lar_query *q, const expr *e, unsigned flags);

@@ -16,7 +16,7 @@ typedef struct scope {
 
 typedef struct resolver {
     lar_query *q;
-    const lar_schema *schema; /* the environment's current schema, read once per resolution */
+    const lar_schema *schema; /* the environment's current schema, read once per resolution, or a transaction's */
     const scope *scope;
 } resolver;
 
@@ -581,9 +581,8 @@ int query_resolve(lar_query *q)
     return LAR_OK;
 }
 
-int query_resolve_keypath(lar_query *q, expr *e)
+int query_resolve_keypath(lar_query *q, const lar_schema *schema, expr *e)
 {
-    resolver r;
-    TRY(resolver_start(q, &r));
+    resolver r = {.q = q, .schema = schema};
     return resolve_path(&r, e);
 }
