@@ -22,9 +22,9 @@
 typedef struct changed {
     lar_objkey key;
     lar_value *values;        /* its sort keys at the new version (order.width of them) */
+    lar_value *old_values;    /* and at the old one, when read from the old snapshot; else NULL */
     size_t old_position;      /* SIZE_MAX: not in the old result */
     size_t gap_old, gap_new;  /* how many unchanged objects come before it, old and new */
-    size_t slot;              /* where it goes: old positions before it (unchanged ones count) */
     size_t new_position;      /* SIZE_MAX: not in the new result */
     bool renewed;             /* deleted and created again: another object */
     bool kept;                /* in both, in its place: a modification at most */
@@ -173,16 +173,20 @@ static int find_old(placing *pl, changed *c)
     if (!err) narrow(pl, pl->u->old_txn, mine, c->key, false, &lo, &hi);
     if (!err && hi - lo <= SCAN_SPAN) { /* its place, if it was in the result, is in [lo, hi] */
         c->old_position = position_of(r, lo, hi < r->count ? hi + 1 : r->count, c->key);
-        return LAR_OK;
+    } else {
+        while (!err && lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);
+            if (!err && compare(o, pl->scratch, results_key(r, mid), mine, c->key) < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        if (!err && lo < r->count && results_key(r, lo) == c->key) c->old_position = lo;
     }
-    while (!err && lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);
-        if (!err && compare(o, pl->scratch, results_key(r, mid), mine, c->key) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    if (!err && lo < r->count && results_key(r, lo) == c->key) c->old_position = lo;
-    return err;
+    if (err || c->old_position == SIZE_MAX) return err;
+    c->old_values = malloc(o->width * sizeof *c->old_values);
+    if (!c->old_values) return no_memory();
+    memcpy(c->old_values, mine, o->width * sizeof *mine);
+    return LAR_OK;
 }
 
 /* Whether key is in the new result; reads its sort keys if so. */
@@ -202,13 +206,19 @@ static int check_new(placing *pl, plan *p, changed *c, bool *matches)
     return read_keys(u->txn, &u->order, c->key, c->values);
 }
 
-/* c's slot among the old positions: every unchanged object before it sorts before it
- * at the new version, every one from it on after. Removed positions are skipped: their
- * objects' keys may differ now. */
+/* How many unchanged objects sort before c at the new version (c->gap_new): its slot
+ * among the old positions, before which every unchanged object sorts before it, from
+ * which on every one after. Removed positions are skipped: their objects' keys may
+ * differ now. */
 static int find_slot(placing *pl, changed *c)
 {
     const lar_results *r = pl->u->results;
     const result_order *o = &pl->u->order;
+    if (c->old_values && !c->renewed && !order_compare(c->old_values, c->values, o->descending, o->width)) {
+        /* Its sort keys are as they were: it sorts where it was among the unchanged objects. */
+        c->gap_new = c->old_position - removed_below(pl, c->old_position);
+        return LAR_OK;
+    }
     size_t lo = 0, hi = r->count;
     narrow(pl, pl->u->txn, c->values, c->key, true, &lo, &hi);
     while (lo < hi) {
@@ -223,7 +233,6 @@ static int find_slot(placing *pl, changed *c)
         if (compare(o, c->values, c->key, pl->scratch, results_key(r, m)) > 0) lo = m + 1;
         else hi = mid;
     }
-    c->slot = lo;
     c->gap_new = lo - removed_below(pl, lo);
     return LAR_OK;
 }
@@ -351,7 +360,10 @@ static int gather(placing *pl)
 
 static void placing_free(placing *pl)
 {
-    for (size_t i = 0; pl->items && i < pl->count; i++) free(pl->items[i].values);
+    for (size_t i = 0; pl->items && i < pl->count; i++) {
+        free(pl->items[i].values);
+        free(pl->items[i].old_values);
+    }
     free(pl->items);
     free(pl->removed);
     free(pl->entering);
