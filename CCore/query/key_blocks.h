@@ -1,7 +1,7 @@
 /* Layer query: a result's keys in blocks, so that inserting or removing one key costs a
  * memmove within its block and an update of the blocks' start positions, not a memmove
  * of the whole sequence. A result is put in blocks when lar_results_update first changes
- * it in place (results.h); a query run, sort, distinct and limit use one flat array. */
+ * it in place (results.h); a query run, sort and distinct use one flat array. */
 #ifndef LARDER_KEY_BLOCKS_H
 #define LARDER_KEY_BLOCKS_H
 
