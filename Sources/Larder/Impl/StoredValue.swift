@@ -230,7 +230,7 @@ extension String {
         guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
         words.1 |= (0xE0 | UInt64(count)) << 56
         // Moved out rather than cast: a cast copies, and retains the (immortal) string.
-        self = withUnsafeMutableBytes(of: &words) { $0.baseAddress!.bindMemory(to: String.self, capacity: 1).move() }
+        self = withUnsafeMutablePointer(to: &words) { $0.withMemoryRebound(to: String.self, capacity: 1) { $0.move() } }
         #else
         return nil
         #endif
