@@ -392,6 +392,25 @@ int lar_env_version_count(lar_env *env, uint64_t *out);
  *         environment: it has nothing to flush); #LAR_EIO (the flush failed).
  */
 int lar_env_sync(lar_env *env);
+
+/** @brief Write a compacted copy of the file.
+ *
+ * Copies the newest committed version of env's file to a new file at path,
+ * without its free pages (so the copy is as small as the data allows), and
+ * flushes it to disk (Realm's writeCopy). The copy reads one snapshot: writers
+ * in this and other processes go on meanwhile, and what they commit after the
+ * copy began is not in it. Any thread may call it, inside a transaction or not
+ * (an uncommitted write of this thread is not in the copy). The copy opens
+ * with lar_env_open() as any Larder file; its lock file is made then.
+ * @param[in] env   An open environment.
+ * @param[in] path  The new file's path, NUL-terminated. It must not exist: an
+ *                  existing file is never written over.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, an empty path);
+ *         #LAR_EEXISTS (path exists); #LAR_EREADONLY (the directory cannot be
+ *         written); #LAR_ENOMEM; #LAR_EIO (no such directory, a full disk, a
+ *         failed write or flush: a partial copy is removed).
+ */
+int lar_env_copy(lar_env *env, const char *path);
 /** @} */
 
 /** @defgroup schema Schema

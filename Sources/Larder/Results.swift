@@ -603,20 +603,23 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 }
 
 /// The non-generic work of `ResultsIterator`, so it compiles once, in this module.
+///
+/// A walker is confined to its thread (a frozen instance's walks run under its lock), so
+/// its fields skip Swift's dynamic exclusivity checks: one per step cost ~75 instructions.
 @usableFromInline
 final class ResultsWalker {
     private let instance: RealmInstance
     private let table: ManagedClass
     private let keys: [lar_objkey]?
     /// The C result holding exactly keys, for the first opening of the walk; nil after.
-    private var results: CoreResults?
-    private var position = 0
+    @exclusivity(unchecked) private var results: CoreResults?
+    @exclusivity(unchecked) private var position = 0
     /// The object handed out last; reused when the caller kept no reference to it.
-    private var current: Object?
-    private var handle: OpaquePointer?
-    private var version: UInt64 = .max
-    private var lastKey: lar_objkey = 0
-    private var done = false
+    @exclusivity(unchecked) private var current: Object?
+    @exclusivity(unchecked) private var handle: OpaquePointer?
+    @exclusivity(unchecked) private var version: UInt64 = .max
+    @exclusivity(unchecked) private var lastKey: lar_objkey = 0
+    @exclusivity(unchecked) private var done = false
     /// The stamp of the row a streamed step read, bound to the C iterator
     /// (`lar_iter_bind_stamp`) for a class keyed by its int primary key.
     private let stepStamp: UnsafeMutablePointer<UInt64>
@@ -631,7 +634,7 @@ final class ResultsWalker {
     }
 
     /// Where a streamed walk ends; nil until it starts.
-    private var end: WalkEnd?
+    @exclusivity(unchecked) private var end: WalkEnd?
 
     deinit {
         instance.serialized { // a frozen instance's transaction and class are shared by threads

@@ -1437,6 +1437,29 @@ static void op_run_keys(state *s, program *p)
     lar_query_free(q);
 }
 
+/* lar_env_copy: to a fresh path (then opened and closed), over the file itself or an
+ * existing copy (refused), to NULL or an empty path. */
+static void op_copy(state *s, program *p)
+{
+    char copy[300];
+    snprintf(copy, sizeof copy, "%s-copy", fuzz_db_path);
+    uint8_t how = u8(p);
+    if (!(how & 0x10)) unlink(copy);
+    const char *path = how & 0x80 ? NULL : how & 0x40 ? "" : how & 0x20 ? fuzz_db_path : copy;
+    int rc = lar_env_copy(how & 0x08 ? NULL : s->env, path);
+    if (rc) {
+        fuzz_consume_error(rc);
+        return;
+    }
+    lar_env *copied = NULL;
+    if ((rc = lar_env_open(copy, NULL, &copied))) fuzz_consume_error(rc);
+    if (copied && (rc = lar_env_close(copied))) fuzz_consume_error(rc);
+    unlink(copy);
+    char lock[320];
+    snprintf(lock, sizeof lock, "%s-lock", copy);
+    unlink(lock);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
@@ -1447,6 +1470,7 @@ static const operation OPERATIONS[] = {
     op_element_changes,
     op_aggregates,
     op_run_keys,
+    op_copy,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1457,6 +1481,7 @@ static const char *const OPERATION_NAMES[] = {
     "element_changes",
     "aggregates",
     "run_keys",
+    "copy",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 
