@@ -3,8 +3,12 @@
  * rows and few of its objects changed, only those objects are looked at: each is found
  * in the old order by binary search (its old sort keys read through the old snapshot),
  * checked against the query at the new version, and placed by binary search among the
- * objects that did not change, whose sort keys are the same at both versions. Otherwise
- * the query runs again and the keys are compared (results_diff.c). */
+ * objects that did not change, whose sort keys are the same at both versions (or left
+ * in its place when its sort keys are). The result's keys are then in blocks
+ * (query/key_blocks.c), whose fences, each block's first sort keys, narrow both searches
+ * to about one block without reading objects: how many objects are read does not grow
+ * with the result. Otherwise the query runs again and the keys are compared
+ * (results_diff.c). */
 #include "changeset/changeset.h"
 
 #include <stdlib.h>
