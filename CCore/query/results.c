@@ -123,9 +123,11 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
     matches m;
     matches_open(&m, txn, cls, p, sink);
+    kv_read_ahead ahead = kv_read_ahead_start(txn);
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
+        kv_read_ahead_past(&ahead, &row);
         lar_objkey k;
         if (key.mv_size != sizeof k) {
             err = lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", cls->name, key.mv_size);
