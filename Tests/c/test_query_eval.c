@@ -895,6 +895,26 @@ TEST(query_eval_ascii_case_folding_agrees_with_a_plain_fold)
     close_env(env);
 }
 
+/* Runs text on cls inside txn: bit i set when objs[i] matches (count <= 32). */
+static unsigned matches_of(lar_txn *txn, lar_env *env, lar_class cls, const lar_obj *objs, int count, const char *text)
+{
+    lar_query *q = parse(env, cls, text);
+    lar_results *r;
+    CHECK_OK(lar_query_run(txn, q, &r));
+    size_t n;
+    CHECK_OK(lar_results_count(r, &n));
+    unsigned bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        lar_obj obj;
+        CHECK_OK(lar_results_get(r, i, &obj));
+        for (int j = 0; j < count; j++)
+            if (objs[j].key == obj.key) bits |= 1u << j;
+    }
+    lar_results_free(r);
+    lar_query_free(q);
+    return bits;
+}
+
 /* CONTAINS[c] and [d] of an ASCII needle: searched in place (ascii_search.c) unless the
  * text holds other bytes, which may fold to ASCII; long texts end their search on an
  * overlapping block. Each query's matches, as a bit per text. */
@@ -943,22 +963,9 @@ TEST(query_eval_contains_folded_of_ascii_needles)
     };
     txn = begin_read(env);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        lar_query *q = parse(env, cls, cases[c].query);
-        lar_results *r;
-        CHECK_OK(lar_query_run(txn, q, &r));
-        size_t count;
-        CHECK_OK(lar_results_count(r, &count));
-        unsigned got = 0;
-        for (size_t i = 0; i < count; i++) {
-            lar_obj obj;
-            CHECK_OK(lar_results_get(r, i, &obj));
-            for (int t = 0; t < TEXTS; t++)
-                if (objs[t].key == obj.key) got |= 1u << t;
-        }
+        unsigned got = matches_of(txn, env, cls, objs, TEXTS, cases[c].query);
         if (got != cases[c].matches)
             test_fail(__FILE__, __LINE__, "%s: matches 0x%x, expected 0x%x", cases[c].query, got, cases[c].matches);
-        lar_results_free(r);
-        lar_query_free(q);
     }
     lar_txn_free(txn);
     close_env(env);
@@ -1193,21 +1200,7 @@ TEST(query_eval_decimal_sums_and_averages)
 /* Runs text on the dogs inside txn. */
 static unsigned dogs_in(lar_txn *txn, const world *w, const char *text)
 {
-    lar_query *q = parse(w->env, w->dog, text);
-    lar_results *r;
-    CHECK_OK(lar_query_run(txn, q, &r));
-    size_t count;
-    CHECK_OK(lar_results_count(r, &count));
-    unsigned bits = 0;
-    for (size_t i = 0; i < count; i++) {
-        lar_obj obj;
-        CHECK_OK(lar_results_get(r, i, &obj));
-        for (int j = 0; j < 6; j++)
-            if (w->dogs[j].key == obj.key) bits |= 1u << j;
-    }
-    lar_results_free(r);
-    lar_query_free(q);
-    return bits;
+    return matches_of(txn, w->env, w->dog, w->dogs, 6, text);
 }
 
 TEST(query_eval_sees_its_own_write)
