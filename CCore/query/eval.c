@@ -166,7 +166,7 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
 }
 
 /* CONTAINS[c] or CONTAINS[d] of one ASCII string constant (folded once): searched in
- * the haystack's bytes (ascii_search.c); a haystack with other bytes, which may fold to
+ * the haystack's bytes (query/ascii.h); a haystack with other bytes, which may fold to
  * ASCII, and no ASCII match takes the general test. */
 static int string_contains_folded(plan *p, const node *n, const lar_value *v)
 {
@@ -177,7 +177,6 @@ static int string_contains_folded(plan *p, const node *n, const lar_value *v)
     default: return test_constants(p, n, v);
     }
 }
-
 
 static const value_test ints[] = {int_eq, int_ne, int_lt, int_le, int_gt, int_ge};
 
