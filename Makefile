@@ -79,9 +79,17 @@ test-c: $(BUILD)/test_c
 $(BUILD)/large_write: Tests/memory/large_write.c $(BUILD)/liblarder.a
 	$(CC) $(CFLAGS) -std=c11 $(WARN) -Iinclude -o $@ $< $(BUILD)/liblarder.a $(LMDB_LIBS) -lpthread
 
-test-memory: $(BUILD)/large_write
+test-memory: $(BUILD)/large_write $(BUILD)/under_valgrind
 	rm -f $(BUILD)/large-write.larder $(BUILD)/large-write.larder-lock
 	$(BUILD)/large_write $(BUILD)/large-write.larder 1000000
+	rm -f $(BUILD)/under-valgrind.larder $(BUILD)/under-valgrind.larder-lock
+	$(VALGRIND) $(BUILD)/under_valgrind $(BUILD)/under-valgrind.larder
+
+# memcheck: no invalid read or write, no use of undefined values, no definite leak.
+VALGRIND := valgrind --quiet --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+
+$(BUILD)/under_valgrind: Tests/memory/under_valgrind.c $(BUILD)/liblarder.a
+	$(CC) $(CFLAGS) -std=c11 $(WARN) -Iinclude -o $@ $< $(BUILD)/liblarder.a $(LMDB_LIBS) -lpthread
 
 # The kill -9 harness (Tests/crash/crash.c): `make crash` runs CRASH_CYCLES, `make test` a short run.
 CRASH_CYCLES ?= 1000

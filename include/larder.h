@@ -392,6 +392,25 @@ int lar_env_version_count(lar_env *env, uint64_t *out);
  *         environment: it has nothing to flush); #LAR_EIO (the flush failed).
  */
 int lar_env_sync(lar_env *env);
+
+/** @brief Write a compacted copy of the file.
+ *
+ * Copies the newest committed version of env's file to a new file at path,
+ * without its free pages (so the copy is as small as the data allows), and
+ * flushes it to disk (Realm's writeCopy). The copy reads one snapshot: writers
+ * in this and other processes go on meanwhile, and what they commit after the
+ * copy began is not in it. Any thread may call it, inside a transaction or not
+ * (an uncommitted write of this thread is not in the copy). The copy opens
+ * with lar_env_open() as any Larder file; its lock file is made then.
+ * @param[in] env   An open environment.
+ * @param[in] path  The new file's path, NUL-terminated. It must not exist: an
+ *                  existing file is never written over.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL argument, an empty path);
+ *         #LAR_EEXISTS (path exists); #LAR_EREADONLY (the directory cannot be
+ *         written); #LAR_ENOMEM; #LAR_EIO (no such directory, a full disk, a
+ *         failed write or flush: a partial copy is removed).
+ */
+int lar_env_copy(lar_env *env, const char *path);
 /** @} */
 
 /** @defgroup schema Schema
@@ -2099,6 +2118,28 @@ void lar_results_free(lar_results *results);
  *         or failed transaction); #LAR_ENOMEM.
  */
 int lar_results_from_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, size_t count, lar_results **out);
+
+/** @brief Run a query on the objects the caller names, in their order.
+ *
+ * Checks each object of keys against query, as lar_query_run() checks the
+ * objects of the class, and keeps those that match in the order of keys
+ * (a key given twice and matching is kept twice, as a list's repeats are).
+ * The cost follows count, not the size of the class: use it to filter a
+ * list's, a set's or a backlink's objects. A key with no object in the
+ * query's class does not match. The query's `SORT`, `DISTINCT` and `LIMIT`
+ * apply to what is kept, as in lar_query_run().
+ * Ownership: keys stay the caller's; the caller owns *out and releases it with
+ * lar_results_free(), as one from lar_query_run().
+ * @param[in]  txn    An active transaction of the query's environment.
+ * @param[in]  query  A query whose arguments are all bound.
+ * @param[in]  keys   count object keys of the query's class; may be NULL when count is 0.
+ * @param[in]  count  The number of keys.
+ * @param[out] out    Receives the result; set to NULL on failure.
+ * @return #LAR_OK, or: #LAR_EINVAL (NULL query or out, NULL keys with a count,
+ *         and the reasons of lar_query_run()); #LAR_EMISUSE (ended or failed
+ *         transaction); #LAR_ECORRUPT; #LAR_EIO; #LAR_ENOMEM.
+ */
+int lar_query_run_keys(lar_txn *txn, lar_query *query, const lar_objkey *keys, size_t count, lar_results **out);
 /** @} */
 
 /** @defgroup results_order Results: sorting, distinct, limit and aggregates

@@ -10,6 +10,11 @@
  *                      list of LINK_LIST links to random objects, in one write transaction;
  *   link-scan          one read transaction visiting every object and following all its
  *                      links (1 + LINK_LIST), summing the targets' int; n is objects visited;
+ *   list-filter        for each of the first FILTER_OWNERS objects, the objects of its list
+ *                      whose int is above FILTER_ABOVE, counted (Realm's
+ *                      `node.friends.where { $0.value > x }.count`; c-api: lar_list_get_batch
+ *                      then lar_query_run_keys); n is lists filtered. Its cost must follow
+ *                      the list, not the LINK_N objects of the class;
  *   map-insert         MAP_N keys "k<i>" (not in bytewise order) into one map<string,int>;
  *   map-lookup         MAP_N lookups of those keys in a shuffled (fixed-seed) order;
  *   set-union          a = {0, 2, 4, ...} (SET_N elements) formUnion b = {0, 3, 6, ...}
@@ -50,6 +55,8 @@
 #define LIST_N 1000000
 #define LINK_N 200000
 #define LINK_LIST 5
+#define FILTER_OWNERS 2000
+#define FILTER_ABOVE ((int64_t)LINK_N * 3 / 2) /* about half of node_value's range */
 #define MAP_N 100000
 #define SET_N 100000
 #define SMALL_LIST 1000
@@ -558,6 +565,73 @@ static uint64_t capi_link_scan(link_files *f)
     return elapsed;
 }
 
+/* list-filter's expected tally: lists filtered, and matches counted over them. */
+static uint64_t filter_matches(void)
+{
+    uint64_t count = 0;
+    for (size_t i = 0; i < FILTER_OWNERS; i++)
+        for (int j = 0; j < LINK_LIST; j++) count += node_value(friends_of[i][j]) > FILTER_ABOVE;
+    return count;
+}
+
+static uint64_t raw_list_filter(link_files *f)
+{
+    uint64_t start = bench_now_ns();
+    MDB_txn *txn;
+    MDB_cursor *friends;
+    MDB_CHECK(mdb_txn_begin(f->raw, NULL, MDB_RDONLY, &txn));
+    MDB_CHECK(mdb_cursor_open(txn, f->friends, &friends));
+    uint64_t matches = 0;
+    for (uint64_t owner = 1; owner <= FILTER_OWNERS; owner++) {
+        uint8_t first[16];
+        list_key(owner, 0, first);
+        MDB_val fk = {sizeof first, first}, fd;
+        int rc = mdb_cursor_get(friends, &fk, &fd, MDB_SET_RANGE);
+        for (; rc == 0 && fk.mv_size == 16 && read_be64(fk.mv_data) == owner;
+             rc = mdb_cursor_get(friends, &fk, &fd, MDB_NEXT)) {
+            uint64_t target;
+            memcpy(&target, fd.mv_data, sizeof target);
+            matches += raw_node_value(f, txn, target) > FILTER_ABOVE;
+        }
+        if (rc && rc != MDB_NOTFOUND) die("raw list-filter", mdb_strerror(rc));
+    }
+    mdb_cursor_close(friends);
+    mdb_txn_abort(txn);
+    uint64_t elapsed = bench_now_ns() - start;
+    check_result("raw list-filter", (int64_t)matches, (int64_t)filter_matches(), FILTER_OWNERS, FILTER_OWNERS);
+    return elapsed;
+}
+
+static uint64_t capi_list_filter(link_files *f, const lar_obj *objs)
+{
+    uint64_t start = bench_now_ns();
+    lar_txn *txn;
+    lar_query *above;
+    LAR_CHECK(lar_txn_begin(f->env, LAR_TXN_READ, &txn));
+    LAR_CHECK(lar_query_parse(f->env, f->cls, "value > $0", &above));
+    lar_query_arg threshold = {.kind = LAR_QUERY_ARG_VALUE, .value = int_value(FILTER_ABOVE)};
+    LAR_CHECK(lar_query_bind(above, &threshold, 1));
+    uint64_t matches = 0;
+    for (size_t i = 0; i < FILTER_OWNERS; i++) {
+        lar_value friends[LINK_LIST];
+        lar_objkey keys[LINK_LIST];
+        size_t got, count;
+        LAR_CHECK(lar_list_get_batch(txn, objs[i], f->friends_prop, 0, friends, LINK_LIST, &got));
+        for (size_t j = 0; j < got; j++) keys[j] = friends[j].as.link.key;
+        lar_results *kept;
+        LAR_CHECK(lar_query_run_keys(txn, above, keys, got, &kept));
+        LAR_CHECK(lar_results_count(kept, &count));
+        matches += count;
+        lar_results_free(kept);
+    }
+    lar_query_free(above);
+    LAR_CHECK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    uint64_t elapsed = bench_now_ns() - start;
+    check_result("c-api list-filter", (int64_t)matches, (int64_t)filter_matches(), FILTER_OWNERS, FILTER_OWNERS);
+    return elapsed;
+}
+
 static void bench_links(const char *dir)
 {
     char raw_path[4200], lar_path[4200];
@@ -588,6 +662,14 @@ static void bench_links(const char *dir)
     }
     report_n("link-scan", "raw-lmdb", LINK_N, best_raw, best_raw);
     report_n("link-scan", "c-api", LINK_N, best_capi, best_raw);
+
+    best_raw = best_capi = UINT64_MAX;
+    for (int rep = 0; rep < READ_REPEATS; rep++) {
+        best_raw = min_u64(best_raw, raw_list_filter(&f));
+        best_capi = min_u64(best_capi, capi_list_filter(&f, objs));
+    }
+    report_n("list-filter", "raw-lmdb", FILTER_OWNERS, best_raw, best_raw);
+    report_n("list-filter", "c-api", FILTER_OWNERS, best_capi, best_raw);
     links_close(&f);
     free(objs);
     free(next_of);

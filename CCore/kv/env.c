@@ -329,9 +329,10 @@ static int env_start(lar_env *env, const lar_env_options *options)
                          ((options->flags & LAR_ENV_NOSYNC) ? MDB_NOSYNC : 0);
     size_t map_size = options->initial_map_size;
     int rc = open_mdb(env, flags, map_size);
-    /* The default reservation halves where address space is limited; a size the caller chose does not. */
+    /* The default reservation halves where address space is limited (ENOMEM; valgrind
+     * refuses a map larger than it manages with EINVAL); a size the caller chose does not. */
     bool reservation = options->initial_map_size == DEFAULT_MAP_SIZE;
-    while (rc == ENOMEM && reservation && map_size > SMALLEST_DEFAULT_MAP) {
+    while ((rc == ENOMEM || rc == EINVAL) && reservation && map_size > SMALLEST_DEFAULT_MAP) {
         map_size /= 2;
         rc = open_mdb(env, flags, map_size);
     }

@@ -266,12 +266,16 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The objects among values that every filter matches (nil and other values match none).
     private func matching(_ values: [Element], _ txn: OpaquePointer) -> [Element] {
-        let runs = filters.map { $0.run(in: txn) }
-        filterRun = runs[0]
-        let matched = runs.map { Set($0.keys) }
+        let objects = values.compactMap { value -> lar_objkey? in
+            guard case .object(let object) = value._larderStored else { return nil }
+            return object.core.key
+        }
+        let results = filters.runResults(on: objects, in: txn)
+        filterRun = FilterRun(results: results, keys: results.keys)
+        let matched = Set(filterRun!.keys)
         return values.filter { value in
             guard case .object(let object) = value._larderStored else { return false }
-            return matched.allSatisfy { $0.contains(object.core.key) }
+            return matched.contains(object.core.key)
         }
     }
 
@@ -359,7 +363,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         let txn = instance.currentTxn() // so that the stamp below is the current transaction's
         if !filters.isEmpty {
             let run = filteredRun(txn)
-            return (run.keys, run.holdsKeys ? run.results : nil)
+            return (run.keys, run.results)
         }
         if let source { return (order(source(), txn), nil) }
         let stamp = currentStamp()
@@ -385,21 +389,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// filter matches, in result order.
     private func filteredRun(_ txn: OpaquePointer) -> FilterRun {
         if let filterRun, filterRun.isCurrent(in: txn) { return filterRun }
-        let first = filters[0].runResults(in: txn)
-        let keys: [lar_objkey]
-        let holdsKeys = source == nil && filters.count == 1
-        if holdsKeys {
-            first.apply(steps, txn: txn) // the query's own result, sorted in place
-            keys = first.keys
-        } else {
-            var matching = source.map { $0() } ?? first.keys
-            for filter in filters.dropFirst(source == nil ? 1 : 0) {
-                let matched = Set(filter.runResults(in: txn).keys)
-                matching = matching.filter(matched.contains)
-            }
-            keys = order(matching, txn)
-        }
-        let run = FilterRun(results: first, keys: keys, holdsKeys: holdsKeys)
+        let results = filters.runResults(on: source.map { $0() }, in: txn)
+        results.apply(steps, txn: txn) // sorted in place
+        let run = FilterRun(results: results, keys: results.keys)
         filterRun = run
         snapshotBuilds += 1
         return run
@@ -611,20 +603,23 @@ public struct ResultsIterator<Element: RealmCollectionValue>: IteratorProtocol {
 }
 
 /// The non-generic work of `ResultsIterator`, so it compiles once, in this module.
+///
+/// A walker is confined to its thread (a frozen instance's walks run under its lock), so
+/// its fields skip Swift's dynamic exclusivity checks: one per step cost ~75 instructions.
 @usableFromInline
 final class ResultsWalker {
     private let instance: RealmInstance
     private let table: ManagedClass
     private let keys: [lar_objkey]?
     /// The C result holding exactly keys, for the first opening of the walk; nil after.
-    private var results: CoreResults?
-    private var position = 0
+    @exclusivity(unchecked) private var results: CoreResults?
+    @exclusivity(unchecked) private var position = 0
     /// The object handed out last; reused when the caller kept no reference to it.
-    private var current: Object?
-    private var handle: OpaquePointer?
-    private var version: UInt64 = .max
-    private var lastKey: lar_objkey = 0
-    private var done = false
+    @exclusivity(unchecked) private var current: Object?
+    @exclusivity(unchecked) private var handle: OpaquePointer?
+    @exclusivity(unchecked) private var version: UInt64 = .max
+    @exclusivity(unchecked) private var lastKey: lar_objkey = 0
+    @exclusivity(unchecked) private var done = false
     /// The stamp of the row a streamed step read, bound to the C iterator
     /// (`lar_iter_bind_stamp`) for a class keyed by its int primary key.
     private let stepStamp: UnsafeMutablePointer<UInt64>
@@ -639,7 +634,7 @@ final class ResultsWalker {
     }
 
     /// Where a streamed walk ends; nil until it starts.
-    private var end: WalkEnd?
+    @exclusivity(unchecked) private var end: WalkEnd?
 
     deinit {
         instance.serialized { // a frozen instance's transaction and class are shared by threads

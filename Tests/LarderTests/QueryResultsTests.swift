@@ -218,6 +218,33 @@ final class QueryResultsTests: RealmTestCase {
         XCTAssertEqual(any.where { $0.age > 3 }.count, jo.dogs.filter { $0.age > 3 }.count)
     }
 
+    /// A list's filters check the list's objects (C `lar_query_run_keys`), in its order,
+    /// repeats kept, chained filters each on what the one before kept, live in a write.
+    func testListFiltersKeepRepeatsAndChain() throws {
+        let jo = owners[0]
+        let first = jo.dogs[0], second = jo.dogs[1]
+        try realm.write {
+            first.age = 40
+            second.age = 50
+            jo.dogs.append(first)
+            jo.dogs.insert(second, at: 0)
+        }
+        let old = jo.dogs.filter("age >= 40")
+        XCTAssertEqual(old.map(\.age), jo.dogs.filter { $0.age >= 40 }.map(\.age))
+        XCTAssertEqual(old.map(\.age), [50, 40, 50, 40], "in the list's order, each repeat kept")
+        let chained = old.filter("age < %@", 45).where { $0.name == first.name }
+        XCTAssertEqual(chained.count, 2)
+        XCTAssertEqual(old.sorted(byKeyPath: "age").map(\.age), [40, 40, 50, 50])
+        try realm.write {
+            second.age = 41
+            XCTAssertEqual(chained.count, 2)
+            XCTAssertEqual(old.filter("age < 45").count, 4, "live in the write")
+            jo.dogs.removeAll()
+            XCTAssertEqual(old.count, 0)
+        }
+        XCTAssertEqual(realm.objects(QDog.self).filter("age >= 40").count, 2, "the objects stay")
+    }
+
     // MARK: The seed pages, as written
 
     func testSeedQueries() async throws {

@@ -22,6 +22,47 @@ final class RealmFilesTests: RealmTestCase {
         XCTAssertEqual(try Realm(configuration: configuration).objects(Dog.self).count, 0)
     }
 
+    func testWriteCopyIsCompactedAndOpens() throws {
+        let realm = try openRealm([Dog.self])
+        let name = String(repeating: "n", count: 500)
+        try realm.write { for i in 0..<2000 { realm.add(Dog(value: ["name": name, "age": i])) } }
+        try realm.write { realm.delete(realm.objects(Dog.self).filter("age >= 100")) }
+        let copyURL = directory.appendingPathComponent("copy.realm")
+        try realm.writeCopy(toFile: copyURL)
+        func size(_ url: URL) throws -> Int { try FileManager.default.attributesOfItem(atPath: url.path)[.size] as! Int }
+        XCTAssertLessThan(try size(copyURL), try size(fileURL) / 2)
+        let copy = try Realm(configuration: Realm.Configuration(fileURL: copyURL, objectTypes: [Dog.self]))
+        XCTAssertEqual(copy.objects(Dog.self).count, 100)
+        XCTAssertEqual(copy.objects(Dog.self).sum(ofProperty: "age") as Int, 4950)
+        try copy.write { copy.add(Dog()) }
+        XCTAssertEqual(realm.objects(Dog.self).count, 100, "the original is untouched")
+    }
+
+    func testWriteCopyRefusesAnExistingFileAWriteAndAKey() throws {
+        let realm = try openRealm([Dog.self])
+        try realm.write { realm.add(Dog(value: ["name": "Rex"])) }
+        let existing = directory.appendingPathComponent("existing.realm")
+        try Data("keep".utf8).write(to: existing)
+        XCTAssertThrowsError(try realm.writeCopy(toFile: existing)) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .fileExists)
+        }
+        XCTAssertEqual(try Data(contentsOf: existing), Data("keep".utf8))
+        XCTAssertThrowsError(try realm.writeCopy(toFile: fileURL)) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .fileExists)
+        }
+        let copyURL = directory.appendingPathComponent("copy.realm")
+        XCTAssertThrowsError(try realm.writeCopy(toFile: copyURL, encryptionKey: Data(count: 64))) { error in
+            XCTAssertEqual((error as? Realm.Error)?.code, .invalidInput)
+        }
+        realm.beginWrite()
+        XCTAssertThrowsError(try realm.writeCopy(toFile: copyURL))
+        realm.cancelWrite()
+        XCTAssertFalse(FileManager.default.fileExists(atPath: copyURL.path))
+        try realm.writeCopy(configuration: Realm.Configuration(fileURL: copyURL, objectTypes: [Dog.self]))
+        let copy = try Realm(configuration: Realm.Configuration(fileURL: copyURL, objectTypes: [Dog.self]))
+        XCTAssertEqual(copy.objects(Dog.self).first?.name, "Rex")
+    }
+
     /// Runs only as a user other than root (e.g. `runuser -u nobody -- <test binary> <this test>`).
     /// The file keeps its -lock file: opening one without it in such a directory is the C core's part.
     func testAReadOnlyRealmOpensInADirectoryItCannotWrite() throws {

@@ -26,6 +26,22 @@ final class ValueInputTests: RealmTestCase {
         XCTAssertEqual(object.optInt, 12, file: file, line: line)
     }
 
+    /// Each dictionary type reads alike: [String: Any] as it is, [String: Any?] with its nils
+    /// read as nil (not as an Any that holds nil), [String: Int] and others converted.
+    func testDictionariesOfEveryValueTypeFillProperties() throws {
+        let plain: [String: Any] = ["id": 1, "name": "Ann", "nickname": "A"]
+        let optionals: [String: Any?] = ["id": 2, "name": "Bo", "nickname": nil]
+        let wrappedNil: [String: Any] = ["id": 3, "nickname": Optional<String>.none as Any]
+        XCTAssertEqual(Person(value: plain).nickname, "A")
+        XCTAssertNil(Person(value: optionals).nickname)
+        XCTAssertEqual(Person(value: optionals).name, "Bo")
+        XCTAssertNil(Person(value: wrappedNil).nickname)
+        XCTAssertEqual(Person(value: ["id": 4] as [String: Int]).id, 4)
+        let realm = try openRealm([Person.self, Dog.self])
+        try realm.write { realm.create(Person.self, value: optionals) }
+        XCTAssertNil(realm.object(ofType: Person.self, forPrimaryKey: 2)?.nickname)
+    }
+
     func testJSONNumbersFillNumericProperties() throws {
         assertNumbers(AllTypes(value: try json(numbers)))
         let realm = try openRealm()

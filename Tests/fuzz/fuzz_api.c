@@ -137,6 +137,7 @@ typedef struct state {
     size_t obj_count;
     lar_coll colls[COLLS];    /* collection handles: opened, derived from values read, or forged */
     lar_results *results[RESULTS]; /* query results, kept across transactions */
+    bool damaged;             /* op_damage wrote raw bytes: indexes may name missing objects */
 } state;
 
 static lar_txn *pick_txn(state *s, program *p) { return s->txns[u8(p) % TXNS]; }
@@ -934,6 +935,7 @@ static void op_damage(state *s, program *p)
 {
     uint8_t where = u8(p) % 9;
     lar_obj obj = pick_obj(s, p);
+    s->damaged = true;
     raw_change change = {.flags = 0};
     char table[16];
     change.data_size = take_bytes(p, 255, &change.data);
@@ -1393,6 +1395,71 @@ static void op_aggregates(state *s, program *p)
     lar_query_free(q);
 }
 
+/* lar_query_run_keys: a query on keys picked from the program (live, deleted or never
+ * made, repeated), in their order; on a sound file it keeps exactly the given keys that
+ * lar_query_run's result holds, in the given order. */
+static void op_run_keys(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t which = u8(p), how = u8(p);
+    lar_objkey keys[16];
+    size_t count = how % 17;
+    for (size_t i = 0; i < count && i < 16; i++) keys[i] = pick_obj(s, p).key;
+    if (count == 16 && how & 0x80) count = SIZE_MAX; /* too many: refused before reading */
+    lar_query *q = NULL;
+    int rc = lar_query_parse(s->env, cls, QUERY_TEXTS[which % (sizeof QUERY_TEXTS / sizeof *QUERY_TEXTS)], &q);
+    if (rc) fuzz_consume_error(rc);
+    lar_results *kept = NULL, *all = NULL;
+    rc = lar_query_run_keys(txn, q, how & 0x40 ? NULL : keys, count, how & 0x20 ? NULL : &kept);
+    if (rc) {
+        if (kept) abort(); /* no result on failure */
+        fuzz_consume_error(rc);
+    } else if (!s->damaged && lar_query_run(txn, q, &all) == LAR_OK) {
+        size_t kept_count = 0, all_count = 0, at = 0;
+        lar_results_count(kept, &kept_count);
+        lar_results_count(all, &all_count);
+        for (size_t i = 0; i < count; i++) {
+            bool in_all = false;
+            for (size_t j = 0; j < all_count && !in_all; j++) {
+                lar_obj obj;
+                in_all = lar_results_get(all, j, &obj) == LAR_OK && obj.key == keys[i];
+            }
+            if (!in_all) continue;
+            lar_obj obj;
+            if (at >= kept_count || lar_results_get(kept, at++, &obj) != LAR_OK || obj.key != keys[i]) abort();
+        }
+        if (at != kept_count) abort();
+    }
+    lar_error_clear();
+    lar_results_free(all);
+    lar_results_free(kept);
+    lar_query_free(q);
+}
+
+/* lar_env_copy: to a fresh path (then opened and closed), over the file itself or an
+ * existing copy (refused), to NULL or an empty path. */
+static void op_copy(state *s, program *p)
+{
+    char copy[300];
+    snprintf(copy, sizeof copy, "%s-copy", fuzz_db_path);
+    uint8_t how = u8(p);
+    if (!(how & 0x10)) unlink(copy);
+    const char *path = how & 0x80 ? NULL : how & 0x40 ? "" : how & 0x20 ? fuzz_db_path : copy;
+    int rc = lar_env_copy(how & 0x08 ? NULL : s->env, path);
+    if (rc) {
+        fuzz_consume_error(rc);
+        return;
+    }
+    lar_env *copied = NULL;
+    if ((rc = lar_env_open(copy, NULL, &copied))) fuzz_consume_error(rc);
+    if (copied && (rc = lar_env_close(copied))) fuzz_consume_error(rc);
+    unlink(copy);
+    char lock[320];
+    snprintf(lock, sizeof lock, "%s-lock", copy);
+    unlink(lock);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
@@ -1402,6 +1469,8 @@ static const operation OPERATIONS[] = {
     op_commit_sync,
     op_element_changes,
     op_aggregates,
+    op_run_keys,
+    op_copy,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1411,6 +1480,8 @@ static const char *const OPERATION_NAMES[] = {
     "commit_sync",
     "element_changes",
     "aggregates",
+    "run_keys",
+    "copy",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -11,7 +11,7 @@ import struct
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
     EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES, \
-    COMMIT_SYNC, ELEMENT_CHANGES, AGGREGATES = range(33)
+    COMMIT_SYNC, ELEMENT_CHANGES, AGGREGATES, RUN_KEYS, COPY = range(35)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -646,6 +646,29 @@ SEEDS["aggregates"] = (bytes([0]) + schema([PERSON, DOG]) + begin(0, True)
     + aggregates(1, 1, 0, "x", A_MIN, A_MAX) + aggregates(1, 0, 0, "owner.age", A_SUM) + aggregates(1, 0, 0, "name")
     + aggregates(1, 0, 0, "age", A_SUM, A_MAX, flags=0xE0) + aggregates(1, 0, 0, "age", A_SUM, flags=0x40)
     + end(1, COMMIT))
+
+def run_keys(txn, cls, which, keys, flags=0):
+    """QUERY_TEXTS[which] run on remembered objects keys, in their order; flags 0x80 too
+    many keys (with 16), 0x40 NULL keys, 0x20 NULL out."""
+    return bytes([RUN_KEYS, txn, cls, which, flags | len(keys)]) + bytes(keys)
+
+
+# A query on given objects, in a write and a read: repeats and a deleted object among them,
+# the whole class, a link path, none, NULL keys and NULL out.
+SEEDS["run_keys"] = (bytes([0]) + schema([PERSON, DOG]) + begin(0, True)
+    + b"".join(create(0, 0, person(i, b"p%d" % i)) for i in range(5)) + create(0, 1, dog(1))
+    + run_keys(0, 0, 1, [4, 0, 4, 2]) + bytes([DELETE, 0, 0, 1]) + run_keys(0, 0, 0, [1, 3, 1])
+    + end(0, COMMIT) + begin(1, False)
+    + run_keys(1, 0, 4, [0, 1, 2, 3, 4]) + run_keys(1, 0, 1, []) + run_keys(1, 0, 1, [2], flags=0x40)
+    + run_keys(1, 0, 1, [2], flags=0x20) + end(1, COMMIT))
+
+
+# Compacted copies: to a fresh path (opened), over the file itself, a second time over the
+# first copy, to NULL and to an empty path, with a NULL environment; inside a write.
+SEEDS["copy"] = (bytes([0]) + schema([PERSON, DOG]) + begin(0, True)
+    + b"".join(create(0, 0, person(i, b"p%d" % i)) for i in range(5)) + bytes([COPY, 0x00])
+    + end(0, COMMIT) + bytes([COPY, 0x00, COPY, 0x20, COPY, 0x10, COPY, 0x80, COPY, 0x40, COPY, 0x08]))
+
 
 def main():
     out_dir = os.path.join(os.path.dirname(os.path.abspath(__file__)), "corpus", "fuzz_api")

@@ -284,7 +284,7 @@ extension QueryHandle {
     /// Runs the query in txn; traps with the core's message when it cannot run (a construct not supported yet).
     func run(in txn: OpaquePointer) -> FilterRun {
         let results = runResults(in: txn)
-        return FilterRun(results: results, keys: results.keys, holdsKeys: true)
+        return FilterRun(results: results, keys: results.keys)
     }
 
     /// The same, as the C result, to sort or aggregate in the core.
@@ -294,6 +294,25 @@ extension QueryHandle {
         if rc != LAR_OK { QueryHandle.invalidQuery() }
         return CoreResults(results!)
     }
+
+    /// The same on the objects keys names, in their order (a list's, what another filter
+    /// kept): the core reads only those objects, not the class.
+    func runResults(on keys: [lar_objkey], in txn: OpaquePointer) -> CoreResults {
+        var results: OpaquePointer?
+        let rc = keys.withUnsafeBufferPointer { lar_query_run_keys(txn, pointer, $0.baseAddress, $0.count, &results) }
+        if rc != LAR_OK { QueryHandle.invalidQuery() }
+        return CoreResults(results!)
+    }
+}
+
+extension Array where Element == QueryHandle {
+    /// The objects every query matches, of the class (keys nil) or of keys in their order:
+    /// the first query runs, and each next one checks only what the one before kept.
+    func runResults(on keys: [lar_objkey]?, in txn: OpaquePointer) -> CoreResults {
+        var results = keys.map { self[0].runResults(on: $0, in: txn) } ?? self[0].runResults(in: txn)
+        for query in dropFirst() { results = query.runResults(on: results.keys, in: txn) }
+        return results
+    }
 }
 
 /// One run of a query (a C `lar_results`): its keys, and whether they still hold.
@@ -301,13 +320,10 @@ final class FilterRun {
     let results: CoreResults
     /// The keys in result order (after the Results' sorts and distincts).
     let keys: [lar_objkey]
-    /// Whether results holds exactly keys (one query, sorted in place), not only the query's matches.
-    let holdsKeys: Bool
 
-    init(results: CoreResults, keys: [lar_objkey], holdsKeys: Bool) {
+    init(results: CoreResults, keys: [lar_objkey]) {
         self.results = results
         self.keys = keys
-        self.holdsKeys = holdsKeys
     }
 
     /// Whether the run still describes what txn sees (no write since, same snapshot).

@@ -25,6 +25,7 @@ enum CollectionWorkload: String, CaseIterable {
     case listAppendAt1m = "list-append-at-1m"
     case linkInsert = "link-insert"
     case linkScan = "link-scan"
+    case listFilter = "list-filter"
     case mapInsert = "map-insert"
     case mapLookup = "map-lookup"
     case setUnion = "set-union"
@@ -36,6 +37,7 @@ enum CollectionWorkload: String, CaseIterable {
         case .listAppend, .listIterate: return CollectionSizes.list
         case .listAppendAt1k, .listAppendAt1m: return CollectionSizes.appendOps
         case .linkInsert, .linkScan: return CollectionSizes.links
+        case .listFilter: return CollectionSizes.filterOwners
         case .mapInsert, .mapLookup: return CollectionSizes.map
         case .setUnion, .setIntersect: return CollectionSizes.set
         }
@@ -49,6 +51,9 @@ enum CollectionSizes {
     static let appendOps = 200
     static let links = 200_000
     static let linkList = 5
+    /// list-filter: the lists of the first filterOwners objects, keeping values above filterAbove.
+    static let filterOwners = 2_000
+    static let filterAbove = links * 3 / 2
     static let map = 100_000
     static let set = 100_000
     static let writeRepeats = 3
@@ -246,7 +251,6 @@ enum SwiftCollectionBench {
     /// `for node in realm.objects(LinkNode.self)`, `node.next?.value`, `for friend in node.friends`.
     static func linkScan(directory: String) throws -> Double {
         guard let realm = linkFile else { throw BenchError("swift link-scan: link-insert has not run") }
-        defer { linkFile = nil }
         var best = Double.infinity
         for _ in 0..<CollectionSizes.readRepeats {
             var tally = Tally()
@@ -258,6 +262,27 @@ enum SwiftCollectionBench {
                 }
             })
             verify(.linkScan, tally, Tally(objects: CollectionSizes.links, sum: CollectionData.linkPlan.sum))
+        }
+        return best
+    }
+
+    /// Filter the lists of the first objects: `node.friends.where { $0.value > x }.count`
+    /// (the objects taken from `realm.objects(LinkNode.self)` before the clock starts).
+    static func listFilter(directory: String) throws -> Double {
+        guard let realm = linkFile else { throw BenchError("swift list-filter: link-insert has not run") }
+        defer { linkFile = nil }
+        let owners = Array(realm.objects(LinkNode.self).prefix(CollectionSizes.filterOwners))
+        let above = CollectionSizes.filterAbove
+        var best = Double.infinity
+        for _ in 0..<CollectionSizes.readRepeats {
+            var tally = Tally()
+            best = min(best, nanoseconds {
+                for node in owners {
+                    tally.objects += 1
+                    tally.sum += node.friends.where { $0.value > above }.count
+                }
+            })
+            verify(.listFilter, tally, CollectionData.filterExpected)
         }
         return best
     }
@@ -356,6 +381,7 @@ enum SwiftCollectionBench {
         case .listAppendAt1m: return try listAppendAt1m(directory: directory)
         case .linkInsert: return try linkInsert(directory: directory)
         case .linkScan: return try linkScan(directory: directory)
+        case .listFilter: return try listFilter(directory: directory)
         case .mapInsert: return try mapInsert(directory: directory)
         case .mapLookup: return try mapLookup(directory: directory)
         case .setUnion: return try setUnion(directory: directory)
@@ -391,6 +417,14 @@ enum CollectionData {
             friends.append(list)
         }
         return (next, friends, sum)
+    }()
+
+    /// list-filter's tally: lists filtered, and the values above filterAbove in them.
+    static let filterExpected: Tally = {
+        let kept = linkPlan.friends.prefix(CollectionSizes.filterOwners).reduce(0) { sum, friends in
+            sum + friends.filter { nodeValue($0) > CollectionSizes.filterAbove }.count
+        }
+        return Tally(objects: CollectionSizes.filterOwners, sum: kept)
     }()
 
     static let mapKeys: [String] = (0..<CollectionSizes.map).map { "k\($0)" }
@@ -596,6 +630,22 @@ final class GRDBCollectionBench {
             })
             verify(.linkScan, tally, Tally(objects: CollectionSizes.links, sum: plan.sum))
         }
+        for _ in 0..<CollectionSizes.readRepeats {
+            var tally = Tally()
+            keep(.listFilter, try nanoseconds {
+                tally = try openQueue.read { db in
+                    var tally = Tally()
+                    let above = NodeFriendRecord.friend.filter(Column("value") > CollectionSizes.filterAbove)
+                    for owner in 1...CollectionSizes.filterOwners {
+                        tally.objects += 1
+                        tally.sum += try NodeFriendRecord.filter(Column("ownerId") == owner)
+                            .joining(required: above).fetchCount(db)
+                    }
+                    return tally
+                }
+            })
+            verify(.listFilter, tally, CollectionData.filterExpected)
+        }
 
         // Maps
         let keys = CollectionData.mapKeys, order = CollectionData.mapOrder
@@ -729,6 +779,7 @@ func runCollections(directory: String) throws {
     let (reference, rawBacklinks) = try loadCollectionResults("\(directory)/c-results.txt")
     // Computed before any clock starts.
     _ = CollectionData.linkPlan
+    _ = CollectionData.filterExpected
     _ = CollectionData.mapOrder
     FileHandle.standardError.write(Data(
         "LarderBench: collection workloads, best of \(CollectionSizes.writeRepeats) (reads \(CollectionSizes.readRepeats))\n".utf8))
