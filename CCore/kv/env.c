@@ -341,6 +341,8 @@ static int env_start(lar_env *env, const lar_env_options *options)
         rc = open_mdb(env, flags, map_size);
     }
     if (rc) return lar_fail_mdb(rc, env->path);
+    MDB_stat stat;
+    env->page_size = mdb_env_stat(env->mdb, &stat) == 0 && stat.ms_psize ? stat.ms_psize : 4096;
     env_clear_dead_readers(env);
     MDB_envinfo info;
     if (mdb_env_info(env->mdb, &info) == 0) env->readers_checked_at = info.me_last_pgno;

@@ -265,6 +265,8 @@ static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t dep
     TRY(fold_constants(p, n));
     try_slot(p, n);
     if (n->right.kind == OPERAND_CONSTANTS) {
+        if (n->folded && n->right.constant_count == 1 && n->folded[0].type == LAR_TYPE_STRING)
+            n->needle = ascii_needle_of(n->folded[0].as.string.data, n->folded[0].as.string.size, n->options & OPT_CASE);
         n->test = plan_choose_test(n, n->kind == NODE_SLOT ? n->type : LAR_TYPE_NULL);
         if (n->right.constant_count == 1) {
             n->integer = n->right.constants[0].as.integer;

@@ -6,6 +6,7 @@
  * empty collection); null equals only null and has no order; numbers compare by value
  * across types; strings order by bytes (code points); a missing map key reads as null. */
 #include "query/plan.h"
+#include "query/ascii.h"
 #include "query/decimal128.h"
 
 #include "link/link.h"
@@ -129,60 +130,13 @@ static int string_eq(plan *p, const node *n, const lar_value *v)
     return v->type == LAR_TYPE_STRING && v->as.string.size == c->size && same_bytes(v->as.string.data, c->data, c->size);
 }
 
-/* CONTAINS in a short haystack: a plain search beats memmem's setup. h has 8 readable
- * bytes past hn (string_folded pads it): 8 positions are tried at once for the needle's
- * first byte, and only those that hold it are compared further. */
-static bool contains_short(const char *h, size_t hn, const char *needle, size_t nn)
-{
-    if (nn == 0) return true;
-    if (nn > hn) return false;
-    size_t last = hn - nn; /* the last place the needle can start */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    const uint64_t ones = 0x0101010101010101ull, top = 0x8080808080808080ull;
-    uint64_t first = ones * (uint8_t)needle[0];
-    for (size_t at = 0; at <= last; at += 8) {
-        uint64_t x;
-        memcpy(&x, h + at, 8);
-        x ^= first; /* a zero byte where the first byte is */
-        uint64_t hits = (x - ones) & ~x & top; /* each zero byte (and maybe a byte after one) */
-        for (; hits; hits &= hits - 1) {
-            size_t start = at + (size_t)__builtin_ctzll(hits) / 8;
-            if (start > last) break;
-            if (same_bytes(h + start, needle, nn)) return true;
-        }
-    }
-    return false;
-#else
-    for (size_t at = 0; at <= last; at++) {
-        if (h[at] != needle[0]) continue;
-        size_t k = 1;
-        while (k < nn && h[at + k] == needle[k]) k++;
-        if (k == nn) return true;
-    }
-    return false;
-#endif
-}
-
-/* The 8 ASCII bytes of x with their letters lowered, at once: a byte's top bit marks it
- * an upper-case letter when it is at least 'A' and not above 'Z' (each test an add that
- * carries into the top bit of its byte alone), and that bit moved down is 0x20. */
-static inline uint64_t ascii_lower8(uint64_t x)
-{
-    const uint64_t top = 0x8080808080808080ull, low7 = 0x7F7F7F7F7F7F7F7Full;
-    uint64_t heptets = x & low7;
-    uint64_t at_least_a = heptets + 0x3F3F3F3F3F3F3F3Full; /* + 0x80 - 'A' */
-    uint64_t above_z = heptets + 0x2525252525252525ull;    /* + 0x80 - ('Z' + 1) */
-    uint64_t upper = at_least_a & ~above_z & ~x & top;
-    return x | upper >> 2;
-}
-
 /* Haystacks up to this size fold on the stack. */
 #define FOLD_ON_STACK 256
 
 /* A string against one string constant with [c] or [d] (folded once, in n->folded). A
  * haystack of ASCII folds without decoding, as text_fold() folds ASCII: letters take
  * their lower case for [c], and [d] leaves every ASCII character alone. Anything else
- * takes the general test. */
+ * takes the general test. (CONTAINS of an ASCII needle: string_contains_folded.) */
 static int string_folded(plan *p, const node *n, const lar_value *v)
 {
     if (v->type != LAR_TYPE_STRING || v->as.string.size > FOLD_ON_STACK) return test_constants(p, n, v);
@@ -206,20 +160,29 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
         high |= b;
         folded[i] = (char)(lower && (uint8_t)(b - 'A') < 26 ? b + 32 : b);
     }
-    if (high & 0x8080808080808080ull) return test_constants(p, n, v);
+    if (high & ASCII_TOP) return test_constants(p, n, v);
     if (n->op == OP_BEGINSWITH) return hn == needle->size && same_bytes(folded, needle->data, hn);
-    if (n->op == OP_CONTAINS) {
-        memset(folded + hn, 0, 8); /* what contains_short reads past the end */
-        return contains_short(folded, hn, needle->data, needle->size);
-    }
     return text_match(n->op, folded, hn, needle->data, needle->size);
+}
+
+/* CONTAINS[c] or CONTAINS[d] of one ASCII string constant (folded once): searched in
+ * the haystack's bytes (query/ascii.h); a haystack with other bytes, which may fold to
+ * ASCII, and no ASCII match takes the general test. */
+static int string_contains_folded(plan *p, const node *n, const lar_value *v)
+{
+    if (v->type != LAR_TYPE_STRING) return test_constants(p, n, v);
+    switch (ascii_contains(&n->needle, v->as.string.data, v->as.string.size)) {
+    case ASCII_FOUND: return 1;
+    case ASCII_ABSENT: return 0;
+    default: return test_constants(p, n, v);
+    }
 }
 
 static const value_test ints[] = {int_eq, int_ne, int_lt, int_le, int_gt, int_ge};
 
 bool plan_is_string_test(value_test test)
 {
-    return test == string_eq || test == string_folded;
+    return test == string_eq || test == string_folded || test == string_contains_folded;
 }
 
 bool plan_is_int_test(value_test test)
@@ -240,7 +203,7 @@ value_test plan_choose_test(const node *n, lar_type type)
     bool text_op = n->op == OP_EQ || n->op == OP_NE || string_op(n->op);
     if (n->right.constant_count == 1 && n->options && n->folded && text_op && !n->left.type_name &&
         type == LAR_TYPE_STRING && c->type == LAR_TYPE_STRING)
-        return string_folded;
+        return n->op == OP_CONTAINS && n->needle.ascii ? string_contains_folded : string_folded;
     return test_constants;
 }
 
@@ -613,6 +576,7 @@ static inline int string_slot_test(plan *p, node *n, const uint8_t *bytes)
         !row_var_bytes(p->cls, p->row, bytes + n->offset, true, &data, &size))
         return eval_node(p, n);
     lar_value v = {.type = LAR_TYPE_STRING, .as.string = {(const char *)data, size}};
+    if (n->test == string_contains_folded) return string_contains_folded(p, n, &v);
     return n->test == string_folded ? string_folded(p, n, &v) : string_eq(p, n, &v);
 }
 

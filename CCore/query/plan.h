@@ -4,6 +4,7 @@
 #define LARDER_PLAN_H
 
 #include "query/results.h"
+#include "query/ascii.h"
 
 /* Where a value was read: the object and property whose nested collections (in mixed
  * values) a later ['key'] step opens. */
@@ -66,6 +67,7 @@ struct node {
     bool many;                /* the left side yields several values */
     operand left, right;      /* right: constants, or a key path */
     lar_value *folded;        /* the constants folded for options */
+    ascii_needle needle;      /* one folded string constant's, for CONTAINS[c] and [d] */
     value_test test;          /* a left value against the constants */
     /* Slot nodes: a property of the queried class. */
     uint32_t prop, offset;

@@ -123,8 +123,10 @@ static void matches_open(matches *m, lar_txn *txn, const schema_class *cls, plan
     m->batch = txn->write ? 1 : SCAN_BATCH;
 }
 
-/* Checks one row; a match joins the batch, which goes to the sink when full. */
-static inline int check_row(matches *m, lar_objkey key, kv_val row)
+/* Checks one row; a match joins the batch, which goes to the sink when full. Inlined
+ * into the scan loop: clang (SwiftPM's build of the core) otherwise calls it per row,
+ * 45 instructions where the loop's own work is 55. */
+__attribute__((always_inline)) static inline int check_row(matches *m, lar_objkey key, kv_val row)
 {
     if (m->copying) {
         m->copy.size = 0;
@@ -155,9 +157,11 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
     matches m;
     matches_open(&m, txn, cls, p, sink);
+    kv_read_ahead ahead = kv_read_ahead_start(txn);
     kv_val key, row;
     int err = LAR_OK;
     for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
+        kv_read_ahead_past(&ahead, &row);
         lar_objkey k;
         if (key.mv_size != sizeof k) {
             err = lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", cls->name, key.mv_size);

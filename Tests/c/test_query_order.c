@@ -928,6 +928,69 @@ static void check_query_fold(lar_txn *txn, lar_env *env, lar_class cls, const ch
     lar_query_free(q);
 }
 
+/* The average of ints sums them in a double, in order, as realm-core does: the fold of a
+ * scan (in batches of matches) and of a collected result agree with that order computed
+ * here, where it differs from the exact sum (ints that round past 2^53 and 2^60, and the
+ * extremes). A fold that took a batch's integer sum at once without bounding its partial
+ * sums by 2^53 fails here. */
+TEST(order_query_average_of_ints_adds_in_order)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("v", LAR_TYPE_INT, LAR_PROP_OPTIONAL), PROP("g", LAR_TYPE_INT, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Big", props)};
+    CHECK_OK(lar_schema_apply(env, classes, 1, 1));
+    lar_class cls = class_id(env, "Big");
+    /* Group 1: the double sum reaches 2^53 - 3 at the end of the scan's second batch of 64
+     * matches, and the third batch's 1s pass 2^53, where 2^53 + 1 rounds back. Group 0:
+     * 2^60 + 1 rounds to 2^60 (the 1s are lost, and the sum is back at a small whole
+     * number after -2^60), the extremes, 2^53 + odd values (each rounds), then small ints. */
+    static const int64_t tail[] = {INT64_C(1) << 60, 1, 1, 1, 3, -(INT64_C(1) << 60), INT64_MAX, INT64_MIN,
+                                   -(INT64_C(1) << 53) + 1, (INT64_C(1) << 53) - 1, 7, -5};
+    enum { SMALL = 127, ONES = 64, GROUP1 = SMALL + 1 + ONES, ODD = 12, AFTER = 140 };
+    enum { ROWS = GROUP1 + COUNT_OF(tail) + ODD + AFTER + 1 };
+    int64_t values[ROWS], small_sum = 0;
+    int at = 0;
+    for (int i = 0; i < SMALL; i++) small_sum += values[at++] = (i % 7) * 1000 - 2000;
+    values[at++] = (INT64_C(1) << 53) - 3 - small_sum;
+    for (int i = 0; i < ONES; i++) values[at++] = 1;
+    for (size_t i = 0; i < COUNT_OF(tail); i++) values[at++] = tail[i];
+    for (int i = 0; i < ODD; i++) values[at++] = ((INT64_C(1) << 53) + 2 * i + 1) * (i % 2 ? -1 : 1);
+    for (int i = 0; i < AFTER; i++) values[at++] = (i % 5) * 3 - 4;
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < ROWS; i++) {
+        lar_value v[] = {i == ROWS - 1 ? (lar_value){.type = LAR_TYPE_NULL} : val_int(values[i]), val_int(i < GROUP1)};
+        CHECK_OK(lar_obj_create(txn, cls, v, 2, NULL));
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    static const char *const texts[] = {"g == 1", "TRUEPREDICATE", "g == 0", "v < 0"};
+    for (size_t t = 0; t < COUNT_OF(texts); t++) {
+        lar_query *q;
+        CHECK_OK(lar_query_parse(env, cls, texts[t], &q));
+        lar_results *r;
+        CHECK_OK(lar_query_run(txn, q, &r));
+        static const lar_aggregate_op ops[] = {LAR_AGGREGATE_SUM, LAR_AGGREGATE_AVERAGE};
+        lar_value scanned[2], passed[2];
+        CHECK_OK(lar_query_run_aggregates(txn, q, "v", ops, 2, scanned));
+        CHECK_OK(lar_results_aggregates(txn, r, "v", ops, 2, passed));
+        CHECK_VALUE(scanned[0], passed[0]);
+        CHECK_VALUE(scanned[1], passed[1]);
+        if (t < 2) { /* against the order computed here */
+            int rows = t == 0 ? GROUP1 : ROWS - 1;
+            double in_order = 0;
+            uint64_t wrapped = 0;
+            for (int i = 0; i < rows; i++) in_order += (double)values[i], wrapped += (uint64_t)values[i];
+            CHECK_VALUE(scanned[0], val_int((int64_t)wrapped));
+            CHECK(scanned[1].type == LAR_TYPE_DOUBLE && scanned[1].as.float64 == in_order / rows);
+            CHECK(in_order != (double)(int64_t)wrapped); /* the order matters here */
+        }
+        lar_results_free(r);
+        lar_query_free(q);
+    }
+    lar_txn_free(txn);
+    close_env(env);
+}
+
 TEST(order_query_aggregate_folds_as_its_result)
 {
     world w = setup();
