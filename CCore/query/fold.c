@@ -34,10 +34,10 @@ static uint32_t lower_case(uint32_t c)
     if (c < 0x80) return c >= 'A' && c <= 'Z' ? c + 32 : c;
     if (c >= 0xC0 && c <= 0xDE && c != 0xD7) return c + 32;
     if (c >= 0x250 || c < 0x100) return c;
+    if (c == 0x130) return 'i'; /* capital I with dot above: inside the pairs below, not one of them */
     if (upper_is_even(c)) return c & 1u ? c : c + 1;
     if (upper_is_odd(c)) return c & 1u ? c + 1 : c;
     switch (c) {
-    case 0x130: return 'i';
     case 0x178: return 0xFF;
     case 0x17F: return 's';
     case 0x1C4: case 0x1C5: return 0x1C6;

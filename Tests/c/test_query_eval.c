@@ -971,6 +971,32 @@ TEST(query_eval_contains_folded_of_ascii_needles)
     close_env(env);
 }
 
+/* [c] folds U+0130 (capital I with dot above) to 'i', its simple lower case, and leaves
+ * U+0131 (dotless i) alone: the pairs rule of Latin Extended-A would give the one the other. */
+TEST(query_eval_case_folding_of_the_dotted_capital_i)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("s", LAR_TYPE_STRING, 0)};
+    lar_class_def classes[] = {CLASS_DEF("Text", props)};
+    CHECK_OK(lar_schema_apply(env, classes, 1, 1));
+    lar_class cls = class_id(env, "Text");
+    static const char *const texts[] = {"\xc4\xb0stanbul", "istanbul", "\xc4\xb1stanbul", "Istanbul"};
+    enum { TEXTS = sizeof texts / sizeof texts[0] };
+    lar_obj objs[TEXTS];
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < TEXTS; i++) {
+        lar_value v = val_str(texts[i]);
+        CHECK_OK(lar_obj_create(txn, cls, &v, 1, &objs[i]));
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    CHECK_EQ(matches_of(txn, env, cls, objs, TEXTS, "s ==[c] 'ISTANBUL'"), 1u << 0 | 1u << 1 | 1u << 3);
+    CHECK_EQ(matches_of(txn, env, cls, objs, TEXTS, "s ==[c] '\xc4\xb1stanbul'"), 1u << 2);
+    CHECK_EQ(matches_of(txn, env, cls, objs, TEXTS, "s BEGINSWITH[c] '\xc4\xb0'"), 1u << 0 | 1u << 1 | 1u << 3);
+    lar_txn_free(txn);
+    close_env(env);
+}
+
 /* ---- a class keyed by its int primary key: probes against scans ---- */
 
 /* Ids of a class keyed by an optional int primary key, in creation order: a null key and
