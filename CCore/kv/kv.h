@@ -175,6 +175,7 @@ enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 typedef struct row_cursor {
     MDB_cursor *cursor;
     uint64_t at;
+    uintptr_t ahead_page;     /* in a read: the page of the last row read (kv_read_ahead) */
 } row_cursor;
 
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see

@@ -36,6 +36,7 @@ static row_cursor *kept_cursor(lar_txn *txn, kv_table table)
     row_cursor *kept = &txn->row_cursors[table];
     if (mdb_cursor_open(txn->mdb, table, &kept->cursor)) return NULL;
     kept->at = 0;
+    kept->ahead_page = 0;
     return kept;
 }
 
@@ -70,12 +71,27 @@ static bool step_to(row_cursor *kept, uint64_t key, kv_val *row)
     return kept->at == key;
 }
 
+/* In a read, rows read in key order (embedded objects in their owners' order, a result
+ * walked in key order) come from consecutive pages: the next one is asked into the cache
+ * as the reads reach each page (kv_read_ahead). Only for rows reached by steps: a sought
+ * row is as likely anywhere. A write's pages are copies: no hint. */
+static void read_ahead(const lar_txn *txn, row_cursor *kept, const kv_val *row)
+{
+    if (txn->write) return;
+    kv_read_ahead ahead = {kept->ahead_page, txn->env->page_size};
+    kv_read_ahead_past(&ahead, row);
+    kept->ahead_page = ahead.page;
+}
+
 int kv_row_get(lar_txn *txn, kv_table table, uint64_t key, kv_val *row)
 {
     row_cursor *kept = kept_cursor(txn, table);
     kv_val k = {sizeof key, &key};
     if (!kept) return mdb_get(txn->mdb, table, &k, row);
-    if (step_to(kept, key, row)) return 0;
+    if (step_to(kept, key, row)) { /* reads in key order: the next page will be wanted */
+        read_ahead(txn, kept, row);
+        return 0;
+    }
     int rc = mdb_cursor_get(kept->cursor, &k, row, MDB_SET);
     kept->at = rc ? 0 : key;
     return rc;

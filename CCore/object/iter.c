@@ -158,6 +158,7 @@ static int advance_checked(lar_iter *iter, kv_val *key)
     if (key->mv_size != sizeof iter->last_key) return key_corrupt(iter, key);
     memcpy(&iter->last_key, key->mv_data, sizeof iter->last_key);
     iter->streaming = !txn->write;
+    if (iter->streaming) iter->ahead = kv_read_ahead_start(txn);
     return LAR_OK;
 }
 
@@ -186,6 +187,7 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
         int rc = kv_cursor_step(iter->cursor, &key, &iter->txn->cache_row, KV_NEXT);
         if (rc) return end_or_fail(iter, rc);
         if (key.mv_size != sizeof(lar_objkey)) return key_corrupt(iter, &key);
+        kv_read_ahead_past(&iter->ahead, &iter->txn->cache_row);
     } else {
         int err = advance_checked(iter, &key);
         if (err) return err;
@@ -264,6 +266,7 @@ static int stream_rows(lar_iter *iter, lar_obj *objs, size_t capacity, size_t st
             err = key_corrupt(iter, &key);
             break;
         }
+        kv_read_ahead_past(&iter->ahead, &row);
         if (iter->stamp_dest) fill_stamp(iter, &row, n * stride);
         if ((err = fill_bindings(iter, &row, n * stride))) break;
         if (objs) {

@@ -64,6 +64,7 @@ struct lar_iter {
     bool done;
     bool seeking;             /* the next step must seek, even in a read transaction */
     bool streaming;           /* a read cursor mid-walk: the next step is a plain KV_NEXT */
+    kv_read_ahead ahead;      /* while streaming: the next LMDB page asked into the cache */
     /* Bindings: room for one per property, allocated by the first bind. */
     iter_binding *bindings;
     copy_run *runs;           /* the wide bindings, by slot offset */
