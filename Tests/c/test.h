@@ -203,6 +203,9 @@ extern const char *const scalar_type_names[LAR_TYPE_DECIMAL128 + 1];
  * (mixed), owner -> Person?, tags: [String], scores: Set<Int>, attrs: [String: String?],
  * friends: [Dog], anys: [Mixed]}. address_flags: 0 or LAR_CLASS_EMBEDDED. Returns Dog. */
 lar_class query_test_schema(lar_env *env, unsigned address_flags);
+/* A fresh file with the query tests' classes and three Dogs aged 3, 1 and 2 (dogs[], in
+ * creation order); *dog is their class. */
+lar_env *query_three_dogs(lar_class *dog, lar_obj dogs[3]);
 
 /* ---- values ---- */
 

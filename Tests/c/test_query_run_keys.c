@@ -4,18 +4,11 @@
 
 #include <stdint.h>
 
-/* Dogs aged 3, 1, 2; the first has an owner named Ann. */
+/* query_three_dogs (aged 3, 1, 2); the first has an owner named Ann. */
 static lar_env *three_dogs(lar_class *dog, lar_obj dogs[3])
 {
-    lar_env *env = open_env(test_db_path(NULL));
-    *dog = query_test_schema(env, LAR_CLASS_EMBEDDED);
+    lar_env *env = query_three_dogs(dog, dogs);
     lar_txn *txn = begin_write(env);
-    int64_t ages[] = {3, 1, 2};
-    for (int i = 0; i < 3; i++) {
-        CHECK_OK(lar_obj_create(txn, *dog, NULL, 0, &dogs[i]));
-        lar_value age = val_int(ages[i]);
-        CHECK_OK(lar_obj_set(txn, dogs[i], prop_id(env, *dog, "age"), &age));
-    }
     lar_class person = class_id(env, "Person");
     lar_obj ann;
     CHECK_OK(lar_obj_create(txn, person, NULL, 0, &ann));

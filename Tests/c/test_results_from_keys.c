@@ -4,22 +4,6 @@
 
 #include <stdint.h>
 
-/* Three dogs aged 3, 1, 2 (keys in creation order). */
-static lar_env *three_dogs(lar_class *dog, lar_obj dogs[3])
-{
-    lar_env *env = open_env(test_db_path(NULL));
-    *dog = query_test_schema(env, LAR_CLASS_EMBEDDED);
-    lar_txn *txn = begin_write(env);
-    int64_t ages[] = {3, 1, 2};
-    for (int i = 0; i < 3; i++) {
-        CHECK_OK(lar_obj_create(txn, *dog, NULL, 0, &dogs[i]));
-        lar_value age = val_int(ages[i]);
-        CHECK_OK(lar_obj_set(txn, dogs[i], prop_id(env, *dog, "age"), &age));
-    }
-    commit_txn(txn);
-    return env;
-}
-
 /* The three dogs and a read transaction on them. */
 typedef struct fixture {
     lar_env *env;
@@ -31,7 +15,7 @@ typedef struct fixture {
 static fixture reading_three_dogs(void)
 {
     fixture f;
-    f.env = three_dogs(&f.dog, f.dogs);
+    f.env = query_three_dogs(&f.dog, f.dogs);
     f.txn = begin_read(f.env);
     return f;
 }
@@ -40,7 +24,7 @@ TEST(results_from_keys_keeps_their_order_and_sorts)
 {
     lar_class dog;
     lar_obj dogs[3];
-    lar_env *env = three_dogs(&dog, dogs);
+    lar_env *env = query_three_dogs(&dog, dogs);
     lar_txn *txn = begin_read(env);
     lar_objkey given[] = {dogs[2].key, dogs[0].key, dogs[1].key, dogs[2].key};
     lar_results *r;

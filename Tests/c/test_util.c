@@ -677,3 +677,18 @@ lar_class query_test_schema(lar_env *env, unsigned address_flags)
     CHECK_OK(lar_schema_apply(env, classes, 3, 1));
     return class_id(env, "Dog");
 }
+
+lar_env *query_three_dogs(lar_class *dog, lar_obj dogs[3])
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    *dog = query_test_schema(env, LAR_CLASS_EMBEDDED);
+    lar_txn *txn = begin_write(env);
+    int64_t ages[] = {3, 1, 2};
+    for (int i = 0; i < 3; i++) {
+        CHECK_OK(lar_obj_create(txn, *dog, NULL, 0, &dogs[i]));
+        lar_value age = val_int(ages[i]);
+        CHECK_OK(lar_obj_set(txn, dogs[i], prop_id(env, *dog, "age"), &age));
+    }
+    commit_txn(txn);
+    return env;
+}
