@@ -222,6 +222,8 @@ def load_library(path):
         "lar_query_bind": (c_int, [Query, POINTER(LarQueryArg), c_size_t]),
         "lar_query_free": (None, [Query]),
         "lar_query_run": (c_int, [Txn, Query, POINTER(Results)]),
+        "lar_query_run_keys": (c_int, [Txn, Query, POINTER(c_uint64), c_size_t, POINTER(Results)]),
+        "lar_env_copy": (c_int, [Env, c_char_p]),
         "lar_results_count": (c_int, [Results, POINTER(c_size_t)]),
         "lar_results_get": (c_int, [Results, c_size_t, POINTER(LarObj)]),
         "lar_results_keys": (c_int, [Results, c_size_t, POINTER(c_uint64), c_size_t, POINTER(c_size_t)]),
@@ -685,6 +687,51 @@ class NewDatabaseTests(unittest.TestCase):
             lib.lar_query_free(q)
         finally:
             end(txn)
+
+    def test_query_on_given_objects_and_a_compacted_copy(self):
+        """lar_query_run_keys keeps the given order; lar_env_copy writes a file that opens."""
+        txn = self.db.begin()
+        try:
+            q, every, kept = Query(), Results(), Results()
+            check(lib.lar_query_parse(self.db.env, self.cls, b"TRUEPREDICATE", byref(q)), "lar_query_parse")
+            check(lib.lar_query_run(txn, q, byref(every)), "lar_query_run")
+            lib.lar_query_free(q)
+            keys, got = (c_uint64 * 8)(), c_size_t()
+            check(lib.lar_results_keys(every, 0, keys, 8, byref(got)), "lar_results_keys")
+            lib.lar_results_free(every)
+            given = (c_uint64 * got.value)(*reversed(keys[:got.value]))
+            check(lib.lar_query_parse(self.db.env, self.cls, b"weight > 0 AND active == true", byref(q)),
+                  "lar_query_parse")
+            try:
+                check(lib.lar_query_run_keys(txn, q, given, got.value, byref(kept)), "lar_query_run_keys")
+                n = c_size_t()
+                check(lib.lar_results_count(kept, byref(n)), "lar_results_count")
+                ids = []
+                for i in range(n.value):
+                    obj = LarObj()
+                    check(lib.lar_results_get(kept, i, byref(obj)), "lar_results_get")
+                    ids.append(get(txn, obj, self.props[0]))
+                self.assertEqual(ids, [3, 1])  # the given (reversed) order
+                lib.lar_results_free(kept)
+                self.assertEqual(lib.lar_query_run_keys(txn, q, None, 1, byref(kept)), LAR_EINVAL)
+            finally:
+                lib.lar_query_free(q)
+        finally:
+            end(txn)
+        copy = os.path.join(self.dir, "copy.larder")
+        check(lib.lar_env_copy(self.db.env, copy.encode()), "lar_env_copy")
+        self.assertEqual(lib.lar_env_copy(self.db.env, copy.encode()), LAR_EEXISTS)
+        copied = Database(copy)
+        try:
+            txn = copied.begin()
+            try:
+                count = c_uint64()
+                check(lib.lar_objects_count(txn, copied.class_id("Gadget"), byref(count)), "lar_objects_count")
+                self.assertEqual(count.value, len(GADGETS))
+            finally:
+                end(txn)
+        finally:
+            copied.close()
 
     def test_missing_and_wrong_keys(self):
         txn = self.db.begin()
