@@ -3,7 +3,8 @@
  * a primary key or indexed property (alone, in a top-level AND, or in each branch of a
  * top-level OR) checks only the objects the index names (and reads none when equalities
  * the index holds whole are the whole predicate); any other scans the class table once,
- * checking each row with the compiled plan. */
+ * checking each row with the compiled plan. lar_query_run_keys checks the objects the
+ * caller names instead, in their order, as a probe checks the ones an index names. */
 #include "query/results.h"
 #include "query/order.h"
 
@@ -201,26 +202,36 @@ static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, boo
     return keep_candidates(r, candidates, count);
 }
 
+/* Checks the objects keys names, in their order, with p: the matches go to r. A key with
+ * no object is skipped (an index entry without its object: only damage leaves one; a key
+ * a caller gave of an object since deleted). */
+static int check_keys(lar_txn *txn, const schema_class *cls, plan *p, const lar_objkey *keys, size_t count,
+                      lar_results *r)
+{
+    key_sink sink = {{take_keys}, r};
+    int err = keep_rows(txn, r);
+    matches m;
+    matches_open(&m, txn, cls, p, &sink.base);
+    for (size_t i = 0; !err && i < count; i++) {
+        kv_val key = {sizeof keys[i], (void *)&keys[i]}, row;
+        int rc = kv_get(txn, cls->dbi, &key, &row);
+        if (rc == KV_NOTFOUND) continue;
+        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(&m, keys[i], row);
+    }
+    return matches_close(&m, err);
+}
+
 static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_term *terms, size_t term_count,
                  lar_results *r)
 {
-    key_sink sink = {{take_keys}, r};
     lar_objkey *candidates = NULL;
     size_t count = 0;
     bool exact;
     int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
     if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
-    if (!err) err = keep_rows(txn, r);
-    matches m;
-    matches_open(&m, txn, cls, p, &sink.base);
-    for (size_t i = 0; !err && i < count; i++) {
-        kv_val key = {sizeof candidates[i], &candidates[i]}, row;
-        int rc = kv_get(txn, cls->dbi, &key, &row);
-        if (rc == KV_NOTFOUND) continue; /* an index entry without its object: only damage leaves one */
-        err = rc ? lar_fail_mdb(rc, "cannot run a query") : check_row(&m, candidates[i], row);
-    }
+    if (!err) err = check_keys(txn, cls, p, candidates, count, r);
     free(candidates);
-    return matches_close(&m, err);
+    return err;
 }
 
 /* The write transaction a result was computed in has ended. */
@@ -307,6 +318,21 @@ int query_scan_matches(lar_txn *txn, const lar_query *query, const schema_class 
     return err;
 }
 
+/* A run's end: the query's SORT, DISTINCT and LIMIT applied in their order, and r stamped
+ * with txn's version into *out; r freed when err, or they, failed. */
+static int finish_run(lar_txn *txn, const lar_query *query, lar_results *r, int err, lar_results **out)
+{
+    for (size_t i = 0; !err && i < query->order_count; i++)
+        err = results_apply_order(txn, r, &query->orders[i]);
+    if (err) {
+        lar_results_free(r);
+        return err;
+    }
+    record_version(txn, r);
+    *out = r;
+    return LAR_OK;
+}
+
 int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
 {
     if (out) *out = NULL;
@@ -322,15 +348,29 @@ int lar_query_run(lar_txn *txn, lar_query *query, lar_results **out)
     bool answered = false;
     if (query_one_equality(query, cls, &term)) err = probe_alone(txn, &term, r, &answered);
     if (!err && !answered) err = run_plan(txn, query, cls, r);
-    for (size_t i = 0; !err && i < query->order_count; i++) /* SORT, DISTINCT, LIMIT, in their order */
-        err = results_apply_order(txn, r, &query->orders[i]);
-    if (err) {
-        lar_results_free(r);
-        return err;
+    return finish_run(txn, query, r, err, out);
+}
+
+int lar_query_run_keys(lar_txn *txn, lar_query *query, const lar_objkey *keys, size_t count, lar_results **out)
+{
+    if (out) *out = NULL;
+    if (!query || !out || (!keys && count)) return lar_fail(LAR_EINVAL, "lar_query_run_keys: NULL argument");
+    const schema_class *cls;
+    int err = query_check_runnable(txn, query, &cls);
+    if (err) return err;
+    if (count > SIZE_MAX / sizeof *keys) return lar_fail(LAR_EINVAL, "lar_query_run_keys: %zu keys are too many", count);
+    plan *p;
+    if ((err = plan_compile(txn, query, &p))) return err;
+    lar_results *r = calloc(1, sizeof *r);
+    if (!r) {
+        plan_free(p);
+        return lar_fail(LAR_ENOMEM, "out of memory running a query on %zu objects", count);
     }
-    record_version(txn, r);
-    *out = r;
-    return LAR_OK;
+    r->env = txn->env;
+    r->cls = query->cls;
+    err = check_keys(txn, cls, p, keys, count, r);
+    plan_free(p);
+    return finish_run(txn, query, r, err, out);
 }
 
 int lar_results_count(const lar_results *results, size_t *out)

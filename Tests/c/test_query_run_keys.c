@@ -1,4 +1,4 @@
-/* lar_query_run_keys (CCore/query/results_within.c): a query run on the objects the
+/* lar_query_run_keys (CCore/query/results.c): a query run on the objects the
  * caller names, in their order, repeats kept, missing objects skipped; every error. */
 #include "test.h"
 

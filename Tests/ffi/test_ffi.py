@@ -624,6 +624,17 @@ class NewDatabaseTests(unittest.TestCase):
             lib.lar_iter_close(it)
             end(txn)
 
+    def result_ids(self, txn, results):
+        """The ids of a result's gadgets, in result order."""
+        n = c_size_t()
+        check(lib.lar_results_count(results, byref(n)), "lar_results_count")
+        ids = []
+        for i in range(n.value):
+            obj = LarObj()
+            check(lib.lar_results_get(results, i, byref(obj)), "lar_results_get")
+            ids.append(get(txn, obj, self.props[0]))
+        return ids
+
     def run_query(self, txn, text, args=()):
         """The ids of the gadgets a query selects, in result order."""
         q = Query()
@@ -641,17 +652,11 @@ class NewDatabaseTests(unittest.TestCase):
         finally:
             lib.lar_query_free(q)
         try:
-            n = c_size_t()
-            check(lib.lar_results_count(results, byref(n)), "lar_results_count")
-            ids = []
-            for i in range(n.value):
-                obj = LarObj()
-                check(lib.lar_results_get(results, i, byref(obj)), "lar_results_get")
-                ids.append(get(txn, obj, self.props[0]))
+            ids = self.result_ids(txn, results)
             keys, got = (c_uint64 * 8)(), c_size_t()
             rc = lib.lar_results_keys(results, 0, keys, 8, byref(got))
-            self.assertEqual(got.value, n.value)
-            self.assertEqual(rc, LAR_OK if n.value else LAR_ENOTFOUND)
+            self.assertEqual(got.value, len(ids))
+            self.assertEqual(rc, LAR_OK if ids else LAR_ENOTFOUND)
             current = c_int()
             check(lib.lar_results_is_current(results, txn, byref(current)), "lar_results_is_current")
             self.assertEqual(current.value, 1)
@@ -704,14 +709,7 @@ class NewDatabaseTests(unittest.TestCase):
                   "lar_query_parse")
             try:
                 check(lib.lar_query_run_keys(txn, q, given, got.value, byref(kept)), "lar_query_run_keys")
-                n = c_size_t()
-                check(lib.lar_results_count(kept, byref(n)), "lar_results_count")
-                ids = []
-                for i in range(n.value):
-                    obj = LarObj()
-                    check(lib.lar_results_get(kept, i, byref(obj)), "lar_results_get")
-                    ids.append(get(txn, obj, self.props[0]))
-                self.assertEqual(ids, [3, 1])  # the given (reversed) order
+                self.assertEqual(self.result_ids(txn, kept), [3, 1])  # the given (reversed) order
                 lib.lar_results_free(kept)
                 self.assertEqual(lib.lar_query_run_keys(txn, q, None, 1, byref(kept)), LAR_EINVAL)
             finally:
