@@ -318,7 +318,10 @@ int lar_env_options_init(lar_env_options *options);
  *
  * Readers that died holding a snapshot (killed, crashed) are cleared when a file
  * opens, when the reader table is full, and by writers as the file grows, so they
- * neither fill the table nor keep old pages from reuse.
+ * neither fill the table nor keep old pages from reuse. The table has 256 slots:
+ * each live read transaction takes one, and a process keeps up to two more per
+ * open file, for freed read transactions it renews at the next lar_txn_begin()
+ * (LMDB allocates and zeroes tens of KiB for a new one).
  *
  * Read-only files: #LAR_ENV_READONLY opens a file on a read-only file system, or
  * in a directory where the lock file is missing and cannot be created (a bundled
