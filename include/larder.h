@@ -2530,11 +2530,11 @@ int lar_list_changeset_objects(lar_txn *txn, const lar_changes *changes, lar_obj
  * cheap but grows with the result, and more than 16 changed objects run the
  * query again), then checked against the query and placed
  * among the unchanged objects by binary search. The first such update puts the
- * result's keys in blocks (a move shifts one block's keys) and, when no sort key
- * is a string or binary, reads every object's sort keys once, in key order, to
- * keep them beside its key (a sizeof(lar_value) each, per sort key): from then
- * on both searches run in memory and an update reads only the objects that
- * changed, whatever the result's length. Otherwise the query runs again at B and the
+ * result's keys in blocks (a move shifts one block's keys) and reads every
+ * object's sort keys once, in key order, to keep them beside its key (a
+ * sizeof(lar_value) each, per sort key, and a copy of each string or binary):
+ * from then on both searches run in memory and an update reads only the objects
+ * that changed, whatever the result's length. Otherwise the query runs again at B and the
  * keys are compared; then changes reached through links move objects but are
  * not reported as modifications.
  *

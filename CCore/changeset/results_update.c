@@ -6,9 +6,8 @@
  * objects that did not change, whose sort keys are the same at both versions (or left
  * in its place when its sort keys are). Once an update has changed a sorted result in
  * place, its keys are in blocks (query/key_blocks.c) that hold each key's sort keys
- * beside it, read once then (in key order), when none points into the database: later
- * searches read no objects, so an update reads the changed objects only, however long
- * the result. Otherwise the query runs again and the keys are compared
+ * beside it (strings copied), read once then, in key order: later searches read no
+ * objects, so an update reads the changed objects only, however long the result. Otherwise the query runs again and the keys are compared
  * (results_diff.c). */
 #include "changeset/changeset.h"
 
@@ -132,14 +131,6 @@ static bool is_removed(const placing *pl, size_t position)
 {
     size_t at = removed_below(pl, position);
     return at < pl->removed_count && pl->removed[at] == position;
-}
-
-/* Sort keys that point into the database (strings, binaries) are not kept beside keys. */
-static bool keepable(const lar_value *values, size_t width)
-{
-    for (size_t d = 0; d < width; d++)
-        if (values[d].type == LAR_TYPE_STRING || values[d].type == LAR_TYPE_BINARY) return false;
-    return true;
 }
 
 /* The position of key among r's keys [from, to), or SIZE_MAX. */
@@ -322,9 +313,9 @@ static key_blocks *held_for(const update *u)
 }
 
 /* Gives a sorted result's blocks its objects' sort keys at the update's version, read in
- * key order, when they hold none for its order and all can be kept: one read of the
- * result's objects, after which an update reads only the objects that changed. On failure
- * (out of memory, a read error) they hold none, which costs reads only. */
+ * key order, when they hold none for its order: one read of the result's objects, after
+ * which an update reads only the objects that changed. On failure (out of memory, a read
+ * error) they hold none, which costs reads only. */
 static void hold_sort_keys(const update *u)
 {
     const result_order *o = &u->order;
@@ -338,8 +329,7 @@ static void hold_sort_keys(const update *u)
     if (ok) key_blocks_copy(r->blocks, 0, r->count, keys);
     for (size_t d = 0; ok && d < o->width; d++)
         ok = key_path_read_many(u->txn, &o->paths[d], keys, r->count, values + d, o->width) == LAR_OK;
-    for (size_t i = 0; ok && i < r->count; i++) ok = keepable(values + i * o->width, o->width);
-    if (ok) key_blocks_hold_values(r->blocks, o->width, words, values);
+    if (ok) key_blocks_hold_values(r->blocks, o->width, words, values); /* out of memory: none held */
     free(keys);
     free(values);
 }
@@ -362,17 +352,10 @@ static bool none_moved(const placing *pl)
 static int rewrite(placing *pl)
 {
     lar_results *r = pl->u->results;
-    size_t width = pl->u->order.width;
     if (!pl->removed_count && !pl->entering_count) return LAR_OK;
-    for (size_t e = 0; pl->held && e < pl->entering_count; e++) {
-        if (keepable(pl->entering[e]->values, width)) continue;
-        key_blocks_drop_values(pl->held);
-        pl->held = NULL;
-    }
     if (pl->held && none_moved(pl)) { /* the keys stay: only sort keys may change */
-        for (size_t e = 0; e < pl->entering_count; e++)
-            memcpy(key_blocks_values(pl->held, pl->entering[e]->new_position), pl->entering[e]->values,
-                   width * sizeof *pl->entering[e]->values);
+        for (size_t e = 0; e < pl->entering_count && r->blocks->values; e++) /* out of memory: none held */
+            key_blocks_set_values(r->blocks, pl->entering[e]->new_position, pl->entering[e]->values);
         return LAR_OK;
     }
     int err = results_to_blocks(r);

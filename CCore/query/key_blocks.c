@@ -42,11 +42,44 @@ static lar_value *new_values(const key_blocks *b)
     return malloc(b->room * b->value_width * sizeof(lar_value));
 }
 
-void key_blocks_drop_values(key_blocks *b)
+/* Strings and binaries held point to copies the blocks own (the user's point into a
+ * transaction's pages, which move on). */
+static bool has_bytes(const lar_value *v)
 {
-    if (!b->values) return;
-    for (size_t i = 0; i < b->count; i++) free(b->values[i]);
-    for (size_t i = 0; i < b->spare_count; i++) free(b->spare_values[i]);
+    return v->type == LAR_TYPE_STRING || v->type == LAR_TYPE_BINARY;
+}
+
+static void free_bytes(lar_value *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (has_bytes(&values[i])) free((void *)values[i].as.binary.data);
+}
+
+/* Copies n values to out, with their own copy of each string and binary: false (out
+ * holding none of them) when out of memory. */
+static bool copy_values(lar_value *out, const lar_value *values, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = values[i];
+        if (!has_bytes(&values[i])) continue;
+        size_t size = values[i].as.binary.size;
+        void *bytes = malloc(size ? size : 1);
+        if (!bytes) {
+            free_bytes(out, i);
+            return false;
+        }
+        if (size) memcpy(bytes, values[i].as.binary.data, size);
+        out[i].as.binary.data = bytes;
+    }
+    return true;
+}
+
+/* Frees the held values, and the bytes of those of the first `filled` blocks. */
+static void release_values(key_blocks *b, size_t filled)
+{
+    for (size_t i = 0; i < filled; i++) free_bytes(b->values[i], (b->starts[i + 1] - b->starts[i]) * b->value_width);
+    for (size_t i = 0; b->values && i < b->count; i++) free(b->values[i]);
+    for (size_t i = 0; b->spare_values && i < b->spare_count; i++) free(b->spare_values[i]);
     free(b->values);
     free(b->spare_values);
     free(b->firsts);
@@ -56,6 +89,11 @@ void key_blocks_drop_values(key_blocks *b)
     b->firsts = NULL;
     b->value_order = NULL;
     b->value_width = 0;
+}
+
+void key_blocks_drop_values(key_blocks *b)
+{
+    if (b->values) release_values(b, b->count);
 }
 
 int key_blocks_hold_values(key_blocks *b, size_t width, const uint32_t *order, const lar_value *values)
@@ -70,15 +108,17 @@ int key_blocks_hold_values(key_blocks *b, size_t width, const uint32_t *order, c
     bool ok = b->values && b->spare_values && b->firsts && b->value_order;
     for (size_t i = 0; ok && i < b->count; i++) ok = (b->values[i] = new_values(b)) != NULL;
     for (size_t i = 0; ok && i < b->spare_count; i++) ok = (b->spare_values[i] = new_values(b)) != NULL;
-    if (!ok) { /* the arrays are calloc'd: what is not allocated is NULL */
-        key_blocks_drop_values(b);
+    size_t filled = 0; /* blocks whose values (and bytes) are copied */
+    for (; ok && filled < b->count; filled++) {
+        size_t start = b->starts[filled], size = b->starts[filled + 1] - start;
+        if (!copy_values(b->values[filled], values + start * width, size * width)) break;
+        memcpy(b->firsts + filled * width, b->values[filled], width * sizeof *values);
+    }
+    if (!ok || filled < b->count) { /* the arrays are calloc'd: what is not allocated is NULL */
+        release_values(b, filled);
         return LAR_ENOMEM;
     }
     memcpy(b->value_order, order, width * sizeof *order);
-    for (size_t i = 0; i < b->count; i++) {
-        memcpy(b->values[i], values + b->starts[i] * width, (b->starts[i + 1] - b->starts[i]) * width * sizeof *values);
-        memcpy(b->firsts + i * width, b->values[i], width * sizeof *values);
-    }
     return LAR_OK;
 }
 
@@ -192,6 +232,26 @@ static void set_first(key_blocks *b, size_t i)
     if (b->values) memcpy(b->firsts + i * b->value_width, b->values[i], b->value_width * sizeof *b->firsts);
 }
 
+/* Copies a key's values (value_width of them, with their bytes) to slot; out of memory,
+ * the blocks drop every value they hold. */
+static void put_values(key_blocks *b, lar_value *slot, const lar_value *values)
+{
+    if (copy_values(slot, values, b->value_width)) return;
+    for (size_t d = 0; d < b->value_width; d++) slot[d].type = LAR_TYPE_NULL; /* no bytes to free */
+    key_blocks_drop_values(b);
+}
+
+int key_blocks_set_values(key_blocks *b, size_t position, const lar_value *values)
+{
+    size_t i = key_blocks_find(b, position);
+    lar_value *slot = b->values[i] + (position - b->starts[i]) * b->value_width;
+    free_bytes(slot, b->value_width);
+    put_values(b, slot, values);
+    if (!b->values) return LAR_ENOMEM;
+    if (position == b->starts[i]) set_first(b, i);
+    return LAR_OK;
+}
+
 /* Takes a spare block (and its values) into index at. */
 static void add_spare(key_blocks *b, size_t at, size_t start)
 {
@@ -236,7 +296,7 @@ void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key, const lar
     size_t at = position - b->starts[i];
     shift_keys(b, i, at, 1);
     b->blocks[i][at] = key;
-    if (b->values) memcpy(b->values[i] + at * b->value_width, values, b->value_width * sizeof *values);
+    if (b->values) put_values(b, b->values[i] + at * b->value_width, values);
     if (at == 0) set_first(b, i);
     for (size_t j = i + 1; j <= b->count; j++) b->starts[j]++;
 }
@@ -253,6 +313,7 @@ void key_blocks_remove(key_blocks *b, size_t position)
 {
     size_t i = key_blocks_find(b, position);
     size_t at = position - b->starts[i], size = b->starts[i + 1] - b->starts[i];
+    if (b->values) free_bytes(b->values[i] + at * b->value_width, b->value_width);
     shift_keys(b, i, at + 1, -1);
     for (size_t j = i + 1; j <= b->count; j++) b->starts[j]--;
     if (--size == 0) {
@@ -267,6 +328,14 @@ void key_blocks_remove(key_blocks *b, size_t position)
 
 void key_blocks_truncate(key_blocks *b, size_t n)
 {
-    while (b->count && b->starts[b->count - 1] >= n) drop_block(b, b->count - 1);
+    size_t end = key_blocks_total(b), w = b->value_width;
+    while (b->count && b->starts[b->count - 1] >= n) {
+        size_t start = b->starts[b->count - 1];
+        if (b->values) free_bytes(b->values[b->count - 1], (end - start) * w);
+        drop_block(b, b->count - 1);
+        end = start;
+    }
+    if (b->values && b->count && n < end)
+        free_bytes(b->values[b->count - 1] + (n - b->starts[b->count - 1]) * w, (end - n) * w);
     b->starts[b->count] = n; /* with no block left, n is 0 */
 }

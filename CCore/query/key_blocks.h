@@ -19,10 +19,10 @@ typedef struct key_blocks {
     size_t spare_count;
     size_t room;
     /* Per key, values its user keeps beside it (results_update.c: its sort keys, so that a
-     * search reads no objects), value_width of them, of no memory they point to: values[i]
-     * holds block i's, in its keys' places, spare_values[i] spare[i]'s. They move along with
-     * their keys. value_order: value_width words saying what they are of. NULL until
-     * key_blocks_hold_values(). */
+     * search reads no objects), value_width of them: values[i] holds block i's, in its
+     * keys' places, spare_values[i] spare[i]'s. They move along with their keys. Strings
+     * and binaries point to copies the blocks own. value_order: value_width words saying
+     * what they are of. NULL until key_blocks_hold_values(). */
     lar_value **values;
     lar_value **spare_values;
     lar_value *firsts;        /* block i's first key's values at firsts[i * value_width]: a
@@ -67,18 +67,22 @@ void key_blocks_copy(const key_blocks *b, size_t start, size_t n, lar_objkey *ou
 /* Makes sure that the next `inserts` key_blocks_insert() calls cannot fail: LAR_ENOMEM
  * (b unchanged) or LAR_OK. */
 int key_blocks_reserve(key_blocks *b, size_t inserts);
-/* Puts key at position (<= the total), with its values (value_width of them, when the
- * blocks hold values; else ignored); a full block splits in two. Only after
- * key_blocks_reserve() for it. */
+/* Puts key at position (<= the total), with its values (value_width of them, copied, when
+ * the blocks hold values; else ignored); a full block splits in two. Only after
+ * key_blocks_reserve() for it. Out of memory for a string's copy, the blocks drop every
+ * value they hold. */
 void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key, const lar_value *values);
 /* Takes out the key at position (< the total); an emptied block goes, one under a
  * quarter full joins a neighbour when they fit in one block. */
 void key_blocks_remove(key_blocks *b, size_t position);
 
 /* Has every key hold width values (width >= 1) of what order says (width words): those
- * of position i are values[i * width ...]. LAR_OK, or LAR_ENOMEM holding none. */
+ * of position i are values[i * width ...], copied. LAR_OK, or LAR_ENOMEM holding none. */
 int key_blocks_hold_values(key_blocks *b, size_t width, const uint32_t *order, const lar_value *values);
 void key_blocks_drop_values(key_blocks *b);
+/* Replaces the values of the key at position (< the total; the blocks hold values) by a
+ * copy of values: LAR_OK, or LAR_ENOMEM with every value dropped. */
+int key_blocks_set_values(key_blocks *b, size_t position, const lar_value *values);
 /* The values of the key at position (< the total), when the blocks hold values. */
 static inline lar_value *key_blocks_values(const key_blocks *b, size_t position)
 {
