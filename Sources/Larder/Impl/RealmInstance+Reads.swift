@@ -124,21 +124,24 @@ extension RealmInstance {
     }
 
     /// The object with a primary key, given in stored form when the caller could
-    /// convert it without a dynamic cast, else as it came.
+    /// convert it without a dynamic cast, else as it came. The key as it came is asked
+    /// for only when the stored form does not do: boxing an Int into `Any` and freeing
+    /// it cost more than the rest of a lookup's Swift side.
     @usableFromInline
-    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
+    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: () -> Any?) -> Object? {
         object(in: table(for: type), primaryKey: stored, key: key)
     }
 
-    func object(in table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
+    func object(in table: ManagedClass, primaryKey stored: _StoredValue?, key: () -> Any?) -> Object? {
         let found = _slowPath(isFrozen) ? serialized { find(table, primaryKey: stored, key: key) }
                                         : find(table, primaryKey: stored, key: key)
         guard let found else { return nil }
         return accessor(table, key: found)
     }
 
-    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
+    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key asGiven: () -> Any?) -> lar_objkey? {
         if table.primaryKeyTakesEveryInt, case .int(let int)? = stored { return find(table, int: int) }
+        let key = asGiven()
         guard let slot = table.schema.primaryKeySlot else {
             fatalError("'\(table.schema.name)' does not have a primary key")
         }
