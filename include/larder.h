@@ -318,7 +318,10 @@ int lar_env_options_init(lar_env_options *options);
  *
  * Readers that died holding a snapshot (killed, crashed) are cleared when a file
  * opens, when the reader table is full, and by writers as the file grows, so they
- * neither fill the table nor keep old pages from reuse.
+ * neither fill the table nor keep old pages from reuse. The table has 256 slots:
+ * each live read transaction takes one, and a process keeps up to two more per
+ * open file, for freed read transactions it renews at the next lar_txn_begin()
+ * (LMDB allocates and zeroes tens of KiB for a new one).
  *
  * Read-only files: #LAR_ENV_READONLY opens a file on a read-only file system, or
  * in a directory where the lock file is missing and cannot be created (a bundled
@@ -2540,8 +2543,12 @@ int lar_list_changeset_objects(lar_txn *txn, const lar_changes *changes, lar_obj
  * read through old_txn (without old_txn, the old keys are scanned, which is
  * cheap but grows with the result, and more than 16 changed objects run the
  * query again), then checked against the query and placed
- * among the unchanged objects by binary search; the keys between the first
- * and last place that changed move. Otherwise the query runs again at B and the
+ * among the unchanged objects by binary search. The first such update puts the
+ * result's keys in blocks (a move shifts one block's keys) and, when no sort key
+ * is a string or binary, reads every object's sort keys once, in key order, to
+ * keep them beside its key (a sizeof(lar_value) each, per sort key): from then
+ * on both searches run in memory and an update reads only the objects that
+ * changed, whatever the result's length. Otherwise the query runs again at B and the
  * keys are compared; then changes reached through links move objects but are
  * not reported as modifications.
  *

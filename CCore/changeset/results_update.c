@@ -4,10 +4,11 @@
  * in the old order by binary search (its old sort keys read through the old snapshot),
  * checked against the query at the new version, and placed by binary search among the
  * objects that did not change, whose sort keys are the same at both versions (or left
- * in its place when its sort keys are). The result's keys are then in blocks
- * (query/key_blocks.c), whose fences, each block's first sort keys, narrow both searches
- * to about one block without reading objects: how many objects are read does not grow
- * with the result. Otherwise the query runs again and the keys are compared
+ * in its place when its sort keys are). Once an update has changed a sorted result in
+ * place, its keys are in blocks (query/key_blocks.c) that hold each key's sort keys
+ * beside it, read once then (in key order), when none points into the database: later
+ * searches read no objects, so an update reads the changed objects only, however long
+ * the result. Otherwise the query runs again and the keys are compared
  * (results_diff.c). */
 #include "changeset/changeset.h"
 
@@ -19,8 +20,8 @@
 /* Without the old snapshot, a sorted result's old places are found by scanning its keys:
  * more changed objects than this run the query again. */
 #define FEW_SCANS 16
-/* A changed object's old place, once the fences leave no more positions than this, is
- * found by comparing keys rather than by reading the objects there. */
+/* In a result this short, a changed object's old place is found by comparing keys rather
+ * than by reading objects. */
 #define SCAN_SPAN (2 * KEY_BLOCK_ROOM)
 
 typedef struct changed {
@@ -43,7 +44,7 @@ typedef struct placing {
     changed **entering;       /* the objects in the new result, in the new order */
     size_t entering_count;
     lar_value *scratch;       /* order.width values read for a comparison */
-    key_blocks *fences;       /* the result's blocks when their fences hold this order's sort keys */
+    key_blocks *held;         /* the result's blocks when they hold this order's sort keys */
 } placing;
 
 static int no_memory(void)
@@ -69,6 +70,52 @@ static int compare(const result_order *o, const lar_value *values, lar_objkey ke
     return c ? c : key < other_key ? -1 : key > other_key;
 }
 
+/* compare() with the object at position of the result, whose sort keys are there: its key
+ * is looked up only on a tie (another memory access, in a long result a cache miss). */
+static int compare_at(const placing *pl, const lar_value *values, lar_objkey key, const lar_value *there,
+                      size_t position)
+{
+    const result_order *o = &pl->u->order;
+    int c = o->width ? order_compare(values, there, o->descending, o->width) : 0;
+    if (c) return c;
+    lar_objkey other = results_key(pl->u->results, position);
+    return key < other ? -1 : key > other;
+}
+
+/* compare() with (there, *there_key), read only on a tie. */
+static int compare_lazy(const result_order *o, const lar_value *values, lar_objkey key, const lar_value *there,
+                        const lar_objkey *there_key)
+{
+    int c = order_compare(values, there, o->descending, o->width);
+    return c ? c : key < *there_key ? -1 : key > *there_key;
+}
+
+/* With the result's sort keys held beside its keys: the first position whose object sorts
+ * at or after (values, key) in the result at its version. The block comes from their
+ * first keys, held side by side (a few cache lines), then the place in it. The result is
+ * in order at its version, objects that changed since included: no need to skip them. */
+static size_t held_lower_bound(const placing *pl, const lar_value *values, lar_objkey key)
+{
+    const key_blocks *b = pl->held;
+    const result_order *o = &pl->u->order;
+    size_t w = b->value_width, lo = 0, hi = b->count;
+    while (lo < hi) { /* the first block whose first object sorts at or after it */
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_lazy(o, values, key, b->firsts + mid * w, b->blocks[mid]) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo == 0) return 0;
+    size_t i = lo - 1; /* after the first of block i: in it, or at the start of the next */
+    hi = b->starts[i + 1] - b->starts[i];
+    lo = 1;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (compare_lazy(o, values, key, b->values[i] + mid * w, b->blocks[i] + mid) > 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return b->starts[i] + lo;
+}
+
 /* How many removed positions lie below position. */
 static size_t removed_below(const placing *pl, size_t position)
 {
@@ -87,53 +134,12 @@ static bool is_removed(const placing *pl, size_t position)
     return at < pl->removed_count && pl->removed[at] == position;
 }
 
-/* Sort keys that point into the database (strings, binaries) are not kept in a fence. */
+/* Sort keys that point into the database (strings, binaries) are not kept beside keys. */
 static bool keepable(const lar_value *values, size_t width)
 {
     for (size_t d = 0; d < width; d++)
         if (values[d].type == LAR_TYPE_STRING || values[d].type == LAR_TYPE_BINARY) return false;
     return true;
-}
-
-/* Whether fence m of the blocks tells where a key sorts, read from txn first when it is not
- * set: not when its object is one that changed (skip_removed: its sort keys may differ at
- * the new version), nor when its sort keys cannot be kept or read. A fence holds the sort
- * keys at the result's version: those of an unchanged object are the same at both. */
-static bool fence_usable(const placing *pl, lar_txn *txn, size_t m, bool skip_removed)
-{
-    key_blocks *b = pl->fences;
-    if (skip_removed && is_removed(pl, b->starts[m])) return false;
-    if (b->fence_valid[m]) return true;
-    lar_value *values = b->fence_values + m * b->fence_width;
-    b->fence_valid[m] = read_keys(txn, &pl->u->order, b->blocks[m][0], values) == LAR_OK &&
-                        keepable(values, b->fence_width);
-    return b->fence_valid[m];
-}
-
-/* Narrows [*lo, *hi), where a binary search for (values, key) runs, by the blocks' fences:
- * each says on which side of its block's first key the target lies, mostly without
- * reading that object. What is left to search by reading objects is about one block,
- * however long the result. */
-static void narrow(const placing *pl, lar_txn *txn, const lar_value *values, lar_objkey key, bool skip_removed,
-                   size_t *lo, size_t *hi)
-{
-    const key_blocks *b = pl->fences;
-    size_t bl = 0, bh = b ? b->count : 0;
-    while (bl < bh) {
-        size_t mid = bl + (bh - bl) / 2, m = mid;
-        while (m < bh && !fence_usable(pl, txn, m, skip_removed)) m++;
-        if (m == bh) { /* no fence to go by in [mid, bh) */
-            bh = mid;
-            continue;
-        }
-        if (compare(&pl->u->order, values, key, b->fence_values + m * b->fence_width, b->blocks[m][0]) > 0) {
-            bl = m + 1;
-            *lo = b->starts[m] + 1;
-        } else {
-            bh = mid;
-            *hi = b->starts[m];
-        }
-    }
 }
 
 /* The position of key among r's keys [from, to), or SIZE_MAX. */
@@ -173,15 +179,17 @@ static int find_old(placing *pl, changed *c)
     lar_value *mine = pl->scratch + o->width;
     int err = read_keys(pl->u->old_txn, o, c->key, mine);
     if (err == LAR_EDELETED) return LAR_OK; /* did not exist then */
-    size_t lo = 0, hi = r->count;
-    if (!err) narrow(pl, pl->u->old_txn, mine, c->key, false, &lo, &hi);
-    if (!err && hi - lo <= SCAN_SPAN) { /* its place, if it was in the result, is in [lo, hi] */
-        c->old_position = position_of(r, lo, hi < r->count ? hi + 1 : r->count, c->key);
-    } else {
+    if (!err && pl->held) {
+        size_t at = held_lower_bound(pl, mine, c->key);
+        if (at < r->count && results_key(r, at) == c->key) c->old_position = at;
+    } else if (!err && r->count <= SCAN_SPAN) { /* fewer keys to compare than objects to read */
+        c->old_position = position_of(r, 0, r->count, c->key);
+    } else if (!err) {
+        size_t lo = 0, hi = r->count;
         while (!err && lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
             err = read_keys(pl->u->old_txn, o, results_key(r, mid), pl->scratch);
-            if (!err && compare(o, pl->scratch, results_key(r, mid), mine, c->key) < 0) lo = mid + 1;
+            if (!err && compare_at(pl, mine, c->key, pl->scratch, mid) > 0) lo = mid + 1;
             else hi = mid;
         }
         if (!err && lo < r->count && results_key(r, lo) == c->key) c->old_position = lo;
@@ -223,9 +231,13 @@ static int find_slot(placing *pl, changed *c)
         c->gap_new = c->old_position - removed_below(pl, c->old_position);
         return LAR_OK;
     }
+    if (pl->held) {
+        size_t at = held_lower_bound(pl, c->values, c->key);
+        c->gap_new = at - removed_below(pl, at);
+        return LAR_OK;
+    }
     size_t lo = 0, hi = r->count;
-    narrow(pl, pl->u->txn, c->values, c->key, true, &lo, &hi);
-    while (lo < hi) {
+    while (lo < hi) { /* the objects that changed are skipped: their sort keys now may differ */
         size_t mid = lo + (hi - lo) / 2, m = mid;
         while (m < hi && is_removed(pl, m)) m++;
         if (m == hi) { /* [mid, hi) all leave */
@@ -234,7 +246,7 @@ static int find_slot(placing *pl, changed *c)
         }
         int err = o->width ? read_keys(pl->u->txn, o, results_key(r, m), pl->scratch) : LAR_OK;
         if (err) return err;
-        if (compare(o, c->values, c->key, pl->scratch, results_key(r, m)) > 0) lo = m + 1;
+        if (compare_at(pl, c->values, c->key, pl->scratch, m) > 0) lo = m + 1;
         else hi = mid;
     }
     c->gap_new = lo - removed_below(pl, lo);
@@ -293,48 +305,84 @@ static int report(const placing *pl, lar_changeset *cs)
     return err;
 }
 
-/* What a sorted result's fences are of: each sort key's property and direction. */
+/* What a sorted result's held sort keys are of: each sort key's property and direction. */
 static void order_words(const result_order *o, uint32_t *out)
 {
     for (size_t d = 0; d < o->width; d++) out[d] = o->paths[d].props[0] << 1 | o->descending[d];
 }
 
-/* The result's blocks when their fences hold the sort keys of this update's order. */
-static key_blocks *fences_for(const update *u)
+/* The result's blocks when they hold the sort keys of this update's order. */
+static key_blocks *held_for(const update *u)
 {
     key_blocks *b = u->results->blocks;
     uint32_t words[256]; /* order_open() allows no more */
-    if (!b || !b->fence_valid || !u->order.width || b->fence_width != u->order.width) return NULL;
+    if (!b || !b->values || !u->order.width || b->value_width != u->order.width) return NULL;
     order_words(&u->order, words);
-    return memcmp(words, b->fence_order, u->order.width * sizeof *words) ? NULL : b;
+    return memcmp(words, b->value_order, u->order.width * sizeof *words) ? NULL : b;
 }
 
-/* Gives a sorted result's blocks fences for its order, when they have none for it: the
- * searches of the next update set them as they go (one without them reads objects). */
-static void prepare_fences(const update *u)
+/* Gives a sorted result's blocks its objects' sort keys at the update's version, read in
+ * key order, when they hold none for its order and all can be kept: one read of the
+ * result's objects, after which an update reads only the objects that changed. On failure
+ * (out of memory, a read error) they hold none, which costs reads only. */
+static void hold_sort_keys(const update *u)
 {
     const result_order *o = &u->order;
+    lar_results *r = u->results;
     uint32_t words[256];
-    if (!u->results->blocks || !o->width || !o->own_properties || fences_for(u)) return;
+    if (!r->blocks || !r->count || !o->width || !o->own_properties || held_for(u)) return;
     order_words(o, words);
-    key_blocks_fence(u->results->blocks, o->width, words); /* out of memory: none, which only costs reads */
+    lar_objkey *keys = malloc(r->count * sizeof *keys);
+    lar_value *values = malloc(r->count * o->width * sizeof *values);
+    bool ok = keys && values;
+    if (ok) key_blocks_copy(r->blocks, 0, r->count, keys);
+    for (size_t d = 0; ok && d < o->width; d++)
+        ok = key_path_read_many(u->txn, &o->paths[d], keys, r->count, values + d, o->width) == LAR_OK;
+    for (size_t i = 0; ok && i < r->count; i++) ok = keepable(values + i * o->width, o->width);
+    if (ok) key_blocks_hold_values(r->blocks, o->width, words, values);
+    free(keys);
+    free(values);
+}
+
+/* Whether every changed object in the result stays in its place (its sort keys may
+ * still have changed). */
+static bool none_moved(const placing *pl)
+{
+    if (pl->removed_count != pl->entering_count) return false;
+    for (size_t e = 0; e < pl->entering_count; e++) {
+        const changed *c = pl->entering[e];
+        if (!c->kept || c->old_position != c->new_position) return false;
+    }
+    return true;
 }
 
 /* Rewrites the result's keys, in blocks: the leaving ones taken out, from the last, then
  * the entering ones put in at their new positions, from the first (all that comes before
- * each is in place by then). */
+ * each is in place by then), each with its sort keys when the blocks hold them. */
 static int rewrite(placing *pl)
 {
     lar_results *r = pl->u->results;
+    size_t width = pl->u->order.width;
     if (!pl->removed_count && !pl->entering_count) return LAR_OK;
+    for (size_t e = 0; pl->held && e < pl->entering_count; e++) {
+        if (keepable(pl->entering[e]->values, width)) continue;
+        key_blocks_drop_values(pl->held);
+        pl->held = NULL;
+    }
+    if (pl->held && none_moved(pl)) { /* the keys stay: only sort keys may change */
+        for (size_t e = 0; e < pl->entering_count; e++)
+            memcpy(key_blocks_values(pl->held, pl->entering[e]->new_position), pl->entering[e]->values,
+                   width * sizeof *pl->entering[e]->values);
+        return LAR_OK;
+    }
     int err = results_to_blocks(r);
     if (!err && key_blocks_reserve(r->blocks, pl->entering_count)) err = no_memory();
     if (err) return err;
     for (size_t i = pl->removed_count; i-- > 0;) key_blocks_remove(r->blocks, pl->removed[i]);
     for (size_t e = 0; e < pl->entering_count; e++)
-        key_blocks_insert(r->blocks, pl->entering[e]->new_position, pl->entering[e]->key);
+        key_blocks_insert(r->blocks, pl->entering[e]->new_position, pl->entering[e]->key, pl->entering[e]->values);
     r->count = key_blocks_total(r->blocks);
-    prepare_fences(pl->u);
+    hold_sort_keys(pl->u);
     return LAR_OK;
 }
 
@@ -377,7 +425,7 @@ static void placing_free(placing *pl)
 static int place(placing *pl, plan *p)
 {
     update *u = pl->u;
-    pl->fences = fences_for(u);
+    pl->held = held_for(u);
     int err = gather(pl);
     pl->removed = malloc((pl->count ? pl->count : 1) * sizeof *pl->removed);
     pl->entering = malloc((pl->count ? pl->count : 1) * sizeof *pl->entering);

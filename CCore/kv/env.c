@@ -241,6 +241,7 @@ static bool file_is_empty_lmdb(lar_env *env)
 static void env_destroy(lar_env *env)
 {
     txn_detach_all(env);
+    txn_drop_spares(env);
     if (env->mdb) mdb_env_close(env->mdb);
     if (env->lock_fd >= 0) close(env->lock_fd);
     schema_free(env->schema);

@@ -44,6 +44,8 @@ int kv_check_tables(MDB_txn *txn, const char *path);
 
 /* ---- environments (env.c) ---- */
 
+#define SPARE_READERS 2
+
 struct lar_env {
     MDB_env *mdb;
     char *path;
@@ -69,6 +71,12 @@ struct lar_env {
     lar_schema *retired;      /* schemas of aborted writes: callers may still hold their names */
     bool grow_wanted;         /* a write filled the map: grow it once no transaction is live */
     size_t readers_checked_at;   /* the file's last page when a writer last cleared dead readers */
+
+    /* Read transactions reset at lar_txn_free(), kept for the next lar_txn_begin() to renew
+     * (guarded by mutex): mdb_txn_begin() callocs one sized by the table count LMDB allows
+     * (about 49 KiB for MAX_CLASSES), which cost a Swift refresh more than its change sets. */
+    MDB_txn *spare_readers[SPARE_READERS];
+    int spare_reader_count;
 
     pthread_rwlock_t map_lock;   /* read-held by every live transaction; write-held to remap */
     struct lar_env *next;        /* registry list */
@@ -240,6 +248,8 @@ struct lar_txn {
 
 /* Closes the LMDB side of every handle of a closing environment; lar_txn_free() still works. */
 void txn_detach_all(lar_env *env);
+/* Aborts the spare read transactions (closing the environment). */
+void txn_drop_spares(lar_env *env);
 
 /* Checks that txn is active (and writable when write is true); records the error otherwise. */
 int txn_check(lar_txn *txn, bool write);

@@ -53,10 +53,39 @@ static void detach_dependents(lar_txn *txn)
 
 /* ---- beginning and ending ---- */
 
+/* A spare read transaction of env (kv.h), renewed, or NULL. */
+static MDB_txn *renew_spare(lar_env *env)
+{
+    pthread_mutex_lock(&env->mutex);
+    MDB_txn *spare = env->spare_reader_count ? env->spare_readers[--env->spare_reader_count] : NULL;
+    pthread_mutex_unlock(&env->mutex);
+    if (spare && mdb_txn_renew(spare) != 0) { /* e.g. the map grew: begin afresh */
+        mdb_txn_abort(spare);
+        spare = NULL;
+    }
+    return spare;
+}
+
+/* Keeps a reset read transaction for renew_spare(), or aborts it when enough are kept. */
+static void keep_spare(lar_env *env, MDB_txn *reset)
+{
+    pthread_mutex_lock(&env->mutex);
+    bool kept = env->spare_reader_count < SPARE_READERS;
+    if (kept) env->spare_readers[env->spare_reader_count++] = reset;
+    pthread_mutex_unlock(&env->mutex);
+    if (!kept) mdb_txn_abort(reset);
+}
+
+void txn_drop_spares(lar_env *env)
+{
+    while (env->spare_reader_count) mdb_txn_abort(env->spare_readers[--env->spare_reader_count]);
+}
+
 /* Begins the LMDB transaction; the caller holds the map lock for reading. */
 static int begin_mdb(lar_txn *txn)
 {
     lar_env *env = txn->env;
+    if (!txn->write && (txn->mdb = renew_spare(env)) != NULL) return LAR_OK;
     if (txn->write) env_clear_dead_readers_on_growth(env);
     for (;;) {
         int rc = env_begin_mdb(env, txn->write ? 0 : MDB_RDONLY, &txn->mdb);
@@ -311,7 +340,7 @@ void lar_txn_free(lar_txn *txn)
     if (!txn) return;
     if (txn->env) {
         if (lar_txn_abort(txn) != LAR_OK) return; /* a writer of another thread: leave it to that thread */
-        if (txn->mdb) mdb_txn_abort(txn->mdb);
+        if (txn->mdb) keep_spare(txn->env, txn->mdb); /* a read transaction's, reset */
         forget_handle(txn);
     }
     release_keeps(txn);

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define KEY_BLOCK_ROOM 1024 /* keys a block holds (8 KiB) */
+#define KEY_BLOCK_ROOM 256 /* keys a block holds (2 KiB, and 6 KiB of each value held) */
 
 typedef struct key_blocks {
     lar_objkey **blocks;   /* blocks[i] holds starts[i + 1] - starts[i] keys, at least 1, room of them */
@@ -18,16 +18,17 @@ typedef struct key_blocks {
     lar_objkey **spare;    /* empty blocks kept for the splits key_blocks_reserve() promised */
     size_t spare_count;
     size_t room;
-    /* Per block, values its user keeps about the first key (results_update.c: its sort
-     * keys, so that a search finds the block without reading objects), fence_width of
-     * them, of no memory they point to; moved along as blocks come and go. A fence is
-     * invalid (fence_valid[i] false) until its user sets it, and again once its block
-     * has another first key. fence_order: fence_width words saying what they are of.
-     * NULL until key_blocks_fence(). */
-    bool *fence_valid;
-    lar_value *fence_values;
-    uint32_t *fence_order;
-    size_t fence_width;
+    /* Per key, values its user keeps beside it (results_update.c: its sort keys, so that a
+     * search reads no objects), value_width of them, of no memory they point to: values[i]
+     * holds block i's, in its keys' places, spare_values[i] spare[i]'s. They move along with
+     * their keys. value_order: value_width words saying what they are of. NULL until
+     * key_blocks_hold_values(). */
+    lar_value **values;
+    lar_value **spare_values;
+    lar_value *firsts;        /* block i's first key's values at firsts[i * value_width]: a
+                               * search finds its block in one small array */
+    uint32_t *value_order;
+    size_t value_width;
 } key_blocks;
 
 /* Blocks of room keys (at least 4; KEY_BLOCK_ROOM but in tests) holding keys[0..n), each
@@ -66,15 +67,24 @@ void key_blocks_copy(const key_blocks *b, size_t start, size_t n, lar_objkey *ou
 /* Makes sure that the next `inserts` key_blocks_insert() calls cannot fail: LAR_ENOMEM
  * (b unchanged) or LAR_OK. */
 int key_blocks_reserve(key_blocks *b, size_t inserts);
-/* Puts key at position (<= the total); a full block splits in two. Only after
+/* Puts key at position (<= the total), with its values (value_width of them, when the
+ * blocks hold values; else ignored); a full block splits in two. Only after
  * key_blocks_reserve() for it. */
-void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key);
+void key_blocks_insert(key_blocks *b, size_t position, lar_objkey key, const lar_value *values);
 /* Takes out the key at position (< the total); an emptied block goes, one under a
  * quarter full joins a neighbour when they fit in one block. */
 void key_blocks_remove(key_blocks *b, size_t position);
-/* Gives every block a fence of width values (invalid), of what order says (width words):
- * LAR_OK, or LAR_ENOMEM with no fences. */
-int key_blocks_fence(key_blocks *b, size_t width, const uint32_t *order);
+
+/* Has every key hold width values (width >= 1) of what order says (width words): those
+ * of position i are values[i * width ...]. LAR_OK, or LAR_ENOMEM holding none. */
+int key_blocks_hold_values(key_blocks *b, size_t width, const uint32_t *order, const lar_value *values);
+void key_blocks_drop_values(key_blocks *b);
+/* The values of the key at position (< the total), when the blocks hold values. */
+static inline lar_value *key_blocks_values(const key_blocks *b, size_t position)
+{
+    size_t i = key_blocks_find(b, position);
+    return b->values[i] + (position - b->starts[i]) * b->value_width;
+}
 
 /* Keeps the first n keys (n <= the total). */
 void key_blocks_truncate(key_blocks *b, size_t n);

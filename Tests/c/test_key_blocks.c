@@ -1,7 +1,8 @@
 /* A result's keys in blocks (CCore/query/key_blocks.c), with tiny blocks so that every
  * edge is crossed often: inserts and removes at a block's first and last place and at
  * the ends, a block emptied, splits past many blocks, merges, truncation, and index
- * access, runs and copies after thousands of random updates, all against a plain array. */
+ * access, runs and copies after thousands of random updates, all against a plain array;
+ * the same with values held beside the keys (each key's value here is 3 times the key). */
 #include "test.h"
 
 #include "query/key_blocks.h"
@@ -9,8 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static lar_value value_of(lar_objkey key)
+{
+    return (lar_value){.type = LAR_TYPE_INT, .as.integer = (int64_t)key * 3};
+}
+
 /* b holds exactly model[0..n): every block 1..room keys, starts ascending, and every
- * reader (at, run, copy) agrees. */
+ * reader (at, run, copy) agrees; each key's value, when b holds values, is value_of it. */
 static void check_blocks(const key_blocks *b, const lar_objkey *model, size_t n)
 {
     CHECK_EQ(key_blocks_total(b), n);
@@ -19,6 +25,7 @@ static void check_blocks(const key_blocks *b, const lar_objkey *model, size_t n)
         size_t size = b->starts[i + 1] - b->starts[i];
         CHECK(size >= 1 && size <= b->room);
         CHECK_EQ(memcmp(b->blocks[i], model + b->starts[i], size * sizeof *model), 0);
+        if (b->values) CHECK_EQ(b->firsts[i].as.integer, (int64_t)model[b->starts[i]] * 3);
     }
     for (size_t p = 0; p < n; p++) {
         CHECK_EQ(key_blocks_at(b, p), model[p]);
@@ -27,6 +34,10 @@ static void check_blocks(const key_blocks *b, const lar_objkey *model, size_t n)
         CHECK(run >= 1 && p + run <= n);
         CHECK_EQ(keys[0], model[p]);
         CHECK_EQ(keys[run - 1], model[p + run - 1]);
+        if (b->values) {
+            CHECK_EQ(key_blocks_values(b, p)->type, LAR_TYPE_INT);
+            CHECK_EQ(key_blocks_values(b, p)->as.integer, (int64_t)model[p] * 3);
+        }
     }
     lar_objkey *copy = malloc((n + 1) * sizeof *copy);
     for (size_t start = 0; start < n; start += 1 + n / 7) {
@@ -52,7 +63,8 @@ static void model_remove(lar_objkey *model, size_t *n, size_t at)
 static void insert(key_blocks *b, lar_objkey *model, size_t *n, size_t at, lar_objkey key)
 {
     CHECK_OK(key_blocks_reserve(b, 1));
-    key_blocks_insert(b, at, key);
+    lar_value value = value_of(key);
+    key_blocks_insert(b, at, key, &value);
     model_insert(model, n, at, key);
 }
 
@@ -144,16 +156,29 @@ TEST(key_blocks_merge_a_block_under_a_quarter_full_with_a_neighbour)
     key_blocks_free(b);
 }
 
-TEST(key_blocks_grow_past_many_blocks_and_read_by_index_after_random_updates)
+/* Has b hold values for its keys (model[0..n)). */
+static void hold_values(key_blocks *b, const lar_objkey *model, size_t n)
 {
-    srand(2024);
+    lar_value *values = malloc((n + 1) * sizeof *values);
+    for (size_t i = 0; i < n; i++) values[i] = value_of(model[i]);
+    uint32_t order = 7;
+    CHECK_OK(key_blocks_hold_values(b, 1, &order, values));
+    CHECK_EQ(b->value_width, 1);
+    CHECK_EQ(b->value_order[0], 7);
+    free(values);
+}
+
+static void random_updates(bool with_values)
+{
     size_t rooms[] = {4, 8, 64};
     for (size_t r = 0; r < 3; r++) {
         size_t cap = 6000, n = 0;
         lar_objkey *model = malloc(cap * sizeof *model);
         key_blocks *b = key_blocks_new(NULL, 0, rooms[r]);
         lar_objkey next = 1;
-        for (int i = 0; i < 3000; i++) insert(b, model, &n, (size_t)rand() % (n + 1), next++); /* grows */
+        for (int i = 0; i < 1500; i++) insert(b, model, &n, (size_t)rand() % (n + 1), next++); /* grows */
+        if (with_values) hold_values(b, model, n);
+        for (int i = 0; i < 1500; i++) insert(b, model, &n, (size_t)rand() % (n + 1), next++);
         check_blocks(b, model, n);
         CHECK(b->count >= 3000 / rooms[r]);
         for (int round = 0; round < 40; round++) {
@@ -169,9 +194,47 @@ TEST(key_blocks_grow_past_many_blocks_and_read_by_index_after_random_updates)
         while (n > 10) remove_at(b, model, &n, (size_t)rand() % n); /* shrinks: blocks merge */
         check_blocks(b, model, n);
         CHECK(b->count <= 10);
+        key_blocks_truncate(b, 4);
+        check_blocks(b, model, 4);
+        CHECK_EQ(b->values != NULL, with_values);
         key_blocks_free(b);
         free(model);
     }
+}
+
+TEST(key_blocks_grow_past_many_blocks_and_read_by_index_after_random_updates)
+{
+    srand(2024);
+    random_updates(false);
+}
+
+TEST(key_blocks_keep_held_values_beside_their_keys_through_random_updates)
+{
+    srand(2025);
+    random_updates(true);
+}
+
+TEST(key_blocks_drop_held_values_and_hold_them_again)
+{
+    lar_objkey model[64];
+    for (size_t i = 0; i < 40; i++) model[i] = i + 1;
+    key_blocks *b = key_blocks_new(model, 40, 8);
+    hold_values(b, model, 40);
+    check_blocks(b, model, 40);
+    key_blocks_drop_values(b);
+    CHECK(b->values == NULL && b->value_width == 0);
+    size_t n = 40;
+    insert(b, model, &n, 3, 99); /* no values: the one given is ignored */
+    check_blocks(b, model, n);
+    hold_values(b, model, n);
+    insert(b, model, &n, 0, 98);
+    check_blocks(b, model, n);
+    key_blocks_truncate(b, 0);
+    n = 0;
+    check_blocks(b, model, n);
+    insert(b, model, &n, 0, 5); /* an emptied sequence with values takes a key and its value */
+    check_blocks(b, model, n);
+    key_blocks_free(b);
 }
 
 TEST(key_blocks_truncate_at_and_inside_blocks)

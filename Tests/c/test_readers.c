@@ -4,6 +4,8 @@
  * process could read, and keep every page freed since their snapshot from reuse. */
 #include "test.h"
 
+#include "kv/kv.h"
+
 #include <errno.h>
 #include <lmdb.h>
 #include <signal.h>
@@ -203,7 +205,8 @@ TEST(readers_killed_one_after_another_never_fill_the_table)
     keeper_stop(&k);
 }
 
-/* Readers that clear nothing fill the table; the keeper's next snapshot clears them. */
+/* Readers that clear nothing fill the table (but for the keeper's kept slots); the keeper
+ * still reads, and another process's open clears them. */
 TEST(readers_a_full_table_of_dead_readers_is_cleared)
 {
     const char *path = test_db_path(NULL);
@@ -214,7 +217,9 @@ TEST(readers_a_full_table_of_dead_readers_is_cleared)
         killed++;
         CHECK(killed <= capacity);
     }
-    CHECK_EQ(killed, capacity); /* full of dead readers */
+    /* Full of dead readers, but for the slots of the read transactions the keeper keeps
+     * reset for its next snapshots (kv.h, SPARE_READERS), which are live. */
+    CHECK(killed >= capacity - SPARE_READERS);
     keeper_ask(&k, 'r');
     check_another_process_reads(path);
     keeper_stop(&k);

@@ -307,6 +307,37 @@ TEST(txn_version_counts_commits)
     close_env(env);
 }
 
+/* Freed read transactions are kept reset for the next begins (kv.h, SPARE_READERS):
+ * each renewed one sees the newest commit, several live at once each get their own,
+ * and a file closes with some kept (LeakSanitizer would report them otherwise). */
+TEST(txn_read_handles_begun_after_others_were_freed_see_each_new_commit)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("x", LAR_TYPE_INT, 0)};
+    lar_class_def def = CLASS_DEF("A", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "A");
+    for (int round = 1; round <= 6; round++) {
+        lar_txn *txn = begin_write(env);
+        lar_value v = val_int(round);
+        CHECK_OK(lar_obj_create(txn, cls, &v, 1, NULL));
+        commit_txn(txn);
+        lar_txn *readers[4];
+        uint64_t expected = 0;
+        for (int r = 0; r < 4; r++) { /* more than are kept: some begin afresh */
+            readers[r] = begin_read(env);
+            uint64_t count = 0, version = 0;
+            CHECK_OK(lar_objects_count(readers[r], cls, &count));
+            CHECK_EQ(count, (uint64_t)round);
+            CHECK_OK(lar_txn_version(readers[r], &version));
+            if (r == 0) expected = version;
+            CHECK_EQ(version, expected);
+        }
+        for (int r = 0; r < 4; r++) lar_txn_free(readers[r]);
+    }
+    close_env(env);
+}
+
 TEST(txn_state_reports_activity_and_kind)
 {
     lar_env *env = open_env(test_db_path(NULL));

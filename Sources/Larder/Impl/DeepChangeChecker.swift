@@ -38,6 +38,8 @@ final class DeepChangeChecker {
     /// How many searches stopped at the depth limit or a cycle: a row whose search
     /// stopped so is not known to be unmodified.
     private var cutShort = 0
+    /// Per class of elements: reachableClasses(from:), which its table's schema alone decides.
+    private var reachable: [lar_class: (table: ManagedClass, classes: [lar_class: ManagedClass], anyClass: Bool)] = [:]
 
     func isModified(_ key: lar_objkey, _ table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
         if ElementKeyPaths.changedProperties(key, table, log) != nil { return true }
@@ -75,7 +77,7 @@ final class DeepChangeChecker {
     private func backwardSearch(from table: ManagedClass, log: OpaquePointer,
                                 instance: RealmInstance) -> [lar_class: Set<lar_objkey>]? {
         if let known = linkedToModified[table.id] { return known }
-        let (reached, anyClass) = Self.reachableClasses(from: table, instance: instance)
+        let (reached, anyClass) = reachableClasses(from: table, instance: instance)
         if anyClass {
             linkedToModified[table.id] = .some(nil)
             return nil
@@ -135,7 +137,7 @@ final class DeepChangeChecker {
     func linkedObjectsChanged(from table: ManagedClass, log: OpaquePointer, instance: RealmInstance) -> Bool {
         remember(log, instance)
         if let known = linkedChanges[table.id] { return known }
-        let (reached, anyClass) = Self.reachableClasses(from: table, instance: instance)
+        let (reached, anyClass) = reachableClasses(from: table, instance: instance)
         var count = 0
         lar_changes_classes(log, nil, 0, &count)
         var classes = [lar_class](repeating: 0, count: count)
@@ -155,9 +157,18 @@ final class DeepChangeChecker {
         if self.log == log && logVersion == version { return }
         self.log = log
         logVersion = version
-        notModified = []
-        linkedChanges = [:]
-        linkedToModified = [:]
+        // Kept storage: new collections at every delivery cost more than the checks.
+        notModified.removeAll(keepingCapacity: true)
+        linkedChanges.removeAll(keepingCapacity: true)
+        linkedToModified.removeAll(keepingCapacity: true)
+    }
+
+    private func reachableClasses(from table: ManagedClass, instance: RealmInstance)
+        -> (classes: [lar_class: ManagedClass], anyClass: Bool) {
+        if let known = reachable[table.id], known.table === table { return (known.classes, known.anyClass) }
+        let found = Self.reachableClasses(from: table, instance: instance)
+        reachable[table.id] = (table, found.classes, found.anyClass)
+        return found
     }
 
     /// The classes (their tables, by id) one link or more from table reach; anyClass

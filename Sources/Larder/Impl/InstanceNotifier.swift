@@ -122,7 +122,7 @@ final class InstanceNotifier {
         isDelivering = true
         defer {
             for log in changeLogs.values { lar_changes_free(log) }
-            changeLogs = [:]
+            changeLogs.removeAll(keepingCapacity: true) // a new dictionary each delivery cost more than its logs
             isDelivering = false
             releaseOldSnapshot()
         }
