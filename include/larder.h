@@ -835,6 +835,20 @@ int lar_obj_stamp(lar_txn *txn, lar_obj obj, uint64_t *out);
  */
 int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out);
 
+/** @brief lar_obj_find(), also reading the found object's stamp (see lar_obj_stamp()).
+ *
+ * The stamp comes from the row the lookup found, with no second read: what a holder
+ * of the object keeps, at the cost of the lookup alone. Nothing is written on failure.
+ * @param[in]  txn    An active transaction.
+ * @param[in]  cls    A class with a primary key.
+ * @param[in]  key    The key value, as for lar_obj_find().
+ * @param[out] out    Receives the object.
+ * @param[out] stamp  Receives its stamp (0 in a class whose primary key is not an int).
+ * @return #LAR_OK, or the errors of lar_obj_find(), and #LAR_EINVAL for a NULL stamp;
+ *         #LAR_ECORRUPT (a damaged row).
+ */
+int lar_obj_find_stamped(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out, uint64_t *stamp);
+
 /** @brief Count the objects of a class, in O(1).
  * @param[in]  txn  An active transaction.
  * @param[in]  cls  The class.

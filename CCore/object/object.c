@@ -437,7 +437,9 @@ static bool row_has_primary(const schema_class *cls, const kv_val *row, const la
     return !row_decode_raw(cls, row, (uint32_t)cls->primary_key, &held) && value_equal(&held, value);
 }
 
-int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out)
+/* object_find_primary, also giving the found object's stamp when stamp is not NULL:
+ * read from the row the probe found, or from the displaced object's row. */
+static int find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out, uint64_t *stamp)
 {
     const schema_class *c;
     int err = open_class(txn, false, cls, &c);
@@ -454,11 +456,12 @@ int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_o
         if (rc && rc != KV_NOTFOUND) return lar_fail_mdb(rc, "cannot find an object by primary key");
         if (!rc && (err = row_check_shape(c, &row))) return err; /* damage, not "no such object" */
         if (!rc && row_has_primary(c, &row, key)) {
-            /* The caller reads the row next (Swift its stamp, at the row's end): start
+            /* The caller reads the row next (its stamp, at the row's end): start
              * fetching the row's last cache line while the lookup returns. */
             __builtin_prefetch((const uint8_t *)row.mv_data + row.mv_size - 1);
             txn->cache_obj = (lar_obj){cls, found};
             txn->cache_row = row;
+            if (stamp) *stamp = row_stamp(c, &row);
             *out = found;
             return LAR_OK;
         }
@@ -467,8 +470,20 @@ int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_o
     if (!err) err = find_displaced(txn, c, cls, key, &found);
     if (err) return err;
     if (!found) return lar_fail(LAR_ENOTFOUND, "no object of class '%s' has that primary key", c->name);
+    if (stamp) {
+        kv_val row;
+        err = object_read_row(txn, c, (lar_obj){cls, found}, &row);
+        if (!err) err = row_check_shape(c, &row);
+        if (err) return err;
+        *stamp = row_stamp(c, &row);
+    }
     *out = found;
     return LAR_OK;
+}
+
+int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out)
+{
+    return find_primary(txn, cls, key, out, NULL);
 }
 
 int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out)
@@ -476,6 +491,15 @@ int lar_obj_find(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out
     if (!key || !out) return lar_fail(LAR_EINVAL, "lar_obj_find: key and out must not be NULL");
     lar_objkey found;
     int err = object_find_primary(txn, cls, key, &found);
+    if (!err) *out = (lar_obj){cls, found};
+    return err;
+}
+
+int lar_obj_find_stamped(lar_txn *txn, lar_class cls, const lar_value *key, lar_obj *out, uint64_t *stamp)
+{
+    if (!key || !out || !stamp) return lar_fail(LAR_EINVAL, "lar_obj_find_stamped: key, out and stamp must not be NULL");
+    lar_objkey found;
+    int err = find_primary(txn, cls, key, &found, stamp);
     if (!err) *out = (lar_obj){cls, found};
     return err;
 }

@@ -90,7 +90,7 @@ extension Realm {
     /// The object of the class named typeName with primary key key, or nil.
     public func dynamicObject(ofType typeName: String, forPrimaryKey key: Any) -> DynamicObject? {
         let table = instance.dynamicTable(named: typeName)
-        return instance.object(in: table, primaryKey: (key as? any _Persistable)?._larderStored, key: key)
+        return instance.object(in: table, primaryKey: (key as? any _Persistable)?._larderStored, key: { key })
             .map { unsafeDowncast($0, to: DynamicObject.self) }
     }
 

@@ -169,7 +169,7 @@ public struct Realm: Equatable {
     public func object<Element: Object, KeyType>(ofType type: Element.Type, forPrimaryKey key: KeyType) -> Element? {
         // Specialized in the caller, the cast below is free for the usual key types.
         let stored = (key as? any _Persistable)?._larderStored
-        return instance.object(ofType: type, primaryKey: stored, key: key).map { unsafeDowncast($0, to: Element.self) }
+        return instance.object(ofType: type, primaryKey: stored, key: { key }).map { unsafeDowncast($0, to: Element.self) }
     }
 
     /// True when the file holds no objects.

@@ -51,6 +51,12 @@ final class ChildScenarios: XCTestCase {
                 realm.create(Person.self, value: ["id": 3, "name": "new"])
             }
             _ = person.name
+        case "primary-key-of-wrong-type":
+            let realm = try Realm(configuration: configuration(path))
+            _ = realm.object(ofType: Person.self, forPrimaryKey: "three")
+        case "primary-key-of-class-without-one":
+            let realm = try Realm(configuration: configuration(path))
+            _ = realm.object(ofType: Dog.self, forPrimaryKey: 3)
         case "add-outside-write":
             let realm = try Realm(configuration: configuration(path))
             realm.add(Dog())

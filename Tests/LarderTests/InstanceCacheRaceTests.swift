@@ -36,4 +36,22 @@ final class InstanceCacheRaceTests: RealmTestCase {
         XCTAssertNotEqual(reopened, dying, "the cache handed out an instance in its deinit")
         XCTAssertEqual(count, 0)
     }
+
+    /// The cache holds instances unretained and retains what it hands out: an instance
+    /// asked for again and again is freed, once, with its last reference.
+    func testAnInstanceTheCacheHandedOutIsFreedWithItsLastReference() throws {
+        let config = configuration([Dog.self])
+        var deinits = 0
+        RealmInstance.deinitHookForTesting = { deinits += 1 }
+        defer { RealmInstance.deinitHookForTesting = nil }
+        var first: Realm? = try Realm(configuration: config)
+        var again = try (0..<3).map { _ in try Realm(configuration: config) }
+        XCTAssertTrue(again.allSatisfy { $0.instance === first?.instance })
+        first = nil
+        XCTAssertEqual(deinits, 0)
+        again = []
+        XCTAssertEqual(deinits, 1)
+        XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 0)
+        XCTAssertEqual(deinits, 2)
+    }
 }

@@ -70,6 +70,30 @@ final class ResultsTests: RealmTestCase {
         XCTAssertNil(realm.object(ofType: AllTypes.self, forPrimaryKey: ObjectId.generate()))
     }
 
+    /// A looked-up object keeps the stamp the lookup read: it stays valid while other
+    /// writes move the version (a wrong stamp would read as replaced), and is invalidated
+    /// once a new object takes its primary key.
+    func testAnObjectLookedUpByPrimaryKeyKnowsWhenItIsReplaced() throws {
+        let realm = try openRealm()
+        try realm.write {
+            realm.create(Person.self, value: ["id": 1, "name": "Ann"])
+            realm.create(Person.self, value: ["id": Int.min, "name": "Min"]) // not keyed by its primary key
+        }
+        let ann = try XCTUnwrap(realm.object(ofType: Person.self, forPrimaryKey: 1))
+        let min = try XCTUnwrap(realm.object(ofType: Person.self, forPrimaryKey: Int.min))
+        try realm.write { realm.create(Person.self, value: ["id": 2, "name": "Bob"]) }
+        XCTAssertEqual(ann.name, "Ann")
+        XCTAssertEqual(min.name, "Min")
+        XCTAssertFalse(ann.isInvalidated)
+        try realm.write {
+            realm.delete(realm.object(ofType: Person.self, forPrimaryKey: 1)!)
+            realm.create(Person.self, value: ["id": 1, "name": "New Ann"])
+        }
+        XCTAssertTrue(ann.isInvalidated)
+        XCTAssertFalse(min.isInvalidated)
+        XCTAssertEqual(realm.object(ofType: Person.self, forPrimaryKey: 1)?.name, "New Ann")
+    }
+
     func testWritingWhileIteratingResumesAfterTheLastObject() throws {
         let realm = try openRealm()
         try addDogs(realm, ages: Array(repeating: 1, count: 50))

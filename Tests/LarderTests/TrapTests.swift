@@ -22,6 +22,12 @@ final class TrapTests: RealmTestCase {
         try assertTraps("read-replaced", message: "Object has been deleted or invalidated.")
     }
 
+    /// A lookup by a key of the wrong type names the key as given (the Int fast path never boxes it).
+    func testLookingUpABadPrimaryKeyTraps() throws {
+        try assertTraps("primary-key-of-wrong-type", message: "Invalid value 'three' of type 'String' for primary key of 'Person'")
+        try assertTraps("primary-key-of-class-without-one", message: "'Dog' does not have a primary key")
+    }
+
     func testAddingOutsideAWriteTraps() throws {
         try assertTraps("add-outside-write", message: "Can only add, remove, or create objects in a Realm in a write transaction")
     }

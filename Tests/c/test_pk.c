@@ -94,6 +94,61 @@ TEST(pk_find_by_each_key_type)
     close_env(env);
 }
 
+/* The object lar_obj_find_stamped() finds is lar_obj_find()'s and its stamp lar_obj_stamp()'s,
+ * for keys in place, displaced keys (INT64_MIN, null) and a class not keyed by an int
+ * (stamp 0); an object created with a deleted one's key has a new stamp. */
+static void check_find_stamped(lar_txn *txn, lar_class cls, lar_value key, bool keyed)
+{
+    lar_obj found, stamped = {UINT32_MAX, 0};
+    uint64_t stamp = 77, want;
+    CHECK_OK(lar_obj_find(txn, cls, &key, &found));
+    CHECK_OK(lar_obj_find_stamped(txn, cls, &key, &stamped, &stamp));
+    CHECK_EQ(stamped.cls, found.cls);
+    CHECK_EQ(stamped.key, found.key);
+    CHECK_OK(lar_obj_stamp(txn, found, &want));
+    CHECK_EQ(stamp, want);
+    CHECK_EQ(stamp != 0, keyed);
+}
+
+TEST(pk_find_stamped_gives_the_find_and_the_stamp)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    key_class ints = key_class_setup(env, LAR_TYPE_INT, true);
+    key_class strings = key_class_setup(env, LAR_TYPE_STRING, false);
+    const lar_value keys[] = {val_int(5), val_int(-9), val_int(INT64_MIN), val_null()};
+    lar_txn *txn = begin_write(env);
+    for (size_t i = 0; i < COUNT_OF(keys); i++) create_keyed(txn, &ints, keys[i], (int64_t)i);
+    create_keyed(txn, &strings, val_str("five"), 5);
+    for (size_t i = 0; i < COUNT_OF(keys); i++) check_find_stamped(txn, ints.cls, keys[i], true);
+    check_find_stamped(txn, strings.cls, val_str("five"), false);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    for (size_t i = 0; i < COUNT_OF(keys); i++) check_find_stamped(txn, ints.cls, keys[i], true);
+    lar_obj obj = {UINT32_MAX, 0};
+    uint64_t before, stamp = 77;
+    lar_value missing = val_int(6), five = val_int(5), wrong = val_str("5");
+    CHECK_RC(lar_obj_find_stamped(txn, ints.cls, &missing, &obj, &stamp), LAR_ENOTFOUND);
+    CHECK_RC(lar_obj_find_stamped(txn, ints.cls, &wrong, &obj, &stamp), LAR_ETYPE);
+    CHECK(obj.cls == UINT32_MAX && stamp == 77); /* nothing written on failure */
+    CHECK_RC(lar_obj_find_stamped(NULL, ints.cls, &five, &obj, &stamp), LAR_EINVAL);
+    CHECK_RC(lar_obj_find_stamped(txn, ints.cls, NULL, &obj, &stamp), LAR_EINVAL);
+    CHECK_RC(lar_obj_find_stamped(txn, ints.cls, &five, NULL, &stamp), LAR_EINVAL);
+    CHECK_RC(lar_obj_find_stamped(txn, ints.cls, &five, &obj, NULL), LAR_EINVAL);
+    CHECK_RC(lar_obj_find_stamped(txn, UINT32_MAX, &five, &obj, &stamp), LAR_EINVAL);
+    CHECK_OK(lar_obj_find_stamped(txn, ints.cls, &five, &obj, &before));
+    commit_txn(txn);
+
+    txn = begin_write(env);
+    CHECK_OK(lar_obj_delete(txn, obj));
+    lar_obj again = create_keyed(txn, &ints, five, 9);
+    CHECK_OK(lar_obj_find_stamped(txn, ints.cls, &five, &obj, &stamp));
+    CHECK_EQ(obj.key, again.key);
+    CHECK(stamp != before);
+    commit_txn(txn);
+    close_env(env);
+}
+
 /* "key: The key value; LAR_TYPE_NULL for an optional key's null." */
 TEST(pk_optional_key_may_be_null_once)
 {
@@ -465,6 +520,8 @@ TEST(pk_keyed_class_find_reports_a_damaged_row)
     lar_value key = val_int(42);
     lar_obj found;
     CHECK_RC(lar_obj_find(txn, k.cls, &key, &found), LAR_ECORRUPT);
+    uint64_t stamp;
+    CHECK_RC(lar_obj_find_stamped(txn, k.cls, &key, &found, &stamp), LAR_ECORRUPT);
     lar_txn_free(txn);
     close_env(env);
 }

@@ -328,16 +328,22 @@ static void op_find(state *s, program *p)
     lar_txn *txn = pick_txn(s, p);
     lar_class cls = pick_class(p);
     lar_value key = take_value(s, p);
-    lar_obj obj;
+    lar_obj obj, stamped;
     int rc = lar_obj_find(txn, cls, &key, &obj);
     if (rc) fuzz_consume_error(rc);
     else remember(s, obj);
+    /* The same find with the stamp (no input of its own): what it finds, the find found,
+     * with lar_obj_stamp()'s stamp (it may fail alone: a displaced object's damaged row). */
+    uint64_t found_stamp = 0, stamp = 0;
+    int rc_stamped = lar_obj_find_stamped(txn, cls, &key, &stamped, &found_stamp);
+    if (rc_stamped) fuzz_consume_error(rc_stamped);
+    else if (rc || stamped.cls != obj.cls || stamped.key != obj.key) abort();
     /* The stamp of what was found, or of a key forged from the key value (no input of its own). */
-    uint64_t stamp = 0;
     if (rc) obj = (lar_obj){cls, key.type == LAR_TYPE_INT ? (lar_objkey)key.as.integer : 0};
     rc = lar_obj_stamp(txn, obj, &stamp);
-    fuzz_sink += stamp;
+    fuzz_sink += stamp + found_stamp;
     if (rc) fuzz_consume_error(rc);
+    if (!rc_stamped && (rc || stamp != found_stamp)) abort();
 }
 
 static void op_backlinks(state *s, program *p)

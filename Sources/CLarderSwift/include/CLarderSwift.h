@@ -47,6 +47,13 @@ static inline int larder_swift_is_current_executor(const void *identity, uintptr
     return swift_task_isCurrentExecutorWithFlags(identity, implementation, 0 /* answer, never crash */);
 }
 
+/* Retains a Swift object unless its deinit has begun (its strong count reached zero),
+ * atomically: the Swift runtime's own test behind weak references, which reads nil from
+ * the moment a deinit starts. The object's memory must still be allocated. Returns the
+ * object, retained, or NULL. */
+extern void *swift_tryRetain(void *object);
+static inline int larder_swift_try_retain(void *object) { return swift_tryRetain(object) != 0; }
+
 /* Numbers stored in place. Swift assembles an imported union byte by byte
  * (about 90 instructions a value); C writes the tag and the number. */
 static inline void larder_swift_set_int(lar_value *out, int64_t v) { out->type = LAR_TYPE_INT; out->as.integer = v; }

@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 extension RealmInstance {
@@ -114,39 +115,32 @@ extension RealmInstance {
 }
 
 
-/// A thread's (or queue's) Realm instances by `cacheKey`, held weakly: an instance's
-/// last reference may go on another thread while its own thread looks it up, and a
-/// weak reference reads nil from the moment the instance starts to deinit, where an
-/// unretained one handed out the dying instance.
+/// A thread's (or queue's) Realm instances by `cacheKey`, unretained. An instance's last
+/// reference may go on another thread while its own thread looks it up: a lookup retains
+/// an instance only if its deinit has not begun (`larder_swift_try_retain`, the test weak
+/// references make), and the deinit removes the entry, under the lock, before the
+/// instance's memory is freed. Not a weak reference: that gives the instance a side table,
+/// and every retain and release of it (one per object read from it) takes Swift's slow path.
 final class InstanceCache {
-    private final class Entry {
-        weak var instance: RealmInstance?
-        let id: ObjectIdentifier
-        init(_ instance: RealmInstance) {
-            self.instance = instance
-            id = ObjectIdentifier(instance)
-        }
-    }
-
     private let lock = NSLock()
-    private var entries: [String: Entry] = [:]
+    private var entries: [String: Unmanaged<RealmInstance>] = [:]
 
     func instance(at key: String) -> RealmInstance? {
         lock.withLock {
-            guard let entry = entries[key] else { return nil }
-            return entry.instance
+            guard let entry = entries[key], larder_swift_try_retain(entry.toOpaque()) != 0 else { return nil }
+            return entry.takeRetainedValue()
         }
     }
 
     func insert(_ instance: RealmInstance, at key: String) {
-        lock.withLock { entries[key] = Entry(instance) }
+        lock.withLock { entries[key] = Unmanaged.passUnretained(instance) }
     }
 
     /// Called by the instance's deinit (its memory is not reused before this returns,
-    /// so its identifier names no other instance).
+    /// so its address names no other instance).
     func remove(_ instance: RealmInstance, at key: String) {
         lock.withLock {
-            if entries[key]?.id == ObjectIdentifier(instance) { entries[key] = nil }
+            if entries[key]?.toOpaque() == Unmanaged.passUnretained(instance).toOpaque() { entries[key] = nil }
         }
     }
 }

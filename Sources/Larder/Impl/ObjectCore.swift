@@ -37,8 +37,9 @@ final class ObjectCore {
 
     @usableFromInline init() {}
 
-    /// Points this core at a row: the object becomes managed.
-    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey) {
+    /// Points this core at a row: the object becomes managed. stamp: the row's, when the
+    /// caller read it in the current transaction (a lookup's `lar_obj_find_stamped`).
+    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey, stamp: UInt64? = nil) {
         self.realm = realm
         instanceRef = Unmanaged.passUnretained(realm)
         generation = realm.generation
@@ -46,8 +47,14 @@ final class ObjectCore {
         self.key = key
         invalidated = false
         keyedByPrimary = table.reusesKeys
-        stamp = 0
-        if keyedByPrimary { takeStamp(realm, table.id) }
+        self.stamp = 0
+        guard keyedByPrimary else { return }
+        if let stamp {
+            self.stamp = stamp
+            stampCheckedAt = realm.version
+        } else {
+            takeStamp(realm, table.id)
+        }
     }
 
     /// Points this bound core at another row of its class (iterators and link reads reuse

@@ -58,8 +58,8 @@ extension Object {
 
     /// Makes the object an accessor of a row: its wrappers learn their slots,
     /// and release the values they held while unmanaged. An object that was
-    /// added keeps its primary key for hashing.
-    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey, added: Bool = false) {
+    /// added keeps its primary key for hashing. stamp: the row's, when the caller read it.
+    func bind(to realm: RealmInstance, table: ManagedClass, key: lar_objkey, added: Bool = false, stamp: UInt64? = nil) {
         if added, let slot = table.schema.primaryKeySlot {
             core.knownPrimaryKey = (key, withBase { valuePointer($0, table.schema.fields[slot]).pointee })
         }
@@ -71,6 +71,6 @@ extension Object {
             }
         }
         if _slowPath(table.schema.isDynamic) { (self as? DynamicObject)?.didBecomeManaged() }
-        core.bind(to: realm, table: table, key: key)
+        core.bind(to: realm, table: table, key: key, stamp: stamp)
     }
 }

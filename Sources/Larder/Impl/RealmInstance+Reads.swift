@@ -51,7 +51,9 @@ extension RealmInstance {
             && threadToken != larder_swift_thread_token() { return }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
         let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
-        if rc == LAR_EDELETED || (rc == LAR_OK && table.reusesKeys && isReplaced(core, table)) {
+        // The stamp check first: currentTxn() above made `version` the transaction's.
+        if rc == LAR_EDELETED || (rc == LAR_OK && table.reusesKeys && core.stampCheckedAt != version
+                                  && isReplaced(core, table)) {
             fatalError("Object has been deleted or invalidated.")
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
@@ -93,13 +95,14 @@ extension RealmInstance {
         return false
     }
 
-    /// A managed object of table's class for key.
-    func accessor(_ table: ManagedClass, key: lar_objkey) -> Object {
+    /// A managed object of table's class for key, whose stamp (`lar_obj_stamp`) the
+    /// caller may have read already.
+    func accessor(_ table: ManagedClass, key: lar_objkey, stamp: UInt64? = nil) -> Object {
         let object = AccessorConstruction.make(table.schema.type)
         if _slowPath(isFrozen) {
-            serialized { object.bind(to: self, table: table, key: key) }
+            serialized { object.bind(to: self, table: table, key: key, stamp: stamp) }
         } else {
-            object.bind(to: self, table: table, key: key)
+            object.bind(to: self, table: table, key: key, stamp: stamp)
         }
         return object
     }
@@ -124,21 +127,27 @@ extension RealmInstance {
     }
 
     /// The object with a primary key, given in stored form when the caller could
-    /// convert it without a dynamic cast, else as it came.
+    /// convert it without a dynamic cast, else as it came. The key as it came is asked
+    /// for only when the stored form does not do: boxing an Int into `Any` and freeing
+    /// it cost more than the rest of a lookup's Swift side.
     @usableFromInline
-    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
+    func object(ofType type: Object.Type, primaryKey stored: _StoredValue?, key: () -> Any?) -> Object? {
         object(in: table(for: type), primaryKey: stored, key: key)
     }
 
-    func object(in table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> Object? {
+    func object(in table: ManagedClass, primaryKey stored: _StoredValue?, key: () -> Any?) -> Object? {
         let found = _slowPath(isFrozen) ? serialized { find(table, primaryKey: stored, key: key) }
                                         : find(table, primaryKey: stored, key: key)
         guard let found else { return nil }
-        return accessor(table, key: found)
+        return accessor(table, key: found.key, stamp: found.stamp)
     }
 
-    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key: Any?) -> lar_objkey? {
+    /// The object with a primary key and its stamp, read by the lookup (no second call to take it).
+    typealias Found = (key: lar_objkey, stamp: UInt64)
+
+    private func find(_ table: ManagedClass, primaryKey stored: _StoredValue?, key asGiven: () -> Any?) -> Found? {
         if table.primaryKeyTakesEveryInt, case .int(let int)? = stored { return find(table, int: int) }
+        let key = asGiven()
         guard let slot = table.schema.primaryKeySlot else {
             fatalError("'\(table.schema.name)' does not have a primary key")
         }
@@ -147,28 +156,32 @@ extension RealmInstance {
             fatalError("Invalid value '\(key.map { "\($0)" } ?? "nil")' of type '\(key.map { "\(type(of: $0))" } ?? "nil")' " +
                        "for primary key of '\(table.schema.name)'")
         }
-        return find(table, stored: stored)
+        return findStamped(table, stored: stored)
     }
 
     /// The usual lookup, by an Int: the C value built in place, no conversion.
-    private func find(_ table: ManagedClass, int: Int64) -> lar_objkey? {
+    private func find(_ table: ManagedClass, int: Int64) -> Found? {
         var value = lar_value()
         value.type = LAR_TYPE_INT
         value.as.integer = int
-        var found = lar_obj()
-        let rc = lar_obj_find(currentTxn(), table.id, &value, &found)
+        var found = lar_obj(), stamp: UInt64 = 0
+        let rc = lar_obj_find_stamped(currentTxn(), table.id, &value, &found, &stamp)
         if rc == LAR_ENOTFOUND { return nil }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot find an object by primary key") }
-        return found.key
+        return (found.key, stamp)
     }
 
     func find(_ table: ManagedClass, stored: _StoredValue) -> lar_objkey? {
-        var found = lar_obj()
+        findStamped(table, stored: stored)?.key
+    }
+
+    private func findStamped(_ table: ManagedClass, stored: _StoredValue) -> Found? {
+        var found = lar_obj(), stamp: UInt64 = 0
         let txn = currentTxn()
-        let rc = stored.withCValue { lar_obj_find(txn, table.id, $0, &found) }
+        let rc = stored.withCValue { lar_obj_find_stamped(txn, table.id, $0, &found, &stamp) }
         if rc == LAR_ENOTFOUND { return nil }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot find an object by primary key") }
-        return found.key
+        return (found.key, stamp)
     }
 
 

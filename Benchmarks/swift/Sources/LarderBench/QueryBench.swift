@@ -24,6 +24,13 @@
 // `WHERE word LIKE '%ab%'`, a JOIN on the owner for the link, `ORDER BY a` / `ORDER BY
 // word`, and `SELECT SUM(a), AVG(a)`. Same configuration as the other GRDB workloads
 // (DatabaseQueue, rollback journal, synchronous=FULL).
+//
+// How it measures: each line is the best of `QueryData.readRepeats` runs of the whole
+// workload, timed with a monotonic clock. For each workload every implementation runs its
+// repeats back to back (swift, then grdb-record, then grdb-sql), each measured the same way:
+// a run finds the CPU caches as its own implementation's previous run left them, not
+// emptied by another implementation's (which made Larder's scans, whose rows fit in the
+// cache, look slower than they are).
 import Foundation
 import GRDB
 import Larder
@@ -346,7 +353,6 @@ enum QueryBench {
 
     // MARK: The run
 
-    /// Best ns per operation of each workload, for Larder (swift) and GRDB.
     /// Best ns per operation of each workload, by implementation (swift, grdb-record, grdb-sql).
     static func measure(directory: String) throws -> [String: [QueryWorkload: Double]] {
         let realm = try larderRealm(directory)
@@ -358,10 +364,14 @@ enum QueryBench {
             verify(impl, workload, tally)
             best[impl, default: [:]][workload] = min(best[impl]?[workload] ?? .infinity, ns / Double(workload.operations))
         }
+        // Each implementation's repeats back to back, as bench_query.c runs its lines: taking
+        // turns, every run began with the caches the other implementations had just filled.
         for workload in QueryWorkload.allCases {
+            for _ in 0..<QueryData.readRepeats { time("swift", workload) { larderRun(realm, workload) } }
             for _ in 0..<QueryData.readRepeats {
-                time("swift", workload) { larderRun(realm, workload) }
                 try time("grdb-record", workload) { try queue.read { try grdbRecordRun($0, workload) } }
+            }
+            for _ in 0..<QueryData.readRepeats {
                 try time("grdb-sql", workload) { try queue.read { try grdbRun($0, workload) } }
             }
         }
