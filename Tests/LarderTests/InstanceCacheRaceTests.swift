@@ -54,4 +54,27 @@ final class InstanceCacheRaceTests: RealmTestCase {
         XCTAssertEqual(try Realm(configuration: config).objects(Dog.self).count, 0)
         XCTAssertEqual(deinits, 2)
     }
+
+    /// Reading a link or an embedded object keeps its accessor for the next read, in the
+    /// object read from: a Realm whose objects read links is freed with its last reference.
+    /// (Kept in the class, the accessor held the instance, which held the class: it never was.)
+    func testAnInstanceWhoseObjectsReadLinksIsFreedWithItsLastReference() throws {
+        let config = configuration([OrdPerson.self, OrdPet.self, EmbOwner.self, EmbAddress.self, EmbGeo.self])
+        var deinits = 0
+        RealmInstance.deinitHookForTesting = { deinits += 1 }
+        defer { RealmInstance.deinitHookForTesting = nil }
+        do {
+            let realm = try Realm(configuration: config)
+            try realm.write {
+                let pet = realm.create(OrdPet.self, value: ["name": "Rex"])
+                pet.owner = realm.create(OrdPerson.self, value: ["name": "Ada"])
+                realm.create(EmbOwner.self, value: ["id": 1, "address": ["city": "Lyon"]])
+            }
+            let pet = realm.objects(OrdPet.self).first!
+            XCTAssertEqual(pet.owner?.name, "Ada")
+            XCTAssertEqual(pet.owner?.name, "Ada") // the kept accessor, rebound
+            XCTAssertEqual(realm.objects(EmbOwner.self).first!.address?.city, "Lyon")
+        }
+        XCTAssertEqual(deinits, 1)
+    }
 }

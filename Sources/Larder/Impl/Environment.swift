@@ -288,8 +288,6 @@ final class ManagedClass {
     let primaryKeyTakesEveryInt: Bool
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
-    /// The accessor the last link read into this class made, for `linkTarget` to rebind.
-    @exclusivity(unchecked) var linkAccessor: Object?
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges

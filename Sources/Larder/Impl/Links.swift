@@ -19,8 +19,15 @@ extension Object: _Persistable {
         guard let read = _larderReadIfValid(value, owner: owner) else { fatalError("A required link is null") }
         return read
     }
+    /// owner: the Realm instance, or the core of the object whose property this is
+    /// (`RealmInstance.read`), which keeps the accessor for the next read.
     public static func _larderReadIfValid(_ value: lar_value, owner: AnyObject) -> Self? {
         guard value.type == LAR_TYPE_LINK else { return nil }
+        if type(of: owner) == ObjectCore.self {
+            let parent = unsafeDowncast(owner, to: ObjectCore.self)
+            let instance = parent.instanceRef.unsafelyUnwrapped.takeUnretainedValue()
+            return unsafeDowncast(instance.linkTarget(self, link: value.as.link, parent: parent), to: self)
+        }
         let instance = unsafeDowncast(owner, to: RealmInstance.self)
         return unsafeDowncast(instance.linkTarget(self, link: value.as.link), to: self)
     }
@@ -29,27 +36,30 @@ extension Object: _Persistable {
 
 extension RealmInstance {
     /// An accessor of the object a link of a property typed `type` points to. The one
-    /// the last link read into the class returned is rebound when nothing else holds it
+    /// the parent object's last link read returned is rebound when nothing else holds it
     /// (as a results iterator rebinds its previous object): `person.address` in a loop
     /// then allocates no accessor per person. Collections and linking objects read from
     /// an accessor copy its key, so rebinding it moves nothing they hold; like the
-    /// iterator's, the check counts strong references only. A frozen instance's threads
-    /// share its classes, so none of them may rebind an accessor another just let go of.
-    /// A `DynamicObject` reads the class the link names.
-    func linkTarget(_ type: Object.Type, link: lar_obj) -> Object {
+    /// iterator's, the check counts strong references only. A frozen instance's objects
+    /// are shared by threads, so none of them may rebind an accessor another just let go
+    /// of. A `DynamicObject` reads the class the link names.
+    func linkTarget(_ type: Object.Type, link: lar_obj, parent: ObjectCore? = nil) -> Object {
         if _slowPath(type == DynamicObject.self) { return dynamicAccessor(link) }
         let key = link.key
         if _slowPath(isFrozen) { return accessor(table(for: type), key: key) }
         return linkTable(for: type)._withUnsafeGuaranteedRef { table in
-            if isKnownUniquelyReferenced(&table.linkAccessor) {
-                let reused = table.linkAccessor.unsafelyUnwrapped
-                if !isInvalidated(reused.core) {
+            guard let parent else { return accessor(table, key: key) }
+            if isKnownUniquelyReferenced(&parent.parkedLink) {
+                let reused = parent.parkedLink.unsafelyUnwrapped
+                if reused.core.tableRef?.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
+                    && reused.core.instanceRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+                    && !isInvalidated(reused.core) {
                     reused.core.rebind(to: key)
                     return reused
                 }
             }
             let object = accessor(table, key: key)
-            table.linkAccessor = object
+            parent.parkedLink = object
             return object
         }
     }

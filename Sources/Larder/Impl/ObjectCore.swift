@@ -34,6 +34,10 @@ final class ObjectCore {
     @exclusivity(unchecked) var keyedByPrimary = false
     /// The primary key of the row `key`, once known: it hashes the object after it is deleted.
     @exclusivity(unchecked) var knownPrimaryKey: (key: lar_objkey, value: _StoredValue)?
+    /// The accessor the last link read from this object returned, for `linkTarget` to
+    /// rebind when nothing else holds it. Here, not in the class: an accessor holds its
+    /// Realm instance, so one parked in the instance's classes kept the instance alive.
+    @exclusivity(unchecked) var parkedLink: Object?
 
     @usableFromInline init() {}
 

@@ -17,7 +17,8 @@ extension RealmInstance {
                 if _slowPath(isFrozen) { return frozenRead(core, table, slot: slot) }
                 load(core, table)
             }
-            return Value._larderRead(table.slotValues[slot], owner: self)
+            // A link's accessor is kept by the object it was read from (ObjectCore.parkedLink).
+            return Value._larderRead(table.slotValues[slot], owner: Value._larderType == LAR_TYPE_LINK ? core : self)
         }
     }
 
