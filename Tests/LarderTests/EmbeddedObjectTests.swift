@@ -122,6 +122,45 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(owners[0].address?.street, "A")
     }
 
+    /// A walk rebinds the owner and embedded accessors nobody holds (ResultsWalker and
+    /// linkTarget): those the loop keeps, nested walks' and a frozen walk's stay their own.
+    func testWalkingOwnersKeepsTheEmbeddedObjectsTheLoopHolds() throws {
+        let realm = try open()
+        let streets = (0..<40).map { "street \($0)" }
+        try realm.write {
+            for (id, street) in streets.enumerated() { realm.add(EmbOwner(value: ["id": id, "address": address(street)])) }
+        }
+        let owners = realm.objects(EmbOwner.self)
+        var keptOwners: [EmbOwner] = [], keptAddresses: [EmbAddress] = []
+        for owner in owners {
+            let home = try XCTUnwrap(owner.address)
+            XCTAssertEqual(home.street, streets[owner.id])
+            if owner.id % 3 == 0 { keptAddresses.append(home) }
+            if owner.id % 5 == 0 { keptOwners.append(owner) }
+            for inner in owners where inner.id % 10 == 0 { // nested walk of the same classes
+                XCTAssertEqual(inner.address?.street, streets[inner.id])
+            }
+            XCTAssertEqual(home.street, streets[owner.id], "a nested walk must not move an accessor the loop holds")
+        }
+        XCTAssertEqual(keptAddresses.map(\.street), stride(from: 0, to: 40, by: 3).map { streets[$0] })
+        XCTAssertEqual(Set(keptAddresses.map(ObjectIdentifier.init)).count, keptAddresses.count)
+        XCTAssertEqual(keptOwners.map(\.id), Array(stride(from: 0, to: 40, by: 5)))
+        XCTAssertEqual(keptOwners.map { $0.address?.street }, stride(from: 0, to: 40, by: 5).map { streets[$0] })
+
+        let frozen = owners.freeze()
+        let frozenHomes = frozen.compactMap(\.address)
+        XCTAssertEqual(frozenHomes.map(\.street), streets)
+        XCTAssertEqual(Set(frozenHomes.map(ObjectIdentifier.init)).count, streets.count)
+        XCTAssertTrue(frozenHomes.allSatisfy(\.isFrozen))
+
+        // Replacing a held one invalidates it; reading the owner again gives the new one.
+        let held = try XCTUnwrap(owners[1].address)
+        try realm.write { owners[1].address = address("moved") }
+        XCTAssertTrue(held.isInvalidated)
+        XCTAssertEqual(owners.map { $0.address?.street }[0...2], ["street 0", "moved", "street 2"])
+        XCTAssertEqual(keptAddresses[0].street, "street 0")
+    }
+
     // MARK: Creating in place
 
     func testAddingAnOwnerCreatesItsEmbeddedObjectsInPlace() throws {
