@@ -44,7 +44,7 @@ extension RealmInstance {
     /// Decodes core's row into its class's one-row cache.
     @usableFromInline @inline(never)
     func load(_ core: ObjectCore, _ table: ManagedClass) {
-        // The thread is asked once (verifyThread, then decodeStamp twice, asked it four times).
+        // The thread is asked once here (verifyThread, currentTxn and decodeStamp asked four times).
         let onOwnThread = threadToken == larder_swift_thread_token()
         if !onOwnThread {
             verifyConfinement()

@@ -239,7 +239,9 @@ extension String {
     /// 8-byte loads and a mask when the 16 bytes from data lie in one 4 KiB block (memory is
     /// mapped in whole pages, a multiple of that, so the bytes past the string can be read),
     /// else a copy. Copying the bytes into the words and loading them back made each read
-    /// wait on the copy's stores (a store-forwarding stall, a few ns a string).
+    /// wait on the copy's stores (a store-forwarding stall, a few ns a string). A bounds
+    /// checker (ASan, valgrind's memcheck) may report the read past a string that ends a
+    /// heap block (a write transaction's copies): the bytes read there are masked away.
     @inlinable
     static func smallWords(_ data: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
         guard UInt(bitPattern: data) & 4095 <= 4096 - 16 else { return copiedWords(data, count: count) }
