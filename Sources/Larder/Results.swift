@@ -640,7 +640,6 @@ final class ResultsWalker {
         stepStamp.initialize(to: 0)
         followedKey = .allocate(capacity: 1)
         followedKey.initialize(to: 0)
-        follow = keys == nil && !instance.isFrozen ? FollowedLink(of: table, in: instance) : nil
     }
 
     /// Where a streamed walk ends; nil until it starts.
@@ -731,7 +730,10 @@ final class ResultsWalker {
             if table.reusesKeys { lar_iter_bind_stamp(handle, stepStamp) }
             if follow?.isOn == true { follow!.bind(handle, followedKey) }
             version = instance.version
-            if end == nil { end = table.changes.beginWalk() }
+            if end == nil { // the walk's first step
+                end = table.changes.beginWalk()
+                if !instance.isFrozen { follow = FollowedLink(of: table, in: instance) }
+            }
         }
         if follow?.isUndecided == true { decideFollowing() }
         var obj = lar_obj()
