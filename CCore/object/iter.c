@@ -322,6 +322,14 @@ static int follow(lar_iter *iter, const lar_value *values)
     return err;
 }
 
+/* lar_iter_next_all()'s decode when following. Out of line: inlined, it cost every other
+ * step its tail call into row_decode_all and four register saves (~14 instructions). */
+__attribute__((noinline)) static int decode_and_follow(lar_iter *iter, lar_value *values)
+{
+    int err = row_decode_all(iter->txn, iter->cls, &iter->txn->cache_row, values);
+    return err ? err : follow(iter, values);
+}
+
 int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count)
 {
     if (!iter || !out || !values)
@@ -332,8 +340,9 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
         return lar_fail(LAR_EINVAL, "lar_iter_next_all: class '%s' has %u properties, not %zu", iter->cls->name,
                         iter->cls->property_count, count);
     int err = advance(iter, out, 0);
-    if (!err) err = row_decode_all(iter->txn, iter->cls, &iter->txn->cache_row, values);
-    return err || !iter->follow_out ? err : follow(iter, values);
+    if (err) return err;
+    if (iter->follow_out) return decode_and_follow(iter, values);
+    return row_decode_all(iter->txn, iter->cls, &iter->txn->cache_row, values);
 }
 
 int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count, lar_objkey *key)
