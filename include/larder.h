@@ -1518,6 +1518,32 @@ int lar_iter_next(lar_iter *iter, lar_obj *out);
  */
 int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t count);
 
+/** @brief Make each later lar_iter_next_all() also read the embedded object that a
+ *  to-one link of the object stepped to holds.
+ *
+ * After each successful lar_iter_next_all(), out holds the values of the embedded
+ * object that property prop links to (as lar_obj_get_all() reads them) and *key its
+ * key; when the link is null, *key is 0 and out keeps what it held. A walk over owners
+ * that reads each one's embedded object (a person's address) then makes one call per
+ * object: the embedded objects of owners created in order lie in order, so each costs
+ * one cursor step. lar_iter_next() and lar_iter_next_batch() do not read it. Following
+ * again replaces the property and the destinations.
+ * Ownership: as lar_obj_get_all() for the values read; out and key stay the caller's
+ * and must remain valid while followed.
+ * @param[in]  iter   An iterator.
+ * @param[in]  prop   A to-one link property (its index) of the iterator's class, whose
+ *                    target class is embedded.
+ * @param[out] out    Receives count values in property-index order, or NULL to stop
+ *                    following (prop, count and key are then not looked at).
+ * @param[in]  count  The embedded class's property count.
+ * @param[out] key    Receives the embedded object's key, 0 for none.
+ * @return #LAR_OK, or: #LAR_EINVAL (iter or key NULL, prop out of range or not a to-one
+ *         link to an embedded class, count not its property count); #LAR_EMISUSE (its
+ *         transaction ended). A later lar_iter_next_all() returns #LAR_ECORRUPT when the
+ *         embedded object is missing or damaged (out may then be partly written).
+ */
+int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count, lar_objkey *key);
+
 /** @brief Step to up to capacity objects in one call, filling a row of bound
  *  variables for each.
  *

@@ -71,6 +71,11 @@ struct lar_iter {
     uint32_t binding_count, run_count;
     bool decodes;             /* some binding is not wide */
     uint64_t *stamp_dest;     /* lar_iter_bind_stamp(): NULL for none */
+    /* lar_iter_follow(): the embedded object of a to-one link, read by each lar_iter_next_all(). */
+    lar_value *follow_out;    /* NULL for none */
+    lar_objkey *follow_key;
+    uint32_t follow_prop;
+    lar_class follow_cls;
     /* An iterator over given keys (a query's result) rather than the whole table. */
     lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
     size_t key_count, key_at;

@@ -623,6 +623,13 @@ final class ResultsWalker {
     /// The stamp of the row a streamed step read, bound to the C iterator
     /// (`lar_iter_bind_stamp`) for a class keyed by its int primary key.
     private let stepStamp: UnsafeMutablePointer<UInt64>
+    /// A streamed walk over the owners of to-one embedded objects (a person's address): when
+    /// the loop read the first owner's embedded object, each later step reads the next one's
+    /// with its owner (`lar_iter_follow`), into the embedded class's read cache, where the
+    /// loop's reads then find it. Undecided until an owner with one was walked past.
+    @exclusivity(unchecked) private var follow: FollowedLink?
+    /// The key of the embedded object a followed step read, 0 for none.
+    private let followedKey: UnsafeMutablePointer<lar_objkey>
 
     init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?, results: CoreResults? = nil) {
         self.instance = instance
@@ -631,6 +638,8 @@ final class ResultsWalker {
         self.results = results
         stepStamp = .allocate(capacity: 1)
         stepStamp.initialize(to: 0)
+        followedKey = .allocate(capacity: 1)
+        followedKey.initialize(to: 0)
     }
 
     /// Where a streamed walk ends; nil until it starts.
@@ -642,6 +651,7 @@ final class ResultsWalker {
             if let end { table.changes.endWalk(end) }
         }
         stepStamp.deallocate()
+        followedKey.deallocate()
     }
 
     /// The next object: the previous accessor rebound when nobody else holds it.
@@ -718,9 +728,14 @@ final class ResultsWalker {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
             if table.reusesKeys { lar_iter_bind_stamp(handle, stepStamp) }
+            if follow?.isOn == true { follow!.bind(handle, followedKey) }
             version = instance.version
-            if end == nil { end = table.changes.beginWalk() }
+            if end == nil { // the walk's first step
+                end = table.changes.beginWalk()
+                if !instance.isFrozen { follow = FollowedLink(of: table, in: instance) }
+            }
         }
+        if follow?.isUndecided == true { decideFollowing() }
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_ENOTFOUND {
@@ -729,18 +744,76 @@ final class ResultsWalker {
         }
         if rc == LAR_OK, let endKey = end?.key, obj.key >= endKey {
             table.cachedVersion = .max // the step decoded a row the cache does not name
+            if follow?.isOn == true { follow!.table.cachedVersion = .max } // nor the embedded one
             finish()
             return nil
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        table.didDecode(key: obj.key, version: instance.decodeStamp)
+        let stamp = instance.decodeStamp
+        table.didDecode(key: obj.key, version: stamp)
+        if let follow {
+            if follow.isOn {
+                if followedKey.pointee != 0 { follow.table.didDecode(key: followedKey.pointee, version: stamp) }
+            } else if follow.isUndecided {
+                self.follow!.lastLink = follow.link(in: table)
+            }
+        }
         return obj.key
+    }
+
+    /// Turns following on when the loop read the embedded object of the owner walked last
+    /// (it is in its class's read cache), off when it did not; stays undecided past owners
+    /// without one.
+    private func decideFollowing() {
+        let link = follow!.lastLink
+        guard link != 0 else { return }
+        let read = follow!.table.cachedKey == link && follow!.table.cachedVersion == instance.cacheStamp
+        follow!.state = read ? .on : .off
+        if read { follow!.bind(handle, followedKey) }
     }
 
     private func finish() {
         done = true
         if let end { table.changes.endWalk(end) }
         end = nil
+    }
+}
+
+/// The to-one embedded link a `ResultsWalker` follows (`lar_iter_follow`): the first of the
+/// walked class, and the embedded class's table, whose read cache the steps fill.
+struct FollowedLink {
+    enum State { case undecided, on, off }
+    let table: ManagedClass
+    let slot: Int
+    let storedIndex: UInt32
+    var state = State.undecided
+    /// The link key of the owner walked last, while undecided; 0 for none.
+    var lastLink: lar_objkey = 0
+
+    var isOn: Bool { state == .on }
+    var isUndecided: Bool { state == .undecided }
+
+    /// The first to-one embedded link of owners' class (in instance), if it has one.
+    init?(of owners: ManagedClass, in instance: RealmInstance) {
+        let schema = owners.schema
+        guard !schema.isDynamic, let slot = schema.linkSlots.first(where: {
+            schema.embeddedLink[$0] && !schema.properties[$0].isCollection
+        }), let type = schema.properties[slot].targetClass else { return nil }
+        table = instance.table(for: type)
+        self.slot = slot
+        storedIndex = UInt32(owners.propertyIndex[slot])
+    }
+
+    /// The key the link holds in owners' read cache, 0 when it is null.
+    func link(in owners: ManagedClass) -> lar_objkey {
+        let value = owners.slotValues[slot]
+        return value.type == LAR_TYPE_LINK ? value.as.link.key : 0
+    }
+
+    /// Makes handle's steps read the followed objects into the embedded class's read cache.
+    func bind(_ handle: OpaquePointer?, _ key: UnsafeMutablePointer<lar_objkey>) {
+        let rc = lar_iter_follow(handle, storedIndex, table.values, table.storedCount, key)
+        if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
     }
 }

@@ -122,6 +122,94 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(owners[0].address?.street, "A")
     }
 
+    /// A walk rebinds the owner and embedded accessors nobody holds (ResultsWalker and
+    /// linkTarget): those the loop keeps, nested walks' and a frozen walk's stay their own.
+    func testWalkingOwnersKeepsTheEmbeddedObjectsTheLoopHolds() throws {
+        let realm = try open()
+        let streets = (0..<40).map { "street \($0)" }
+        try realm.write {
+            for (id, street) in streets.enumerated() { realm.add(EmbOwner(value: ["id": id, "address": address(street)])) }
+        }
+        let owners = realm.objects(EmbOwner.self)
+        var keptOwners: [EmbOwner] = [], keptAddresses: [EmbAddress] = []
+        for owner in owners {
+            let home = try XCTUnwrap(owner.address)
+            XCTAssertEqual(home.street, streets[owner.id])
+            if owner.id % 3 == 0 { keptAddresses.append(home) }
+            if owner.id % 5 == 0 { keptOwners.append(owner) }
+            for inner in owners where inner.id % 10 == 0 { // nested walk of the same classes
+                XCTAssertEqual(inner.address?.street, streets[inner.id])
+            }
+            XCTAssertEqual(home.street, streets[owner.id], "a nested walk must not move an accessor the loop holds")
+        }
+        XCTAssertEqual(keptAddresses.map(\.street), stride(from: 0, to: 40, by: 3).map { streets[$0] })
+        XCTAssertEqual(Set(keptAddresses.map(ObjectIdentifier.init)).count, keptAddresses.count)
+        XCTAssertEqual(keptOwners.map(\.id), Array(stride(from: 0, to: 40, by: 5)))
+        XCTAssertEqual(keptOwners.map { $0.address?.street }, stride(from: 0, to: 40, by: 5).map { streets[$0] })
+
+        let frozen = owners.freeze()
+        let frozenHomes = frozen.compactMap(\.address)
+        XCTAssertEqual(frozenHomes.map(\.street), streets)
+        XCTAssertEqual(Set(frozenHomes.map(ObjectIdentifier.init)).count, streets.count)
+        XCTAssertTrue(frozenHomes.allSatisfy(\.isFrozen))
+
+        // Replacing a held one invalidates it; reading the owner again gives the new one.
+        let held = try XCTUnwrap(owners[1].address)
+        try realm.write { owners[1].address = address("moved") }
+        XCTAssertTrue(held.isInvalidated)
+        XCTAssertEqual(owners.map { $0.address?.street }[0...2], ["street 0", "moved", "street 2"])
+        XCTAssertEqual(keptAddresses[0].street, "street 0")
+    }
+
+    /// A walk whose loop reads the first owner's embedded object reads each later one with
+    /// its owner (lar_iter_follow) into the embedded class's read cache: owners without one,
+    /// writes that move the walk to a new transaction, owners added during the walk (which
+    /// it stops before) and embedded objects held from earlier steps all read their own values.
+    func testFollowedEmbeddedObjectsReadTheirOwnValues() throws {
+        let realm = try open()
+        try realm.write {
+            realm.add(EmbOwner(value: ["id": 0])) // undecided past an owner without one
+            for id in 1..<30 {
+                var values: [String: Any] = ["id": id]
+                if id % 4 != 0 { values["address"] = address("s\(id)") }
+                realm.add(EmbOwner(value: values))
+            }
+        }
+        var held: [EmbAddress] = []
+        var seen: [String?] = []
+        var previous: (home: EmbAddress, street: String?)?
+        try realm.write {
+            for owner in realm.objects(EmbOwner.self) {
+                // The step read this owner's embedded object into the cache, which names it alone.
+                if let previous { XCTAssertEqual(previous.home.street, previous.street, "at \(owner.id)") }
+                let home = owner.address
+                seen.append(home?.street)
+                if owner.id % 7 == 0, let home { held.append(home) }
+                if owner.id == 10 { home?.street = "changed" } // a write: the walk goes on in a new version
+                if owner.id == 12 { realm.objects(EmbOwner.self).first { $0.id == 13 }?.address?.street = "ahead" }
+                if owner.id == 20 { realm.add(EmbOwner(value: ["id": 100, "address": address("new")])) }
+                previous = home.map { ($0, $0.street) }
+                // Last, so that the cache holds another object's row when the next step comes.
+                XCTAssertEqual(held.map(\.street), Array(["s7", "s14", "s21"].prefix(held.count)))
+            }
+            // The walk's last step read owner 100 and its embedded object, past its end: the
+            // cache names neither that row nor the one it held before (the loop read s21 last).
+            XCTAssertEqual(held.last?.street, "s21")
+            if let previous { XCTAssertEqual(previous.home.street, previous.street) }
+        }
+        let expected: [String?] = (0..<30).map { id in
+            id == 0 || id % 4 == 0 ? nil : id == 10 ? "changed" : id == 13 ? "ahead" : "s\(id)"
+        }
+        XCTAssertEqual(seen, expected.map { $0 == "changed" ? "s10" : $0 })
+        XCTAssertEqual(held.map(\.street), ["s7", "s14", "s21"])
+        XCTAssertEqual(realm.objects(EmbOwner.self).map { $0.address?.street }, expected + ["new"])
+
+        // The loop reads the embedded objects only from the third owner on: never followed, still right.
+        var late: [String?] = []
+        for owner in realm.objects(EmbOwner.self) where owner.id >= 2 { late.append(owner.address?.street) }
+        XCTAssertEqual(late, Array(expected.dropFirst(2)) + ["new"])
+    }
+
     // MARK: Creating in place
 
     func testAddingAnOwnerCreatesItsEmbeddedObjectsInPlace() throws {

@@ -50,6 +50,42 @@ final class SmallStringTests: RealmTestCase {
         }
     }
 
+    /// Short strings are read with two 8-byte loads when the 16 bytes from their start lie in
+    /// one page: the bytes past the string must not reach it.
+    func testBytesPastTheStringAreIgnored() {
+        for (count, padding) in (1...15).flatMap({ count in [UInt8(ascii: "z"), 0xFF].map { (count, $0) } }) {
+            let bytes = (0..<count).map { UInt8(ascii: "A") + UInt8($0) }
+            var buffer = bytes + [UInt8](repeating: padding, count: 32)
+            let made = buffer.withUnsafeMutableBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    String(larderString: lar_string(data: $0, size: count))
+                }
+            }
+            XCTAssertEqual(Array(made.utf8), bytes, "length \(count)")
+            let expected = String(decoding: bytes, as: UTF8.self)
+            XCTAssertEqual(made, expected)
+            let (made0, made1) = bits(made), (expected0, expected1) = bits(expected)
+            XCTAssertEqual(made0, expected0, "length \(count)")
+            XCTAssertEqual(made1, expected1, "length \(count)")
+        }
+    }
+
+    /// A string that ends at the end of a page followed by an unreadable page: reading 16
+    /// bytes from its start would fault, so it is copied byte by byte.
+    func testStringsEndingAtAnUnreadablePageAreRead() throws {
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let mapped = mmap(nil, 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+        guard let mapped, mapped != MAP_FAILED else { throw XCTSkip("mmap failed") }
+        defer { munmap(mapped, 2 * page) }
+        XCTAssertEqual(mprotect(mapped + page, page, PROT_NONE), 0)
+        for count in 1...15 {
+            let start = (mapped + page - count).assumingMemoryBound(to: CChar.self)
+            for index in 0..<count { start[index] = CChar(UInt8(ascii: "a") + UInt8(index)) }
+            let made = String(larderString: lar_string(data: start, size: count))
+            XCTAssertEqual(Array(made.utf8), (0..<count).map { UInt8(ascii: "a") + UInt8($0) }, "length \(count)")
+        }
+    }
+
     func testShortStringsWithOtherBytesAreValidatedAsBefore() {
         let accented = Array("héllo wörld".utf8) // 13 bytes, not ASCII
         XCTAssertEqual(read(accented), "héllo wörld")

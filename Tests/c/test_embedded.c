@@ -707,3 +707,79 @@ TEST(a_failure_midway_through_an_embedded_change_fails_the_write)
     }
     close_env(env);
 }
+
+/* ---- reading through the owner ---- */
+
+/* Checks the street and key a followed step gave, for an owner whose address is street
+ * (NULL: none, and the values stay as the step before left them). */
+static void check_followed(lar_iter *iter, const model *m, lar_value address[3], const lar_objkey *key,
+                           const char *street, const char *before)
+{
+    lar_value values[5];
+    lar_obj obj;
+    CHECK_OK(lar_iter_next_all(iter, &obj, values, 5));
+    CHECK_EQ(*key == 0, street == NULL);
+    lar_value expected = val_str(street ? street : before);
+    CHECK_VALUE(address[m->street], expected);
+}
+
+TEST(iter_follow_reads_each_owners_embedded_object)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj owners[4];
+    const char *names[] = {"a", "b", "c", "d"};
+    for (int i = 0; i < 4; i++) owners[i] = person(txn, &m, names[i]);
+    lar_value values[3];
+    lar_obj made[4];
+    const char *streets[] = {"s0", NULL, "s2", "s3"};
+    for (int i = 3; i >= 0; i--) { /* created in reverse: each follow seeks */
+        if (!streets[i]) continue;
+        address_values(&m, values, streets[i], "c");
+        CHECK_OK(lar_obj_create_embedded(txn, owners[i], m.address_p, values, 3, &made[i]));
+    }
+    /* In the write, with the strings it copies. */
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, m.person, &iter));
+    lar_value address[3];
+    lar_objkey key = 99;
+    CHECK_OK(lar_iter_follow(iter, m.address_p, address, 3, &key));
+    check_followed(iter, &m, address, &key, "s0", NULL);
+    CHECK_EQ(key, made[0].key);
+    check_followed(iter, &m, address, &key, NULL, "s0");
+    check_followed(iter, &m, address, &key, "s2", NULL);
+    check_followed(iter, &m, address, &key, "s3", NULL);
+    CHECK_EQ(key, made[3].key);
+    lar_iter_close(iter);
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    CHECK_OK(lar_iter_open(txn, m.person, &iter));
+    CHECK_OK(lar_iter_follow(iter, m.address_p, address, 3, &key));
+    check_followed(iter, &m, address, &key, "s0", NULL);
+    CHECK_OK(lar_iter_follow(iter, 0, NULL, 0, NULL)); /* stops following */
+    key = 7;
+    lar_obj obj;
+    lar_value person_values[5];
+    CHECK_OK(lar_iter_next_all(iter, &obj, person_values, 5));
+    CHECK_EQ(key, 7);
+
+    /* Bad arguments change nothing. */
+    CHECK_RC(lar_iter_follow(NULL, m.address_p, address, 3, &key), LAR_EINVAL);
+    CHECK_RC(lar_iter_follow(iter, m.address_p, address, 3, NULL), LAR_EINVAL);
+    CHECK_RC(lar_iter_follow(iter, 99, address, 3, &key), LAR_EINVAL);
+    CHECK_MSG_HAS("has no property 99");
+    CHECK_RC(lar_iter_follow(iter, m.name, address, 3, &key), LAR_EINVAL);
+    CHECK_MSG_HAS("not a to-one link to an embedded class");
+    CHECK_RC(lar_iter_follow(iter, m.past, address, 3, &key), LAR_EINVAL);
+    CHECK_RC(lar_iter_follow(iter, m.address_p, address, 2, &key), LAR_EINVAL);
+    CHECK_MSG_HAS("has 3 properties, not 2");
+    CHECK_OK(lar_iter_next_all(iter, &obj, person_values, 5));
+    CHECK_EQ(key, 7);
+    lar_txn_abort(txn);
+    CHECK_RC(lar_iter_follow(iter, m.address_p, address, 3, &key), LAR_EMISUSE);
+    lar_iter_close(iter);
+    lar_txn_free(txn);
+    close_env(env);
+}

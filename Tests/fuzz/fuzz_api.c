@@ -126,6 +126,7 @@ static const char *take_name(program *p)
 typedef struct fuzz_iter {
     lar_iter *iter;
     _Alignas(16) uint8_t area[BIND_AREA];
+    lar_objkey followed; /* lar_iter_follow()'s key */
 } fuzz_iter;
 
 typedef struct state {
@@ -719,6 +720,21 @@ static void close_iter(fuzz_iter *fi)
 }
 
 static void op_iter_close(state *s, program *p) { close_iter(&s->iters[u8(p) % ITERS]); }
+
+/* lar_iter_follow(): the embedded object's values go to the start of the iterator's area
+ * (which bindings may share: both only write there), its key beside it; how 250 and up
+ * stops following, bit 0x40 passes no key. */
+static void op_iter_follow(state *s, program *p)
+{
+    fuzz_iter *fi = &s->iters[u8(p) % ITERS];
+    uint8_t how = u8(p);
+    uint32_t prop = pick_prop(p);
+    if (!fi->iter) return;
+    lar_value *out = how >= 250 ? NULL : (lar_value *)(void *)fi->area;
+    int rc = lar_iter_follow(fi->iter, prop, out, how % 10, how & 0x40 ? NULL : &fi->followed);
+    if (rc) fuzz_consume_error(rc);
+    fuzz_sink += fi->followed;
+}
 
 static void op_lookup(state *s, program *p)
 {
@@ -1477,6 +1493,7 @@ static const operation OPERATIONS[] = {
     op_aggregates,
     op_run_keys,
     op_copy,
+    op_iter_follow,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1488,6 +1505,7 @@ static const char *const OPERATION_NAMES[] = {
     "aggregates",
     "run_keys",
     "copy",
+    "iter_follow",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

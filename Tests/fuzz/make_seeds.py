@@ -11,7 +11,7 @@ import struct
 SCHEMA, BEGIN, END, CREATE, GET, SET, DELETE, FIND, ITER_OPEN, ITER_BIND, ITER_STEP, ITER_CLOSE, \
     LOOKUP, REOPEN, DAMAGE, BACKLINKS, LIST_OP, LIST_FILL, SET_ELEMENTS, MAP_OP, SET_FILL, NESTED_OP, \
     EMBEDDED, QUERY, RESULTS, RESULTS_FROM_KEYS, CHANGES, RESULTS_UPDATE, WATCH, KEYED_CHANGES, \
-    COMMIT_SYNC, ELEMENT_CHANGES, AGGREGATES, RUN_KEYS, COPY = range(35)
+    COMMIT_SYNC, ELEMENT_CHANGES, AGGREGATES, RUN_KEYS, COPY, ITER_FOLLOW = range(36)
 LIST, SET_OF, MAP = 1, 2, 3
 HAS_TARGET = 0x40
 NAMES = ["Person", "Dog", "id", "name", "age", "score", "tag", "owner", "x", "y", "hé", "𝄞"]
@@ -464,6 +464,18 @@ SEEDS["embedded"] = (bytes([0]) + EMBEDDED_SCHEMA + begin(0, True)
     + set_value(0, 0, 1, val_link(1)) + list_op(0, 0, 2, 7, 0) + map_op(0, 0, 3, 4, 1)
     + create(0, 1, []) + end(0, COMMIT)
     + begin(1, True) + get(1, 1, 0) + bytes([DELETE, 1, 0, 0]) + bytes([DELETE, 1, 2, 0, 1]) + end(1, COMMIT))
+
+# Walking owners with their embedded objects (lar_iter_follow): Person's "owner" (1 value)
+# followed by each next_all (how 17: 4 values), a second owner without one, a bad count,
+# following stopped (250), then the same in a write.
+SEEDS["iter_follow"] = (bytes([0]) + EMBEDDED_SCHEMA + begin(0, True)
+    + create(0, 0, [val_str(b"ann"), val_null(), val_null(), val_null()])
+    + embedded(0, 0, 1, 0, values=[val_int(3)])
+    + create(0, 0, [val_str(b"bob"), val_null(), val_null(), val_null()]) + end(0, COMMIT)
+    + begin(1, False) + iter_open(0, 1, 0) + bytes([ITER_FOLLOW, 0, 1, 1]) + step(0, 17) + step(0, 17)
+    + bytes([ITER_FOLLOW, 0, 2, 1]) + bytes([ITER_FOLLOW, 0, 250, 1]) + step(0, 17) + bytes([ITER_CLOSE, 0])
+    + begin(2, True) + iter_open(1, 2, 0) + bytes([ITER_FOLLOW, 1, 1, 1]) + step(1, 17) + step(1, 17)
+    + end(2, ABORT))
 
 
 # Queries (fuzz_api.c's op_query): run (how 0; which picks QUERY_TEXTS, 200 and up the

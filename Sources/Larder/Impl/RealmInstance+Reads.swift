@@ -45,21 +45,25 @@ extension RealmInstance {
     /// Decodes core's row into its class's one-row cache.
     @usableFromInline @inline(never)
     func load(_ core: ObjectCore, _ table: ManagedClass) {
-        verifyThread()
-        // In a queue's or an actor's work a row decoded here keeps a stamp no read
-        // matches (`decodeStamp`); the check just made lets this thread read it again.
-        if table.cachedKey == core.key && table.cachedVersion == decodeStamp
-            && threadToken != larder_swift_thread_token() { return }
+        // The thread is asked once here (verifyThread, currentTxn and decodeStamp asked four times).
+        let onOwnThread = threadToken == larder_swift_thread_token()
+        if !onOwnThread {
+            verifyConfinement()
+            // In a queue's or an actor's work a row decoded here keeps a stamp no read
+            // matches (`decodeStamp`); the check just made lets this thread read it again.
+            if table.cachedKey == core.key && table.cachedVersion == decodeStamp { return }
+        }
         if isInvalidated(core) { fatalError("Object has been deleted or invalidated.") }
-        let rc = lar_obj_get_all(currentTxn(), lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
-        // The stamp check first: currentTxn() above made `version` the transaction's.
+        let txn = state.txn ?? state.current(in: environment)
+        let rc = lar_obj_get_all(txn, lar_obj(cls: table.id, key: core.key), table.values, table.storedCount)
+        // The stamp check first: the transaction taken above made `version` its own.
         if rc == LAR_EDELETED || (rc == LAR_OK && table.reusesKeys && core.stampCheckedAt != version
                                   && isReplaced(core, table)) {
             fatalError("Object has been deleted or invalidated.")
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot read an object") }
-        // Asked after currentTxn(): beginning a read transaction moves the version.
-        table.didDecode(key: core.key, version: decodeStamp)
+        // Asked after the transaction: beginning a read transaction moves the version.
+        table.didDecode(key: core.key, version: onOwnThread ? cacheStamp : decodeStamp)
     }
 
     /// Whether the object was deleted through this accessor, invalidated, or added by a cancelled write.

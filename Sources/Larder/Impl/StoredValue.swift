@@ -225,8 +225,7 @@ extension String {
     @inlinable
     init?(smallASCII data: UnsafeRawPointer, count: Int) {
         #if arch(x86_64) || arch(arm64)
-        var words: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: data, byteCount: count) }
+        var words = String.smallWords(data, count: count)
         guard (words.0 | words.1) & 0x8080_8080_8080_8080 == 0 else { return nil }
         words.1 |= (0xE0 | UInt64(count)) << 56
         // Moved out rather than cast: a cast copies, and retains the (immortal) string.
@@ -234,6 +233,30 @@ extension String {
         #else
         return nil
         #endif
+    }
+
+    /// The count (1...15) bytes at data in two little-endian words, zero past count: two
+    /// 8-byte loads and a mask when the 16 bytes from data lie in one 4 KiB block (memory is
+    /// mapped in whole pages, a multiple of that, so the bytes past the string can be read),
+    /// else a copy. Copying the bytes into the words and loading them back made each read
+    /// wait on the copy's stores (a store-forwarding stall, a few ns a string). A bounds
+    /// checker (ASan, valgrind's memcheck) may report the read past a string that ends a
+    /// heap block (a write transaction's copies): the bytes read there are masked away.
+    @inlinable
+    static func smallWords(_ data: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
+        guard UInt(bitPattern: data) & 4095 <= 4096 - 16 else { return copiedWords(data, count: count) }
+        let low = UInt64(littleEndian: data.loadUnaligned(as: UInt64.self))
+        let high = UInt64(littleEndian: (data + 8).loadUnaligned(as: UInt64.self))
+        let bits = UInt64(truncatingIfNeeded: count) &* 8
+        if count < 8 { return (low & ((1 &<< bits) &- 1), 0) }
+        return (low, high & ((1 &<< (bits &- 64)) &- 1))
+    }
+
+    @usableFromInline @inline(never)
+    static func copiedWords(_ data: UnsafeRawPointer, count: Int) -> (UInt64, UInt64) {
+        var words: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: data, byteCount: count) }
+        return words
     }
 }
 
