@@ -25,8 +25,9 @@ extension Object: _Persistable {
         guard value.type == LAR_TYPE_LINK else { return nil }
         if type(of: owner) == ObjectCore.self {
             let parent = unsafeDowncast(owner, to: ObjectCore.self)
-            let instance = parent.instanceRef.unsafelyUnwrapped.takeUnretainedValue()
-            return unsafeDowncast(instance.linkTarget(self, link: value.as.link, parent: parent), to: self)
+            return parent.instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef {
+                unsafeDowncast($0.linkTarget(self, link: value.as.link, parent: parent), to: self)
+            }
         }
         let instance = unsafeDowncast(owner, to: RealmInstance.self)
         return unsafeDowncast(instance.linkTarget(self, link: value.as.link), to: self)
@@ -35,30 +36,33 @@ extension Object: _Persistable {
 }
 
 extension RealmInstance {
-    /// An accessor of the object a link of a property typed `type` points to. The one
-    /// the parent object's last link read returned is rebound when nothing else holds it
-    /// (as a results iterator rebinds its previous object): `person.address` in a loop
-    /// then allocates no accessor per person. Collections and linking objects read from
-    /// an accessor copy its key, so rebinding it moves nothing they hold; like the
-    /// iterator's, the check counts strong references only. A frozen instance's objects
-    /// are shared by threads, so none of them may rebind an accessor another just let go
-    /// of. A `DynamicObject` reads the class the link names.
-    func linkTarget(_ type: Object.Type, link: lar_obj, parent: ObjectCore? = nil) -> Object {
+    /// An accessor of the object a link of a property typed `type` points to; a
+    /// `DynamicObject` reads the class the link names.
+    func linkTarget(_ type: Object.Type, link: lar_obj) -> Object {
         if _slowPath(type == DynamicObject.self) { return dynamicAccessor(link) }
-        let key = link.key
-        if _slowPath(isFrozen) { return accessor(table(for: type), key: key) }
+        if _slowPath(isFrozen) { return accessor(table(for: type), key: link.key) }
+        return linkTable(for: type)._withUnsafeGuaranteedRef { accessor($0, key: link.key) }
+    }
+
+    /// The same, for a link read from parent's row. The accessor parent's last link read
+    /// returned (`parkedLink`) is rebound when nothing else holds it (as a results
+    /// iterator rebinds its previous object): `person.address` in a loop then allocates
+    /// no accessor per person. Collections and linking objects read from an accessor copy
+    /// its key, so rebinding it moves nothing they hold; like the iterator's, the check
+    /// counts strong references only. A frozen instance's objects are shared by threads,
+    /// so none of them may rebind an accessor another just let go of.
+    func linkTarget(_ type: Object.Type, link: lar_obj, parent: ObjectCore) -> Object {
+        if _slowPath(type == DynamicObject.self || isFrozen) { return linkTarget(type, link: link) }
         return linkTable(for: type)._withUnsafeGuaranteedRef { table in
-            guard let parent else { return accessor(table, key: key) }
             if isKnownUniquelyReferenced(&parent.parkedLink) {
                 let reused = parent.parkedLink.unsafelyUnwrapped
-                if reused.core.tableRef?.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
-                    && reused.core.instanceRef?.toOpaque() == Unmanaged.passUnretained(self).toOpaque()
+                if reused.core.tableRef.unsafelyUnwrapped.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
                     && !isInvalidated(reused.core) {
-                    reused.core.rebind(to: key)
+                    reused.core.rebind(to: link.key)
                     return reused
                 }
             }
-            let object = accessor(table, key: key)
+            let object = accessor(table, key: link.key)
             parent.parkedLink = object
             return object
         }
