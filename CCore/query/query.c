@@ -108,6 +108,8 @@ int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const ch
     case LAR_TYPE_STRING:
         if (!in->as.string.data && in->as.string.size)
             return lar_fail(LAR_EINVAL, "%s: a string with NULL data", what);
+        if (in->as.string.size >= UINT32_MAX) /* as a stored value's; and before data + size is formed */
+            return lar_fail(LAR_EINVAL, "%s: a string of %zu bytes is too long", what, in->as.string.size);
         if (in->as.string.size && !utf8_valid(in->as.string.data, in->as.string.size))
             return lar_fail(LAR_EINVAL, "%s: a string that is not valid UTF-8", what);
         out->as.string.data = arena_strndup(&q->arena, in->as.string.data, in->as.string.size);
@@ -115,6 +117,8 @@ int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const ch
     case LAR_TYPE_BINARY:
         if (!in->as.binary.data && in->as.binary.size)
             return lar_fail(LAR_EINVAL, "%s: a binary with NULL data", what);
+        if (in->as.binary.size >= UINT32_MAX)
+            return lar_fail(LAR_EINVAL, "%s: a binary of %zu bytes is too long", what, in->as.binary.size);
         out->as.binary.data = arena_strndup(&q->arena, in->as.binary.data, in->as.binary.size);
         return out->as.binary.data ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     default:
@@ -131,8 +135,9 @@ static bool same_type_value(const bound_arg *b, const lar_query_arg *a)
     switch (a->value.type) {
     case LAR_TYPE_STRING:
         if (!a->value.as.string.size) return true;
-        return a->value.as.string.data && utf8_valid(a->value.as.string.data, a->value.as.string.size);
-    case LAR_TYPE_BINARY: return a->value.as.binary.data || !a->value.as.binary.size;
+        return a->value.as.string.data && a->value.as.string.size < UINT32_MAX &&
+               utf8_valid(a->value.as.string.data, a->value.as.string.size);
+    case LAR_TYPE_BINARY: return (a->value.as.binary.data && a->value.as.binary.size < UINT32_MAX) || !a->value.as.binary.size;
     case LAR_TYPE_LINK: return false;
     default: return true;
     }

@@ -383,6 +383,15 @@ TEST(query_arguments_bind_and_check)
     CHECK_OK(lar_query_bind(q, args, 2));
     buffer[0] = 'X';
     CHECK_STR(describe(q, LAR_QUERY_DESCRIBE_VALUES), "age < 3 AND name BEGINSWITH[c] \"abc\"");
+    /* A size no buffer has is refused before anything is read (found by fuzz_api: data + size
+     * overflowed in the UTF-8 check), as a stored value's is; the query then has no arguments. */
+    size_t sizes[] = {SIZE_MAX, UINT32_MAX};
+    for (int i = 0; i < 2; i++) {
+        args[1].value.as.string = (lar_string){buffer, sizes[i]};
+        CHECK_RC(lar_query_bind(q, args, 2), LAR_EINVAL);
+        CHECK_MSG_HAS("is too long");
+    }
+    CHECK_STR(describe(q, LAR_QUERY_DESCRIBE_VALUES), "age < $0 AND name BEGINSWITH[c] $1");
     lar_query_free(q);
 
     /* IN %@ and BETWEEN %@ take lists. */
