@@ -378,6 +378,18 @@ def get(txn, obj, prop):
     return to_python(v)
 
 
+def result_values(txn, results, prop):
+    """Property prop of each object of a query result, in result order."""
+    n = c_size_t()
+    check(lib.lar_results_count(results, byref(n)), "lar_results_count")
+    values = []
+    for i in range(n.value):
+        obj = LarObj()
+        check(lib.lar_results_get(results, i, byref(obj)), "lar_results_get")
+        values.append(get(txn, obj, prop))
+    return values
+
+
 def get_all(txn, obj, count):
     arr = (LarValue * count)()
     check(lib.lar_obj_get_all(txn, obj, arr, count), "lar_obj_get_all")
@@ -626,14 +638,7 @@ class NewDatabaseTests(unittest.TestCase):
 
     def result_ids(self, txn, results):
         """The ids of a result's gadgets, in result order."""
-        n = c_size_t()
-        check(lib.lar_results_count(results, byref(n)), "lar_results_count")
-        ids = []
-        for i in range(n.value):
-            obj = LarObj()
-            check(lib.lar_results_get(results, i, byref(obj)), "lar_results_get")
-            ids.append(get(txn, obj, self.props[0]))
-        return ids
+        return result_values(txn, results, self.props[0])
 
     def run_query(self, txn, text, args=()):
         """The ids of the gadgets a query selects, in result order."""
@@ -1128,14 +1133,7 @@ class ResultsTests(SharedFileCopy):
         return r
 
     def names(self, r):
-        n = c_size_t()
-        check(lib.lar_results_count(r, byref(n)), "lar_results_count")
-        names = []
-        for i in range(n.value):
-            obj = LarObj()
-            check(lib.lar_results_get(r, i, byref(obj)), "lar_results_get")
-            names.append(get(self.txn, obj, self.name))
-        return names
+        return result_values(self.txn, r, self.name)
 
     def sort(self, r, *descriptors):
         ds = (LarSortDescriptor * len(descriptors))(*[LarSortDescriptor(k.encode(), asc) for k, asc in descriptors])
