@@ -240,6 +240,24 @@ static void try_slot(plan *p, node *n)
     n->in_bitmap = p->cls->has_optional && prop->def.type != LAR_TYPE_MIXED && (prop->def.flags & LAR_PROP_OPTIONAL);
 }
 
+/* A path that starts at a to-one link of the queried class (owner.age, owner.address.city)
+ * against constants: its answer depends only on the object the link reaches, so it is
+ * kept per target for the rest of the run (eval.c, link_memo.h). */
+static void try_memo(plan *p, node *n)
+{
+    operand *o = &n->left;
+    if (n->kind != NODE_COMPARE || n->right.kind != OPERAND_CONSTANTS || o->kind != OPERAND_PATH || o->count < 2)
+        return;
+    const step_plan *st = &o->steps[0];
+    if (st->kind != STEP_PROPERTY || st->cls != p->cls || st->collection != LAR_COLLECTION_NONE) return;
+    const schema_property *prop = &p->cls->properties[st->prop];
+    if (prop->def.type != LAR_TYPE_LINK) return;
+    o->memoized = true;
+    n->prop = st->prop;
+    n->offset = prop->slot_offset;
+    n->in_bitmap = p->cls->has_optional;
+}
+
 static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t depth, node *n)
 {
     const expr *left = x->as.cmp.left, *right = x->as.cmp.right;
@@ -264,6 +282,7 @@ static int compile_compare(plan *p, const pred *x, const scope *sc, uint32_t dep
     }
     TRY(fold_constants(p, n));
     try_slot(p, n);
+    try_memo(p, n);
     if (n->right.kind == OPERAND_CONSTANTS) {
         if (n->folded && n->right.constant_count == 1 && n->folded[0].type == LAR_TYPE_STRING)
             n->needle = ascii_needle_of(n->folded[0].as.string.data, n->folded[0].as.string.size, n->options & OPT_CASE);
@@ -311,6 +330,7 @@ void plan_free(plan *p)
         free(p->operands[i]->a.holders);
         free(p->operands[i]->b.items);
         free(p->operands[i]->b.holders);
+        link_memo_free(&p->operands[i]->memo);
     }
     free(p->operands);
     free(p->variables);

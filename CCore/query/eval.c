@@ -511,6 +511,22 @@ static int eval_compare(plan *p, node *n)
     return q != QUANT_ANY;
 }
 
+/* A comparison through a to-one link (operand.memoized): answered from the memo when
+ * the row links to a target already walked. The link is read from its slot (the row's
+ * shape is checked: plan_match); a null link takes the plain way. */
+static inline int link_compare(plan *p, node *n)
+{
+    const uint8_t *bytes = p->row->mv_data;
+    if (n->in_bitmap && (bytes[p->cls->fixed_size + n->prop / 8] & (1u << (n->prop % 8)))) return eval_compare(p, n);
+    uint64_t target;
+    memcpy(&target, bytes + n->offset, 8);
+    int r = link_memo_find(&n->left.memo, target);
+    if (r >= 0) return r;
+    r = eval_compare(p, n);
+    if (r >= 0) link_memo_keep(&n->left.memo, target, r);
+    return r;
+}
+
 /* An int slot against one int, as the int tests above compare it: no value, no call. */
 static inline int int_slot_test(const plan *p, const node *n)
 {
@@ -561,7 +577,7 @@ static int eval_node(plan *p, node *n)
         TRY(slot_value(p, n, &v));
         return n->test(p, n, &v);
     }
-    case NODE_COMPARE: return eval_compare(p, n);
+    case NODE_COMPARE: return n->left.memoized ? link_compare(p, n) : eval_compare(p, n);
     }
     return 0;
 }
@@ -588,7 +604,9 @@ static inline int run_program(plan *p, const uint8_t *bytes)
         const branch *b = &p->program[at];
         int hit;
         if (b->kind >= BRANCH_STRING) {
-            hit = b->kind == BRANCH_STRING ? string_slot_test(p, b->node, bytes) : eval_node(p, b->node);
+            hit = b->kind == BRANCH_STRING ? string_slot_test(p, b->node, bytes)
+                : b->kind == BRANCH_LINK   ? link_compare(p, b->node)
+                                           : eval_node(p, b->node);
             if (hit < 0) return hit;
         } else if (bytes[b->null_byte] & b->null_mask) {
             hit = b->kind == BRANCH_INT_NE; /* null equals no int */

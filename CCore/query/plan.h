@@ -5,6 +5,7 @@
 
 #include "query/results.h"
 #include "query/ascii.h"
+#include "query/link_memo.h"
 
 /* Where a value was read: the object and property whose nested collections (in mixed
  * values) a later ['key'] step opens. */
@@ -50,6 +51,9 @@ typedef struct operand {
     struct operand *collection; /* a subquery's collection, predicate and variable depth */
     node *predicate;
     uint32_t depth;
+    bool memoized;            /* a path through a to-one link of the queried class against
+                               * constants: its answers kept per target (link_memo.h) */
+    link_memo memo;
 } operand;
 
 typedef enum node_kind { NODE_TRUE, NODE_FALSE, NODE_AND, NODE_OR, NODE_NOT, NODE_SLOT, NODE_COMPARE } node_kind;
@@ -69,7 +73,8 @@ struct node {
     lar_value *folded;        /* the constants folded for options */
     ascii_needle needle;      /* one folded string constant's, for CONTAINS[c] and [d] */
     value_test test;          /* a left value against the constants */
-    /* Slot nodes: a property of the queried class. */
+    /* Slot nodes: a property of the queried class; a memoized comparison (left.memoized):
+     * the link its path starts with. */
     uint32_t prop, offset;
     lar_type type;
     bool in_bitmap;           /* optional: its null bit may be set */
@@ -88,6 +93,7 @@ struct node {
 typedef enum branch_kind {
     BRANCH_INT_EQ, BRANCH_INT_NE, BRANCH_INT_LT, BRANCH_INT_LE, BRANCH_INT_GT, BRANCH_INT_GE, /* as OP_EQ ... OP_GE */
     BRANCH_STRING,         /* a string slot against one string (eval.c: plan_is_string_test) */
+    BRANCH_LINK,           /* a path through a to-one link, its answers kept (operand.memoized) */
     BRANCH_NODE,           /* any other check: eval.c evaluates the node */
 } branch_kind;
 

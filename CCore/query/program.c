@@ -43,6 +43,7 @@ static void emit(plan *p, node *n, int32_t yes, int32_t no, size_t *used, int32_
     branch *b = &p->program[*used];
     *b = (branch){.kind = BRANCH_NODE, .yes = yes, .no = no, .node = n};
     if (n->kind == NODE_SLOT && n->type == LAR_TYPE_STRING && plan_is_string_test(n->test)) b->kind = BRANCH_STRING;
+    if (n->kind == NODE_COMPARE && n->left.memoized) b->kind = BRANCH_LINK;
     if (n->kind == NODE_SLOT && n->int_test) {
         b->kind = (branch_kind)(BRANCH_INT_EQ + (n->op - OP_EQ));
         b->offset = n->offset;
