@@ -100,50 +100,57 @@ static int read_rows(lar_txn *txn, const lar_results *r, const key_path *paths, 
     return LAR_OK;
 }
 
+/* The runs the radix sort hands back, merge-sorted with scratch room allocated at the
+ * first (most sorts have none: fewer fresh pages to fault in). */
 typedef struct refiner {
     const sorter *s;
+    size_t n;
     size_t *scratch;
+    int rc;
 } refiner;
 
 static void refine_run(void *context, size_t *run, size_t count)
 {
-    const refiner *r = context;
+    refiner *r = context;
+    if (!r->scratch && r->rc == LAR_OK) {
+        r->scratch = malloc(r->n * sizeof *r->scratch);
+        if (!r->scratch) r->rc = lar_fail(LAR_ENOMEM, "out of memory");
+    }
+    if (!r->scratch) return;
     size_t *sorted = merge_sort(r->s, run, r->scratch, count);
     if (sorted != run) memcpy(run, sorted, count * sizeof *run);
 }
 
 /* The positions of r's objects sorted by their keys (stable): radix-sorted when one key
- * allows, else merge-sorted. *out and *other are freed by the caller. */
-static int sorted_positions(const sorter *s, size_t n, size_t **out, size_t **other)
+ * allows, else merge-sorted. *out is freed by the caller. */
+static int sorted_positions(const sorter *s, size_t n, size_t **out)
 {
-    size_t *index = malloc(n * sizeof *index), *scratch = malloc(n * sizeof *scratch);
-    size_t *spare = s->width == 1 ? malloc(n * sizeof *spare) : NULL;
-    int rc = index && scratch && (spare || s->width != 1) ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
-    size_t *sorted = NULL;
+    *out = NULL;
+    size_t *index = malloc(n * sizeof *index), *scratch = NULL, *sorted = NULL;
+    int rc = index ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK && s->width == 1) {
-        refiner context = {s, spare};
-        rc = radix_sort(s->values, n, s->descending && s->descending[0], index, scratch, &sorted, refine_run, &context);
+        refiner context = {s, n, NULL, LAR_OK};
+        rc = radix_sort(s->values, n, s->descending && s->descending[0], index, &sorted, refine_run, &context);
+        if (rc == LAR_OK) rc = context.rc;
+        free(context.scratch);
     }
     if (rc == LAR_OK && !sorted) {
-        for (size_t i = 0; i < n; i++) index[i] = i;
-        sorted = merge_sort(s, index, scratch, n);
+        scratch = malloc(n * sizeof *scratch);
+        if (!scratch) rc = lar_fail(LAR_ENOMEM, "out of memory");
+        for (size_t i = 0; rc == LAR_OK && i < n; i++) index[i] = i;
+        if (rc == LAR_OK) sorted = merge_sort(s, index, scratch, n);
     }
-    free(spare);
-    if (rc != LAR_OK) {
-        free(index);
-        free(scratch);
-        return rc;
-    }
-    *out = sorted;
-    *other = sorted == index ? scratch : index;
-    return LAR_OK;
+    if (sorted != index) free(index);
+    if (sorted != scratch) free(scratch);
+    if (rc == LAR_OK) *out = sorted;
+    return rc;
 }
 
 /* Each object's keys read and its position sorted by them: what sort and distinct share. */
 typedef struct ordering {
     sorter s;
     lar_value *values;
-    size_t *sorted, *other;    /* sorted: the positions in order; other: the spare buffer */
+    size_t *sorted;            /* the positions in order */
 } ordering;
 
 static int ordering_open(lar_txn *txn, const lar_results *r, const key_path *paths, const bool *descending,
@@ -152,14 +159,26 @@ static int ordering_open(lar_txn *txn, const lar_results *r, const key_path *pat
     *o = (ordering){.s = {NULL, width, descending}};
     int rc = read_rows(txn, r, paths, width, &o->values);
     o->s.values = o->values;
-    return rc == LAR_OK ? sorted_positions(&o->s, r->count, &o->sorted, &o->other) : rc;
+    return rc == LAR_OK ? sorted_positions(&o->s, r->count, &o->sorted) : rc;
 }
 
 static void ordering_close(ordering *o)
 {
     free(o->sorted);
-    free(o->other);
     free(o->values);
+}
+
+/* Puts r's keys and rows in the order of sorted, through room (at least a key and a row
+ * per object: the sort's values, no longer needed). */
+static void rearrange(lar_results *r, const size_t *sorted, void *room)
+{
+    lar_objkey *keys = room;
+    for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[sorted[i]];
+    memcpy(r->keys, keys, r->count * sizeof *keys);
+    if (!r->rows) return;
+    kv_val *rows = room;
+    for (size_t i = 0; i < r->count; i++) rows[i] = r->rows[sorted[i]];
+    memcpy(r->rows, rows, r->count * sizeof *rows);
 }
 
 static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bool *descending, size_t width)
@@ -169,17 +188,9 @@ static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bo
     if (rc != LAR_OK) return rc;
     ordering o;
     rc = ordering_open(txn, r, paths, descending, width, &o);
-    lar_objkey *keys = rc == LAR_OK ? malloc(r->count * sizeof *keys) : NULL;
-    kv_val *rows = rc == LAR_OK && r->rows ? malloc(r->count * sizeof *rows) : NULL;
-    if (rc == LAR_OK && (!keys || (r->rows && !rows))) rc = lar_fail(LAR_ENOMEM, "out of memory");
-    if (rc == LAR_OK) {
-        for (size_t i = 0; i < r->count; i++) keys[i] = r->keys[o.sorted[i]];
-        memcpy(r->keys, keys, r->count * sizeof *keys);
-        for (size_t i = 0; rows && i < r->count; i++) rows[i] = r->rows[o.sorted[i]];
-        if (rows) memcpy(r->rows, rows, r->count * sizeof *rows);
-    }
-    free(keys);
-    free(rows);
+    _Static_assert(sizeof(lar_value) >= sizeof(lar_objkey) && sizeof(lar_value) >= sizeof(kv_val),
+                   "the values' room holds the keys and the rows");
+    if (rc == LAR_OK) rearrange(r, o.sorted, o.values);
     ordering_close(&o);
     return rc;
 }

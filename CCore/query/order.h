@@ -55,11 +55,11 @@ int key_path_read_rows(lar_txn *txn, const key_path *path, const kv_val *rows, s
 /* Sorts count positions of a run stably by their values (the general comparison). */
 typedef void (*radix_refine)(void *context, size_t *run, size_t count);
 /* Sorts positions 0..n-1 of values (one key per object) stably in Realm's order, into
- * positions or scratch (both of n): *sorted says which, or is NULL when the values are not of
- * one kind the radix sort keys (mixed numbers, decimal128s...) and need the general sort.
- * Runs of equal keys that need comparing (strings sharing 12 bytes) go to refine. */
-int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t *scratch,
-               size_t **sorted, radix_refine refine, void *context);
+ * positions (of n): *sorted is positions then, or NULL when the values are not of one kind
+ * the radix sort keys (mixed numbers, decimal128s...) and need the general sort. Runs of
+ * equal keys that need comparing (strings sharing 12 bytes) go to refine. */
+int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t **sorted,
+               radix_refine refine, void *context);
 
 /* Positions 0..n-1 sorted stably by keys[position], into positions or scratch (both of n):
  * returns which. */

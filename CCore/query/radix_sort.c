@@ -7,16 +7,20 @@
  * Each value gets a class (null 0, NaN 1, any other 2, a null link on the way 3: Realm puts
  * nulls first, NaN before every other number and null links last), a 64-bit key and a
  * 32-bit one; descending inverts all three, which keeps equal values in their order (the
- * sort is stable either way). */
+ * sort is stable either way). The three parts are sorted by in turn (least significant
+ * first), each only if the values differ in it and only on the bytes where they differ,
+ * as (key, position) pairs computed from the values: no key arrays, and no pass that
+ * gathers keys through positions. At 200,000 objects, fresh memory (a page fault per 4 KiB)
+ * and cache misses cost more than the instructions. */
 #include "query/order.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct radix_keys {
-    uint64_t *cls, *high, *low;  /* class 0...2; 64 bits; 32 bits */
-    bool exact;                  /* equal keys mean equal values */
-} radix_keys;
+/* A value's keys (see above). */
+typedef struct sort_key {
+    uint64_t cls, high, low;     /* class 0...3; 64 bits; 32 bits */
+} sort_key;
 
 static uint64_t double_key(double d)
 {
@@ -31,52 +35,77 @@ static void prefix_key(const void *data, size_t size, uint64_t *high, uint64_t *
 {
     uint8_t bytes[12] = {0};
     memcpy(bytes, data, size < 12 ? size : 12);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t h;
+    uint32_t l;
+    memcpy(&h, bytes, 8);
+    memcpy(&l, bytes + 8, 4);
+    *high = __builtin_bswap64(h);
+    *low = __builtin_bswap32(l);
+#else
     uint64_t h = 0, l = 0;
     for (int i = 0; i < 8; i++) h = h << 8 | bytes[i];
     for (int i = 8; i < 12; i++) l = l << 8 | bytes[i];
     *high = h;
     *low = l;
+#endif
 }
 
-/* Fills the keys of value i; false when it is of a kind without keys. */
-static bool key_of(const lar_value *v, radix_keys *k, size_t i)
+/* The keys of v; false when it is of a kind without keys. *exact turns false for a kind
+ * whose equal keys may hold different values. */
+static bool key_of(const lar_value *v, sort_key *k, bool *exact)
 {
-    k->cls[i] = 2;
-    k->high[i] = 0;
-    k->low[i] = 0;
+    *k = (sort_key){2, 0, 0};
     if (v->type == VALUE_NULL_LINK) {
-        k->cls[i] = 3;
+        k->cls = 3;
         return true;
     }
     switch (v->type) {
-    case LAR_TYPE_NULL: k->cls[i] = 0; return true;
-    case LAR_TYPE_INT: k->high[i] = (uint64_t)v->as.integer ^ (uint64_t)1 << 63; return true;
-    case LAR_TYPE_BOOL: k->high[i] = v->as.boolean != 0; return true;
+    case LAR_TYPE_NULL: k->cls = 0; return true;
+    case LAR_TYPE_INT: k->high = (uint64_t)v->as.integer ^ (uint64_t)1 << 63; return true;
+    case LAR_TYPE_BOOL: k->high = v->as.boolean != 0; return true;
     case LAR_TYPE_FLOAT: case LAR_TYPE_DOUBLE: {
         double d = v->type == LAR_TYPE_FLOAT ? (double)v->as.float32 : v->as.float64;
         if (d != d) { /* NaNs among themselves by their bits, as realm-core */
-            k->cls[i] = 1;
-            memcpy(&k->high[i], &d, sizeof d);
+            k->cls = 1;
+            memcpy(&k->high, &d, sizeof d);
             return true;
         }
-        k->high[i] = double_key(d);
+        k->high = double_key(d);
         return true;
     }
     case LAR_TYPE_TIMESTAMP:
-        k->high[i] = (uint64_t)v->as.timestamp.seconds ^ (uint64_t)1 << 63;
-        k->low[i] = (uint32_t)v->as.timestamp.nanoseconds ^ (uint32_t)1 << 31;
+        k->high = (uint64_t)v->as.timestamp.seconds ^ (uint64_t)1 << 63;
+        k->low = (uint32_t)v->as.timestamp.nanoseconds ^ (uint32_t)1 << 31;
         return true;
     case LAR_TYPE_STRING:
-        prefix_key(v->as.string.data, v->as.string.size, &k->high[i], &k->low[i]);
-        k->exact = false;
+        prefix_key(v->as.string.data, v->as.string.size, &k->high, &k->low);
+        *exact = false;
         return true;
     case LAR_TYPE_BINARY:
-        prefix_key(v->as.binary.data, v->as.binary.size, &k->high[i], &k->low[i]);
-        k->exact = false;
+        prefix_key(v->as.binary.data, v->as.binary.size, &k->high, &k->low);
+        *exact = false;
         return true;
     default:
         return false;
     }
+}
+
+/* The keys of a value known to have them, inverted when descending. */
+static sort_key key_at(const lar_value *v, bool descending)
+{
+    sort_key k;
+    bool exact;
+    key_of(v, &k, &exact);
+    if (descending) k = (sort_key){3 - k.cls, ~k.high, ~k.low & 0xFFFFFFFFu};
+    return k;
+}
+
+enum { PART_LOW, PART_HIGH, PART_CLASS, PARTS };
+
+static uint64_t part_of(const sort_key *k, int part)
+{
+    return part == PART_LOW ? k->low : part == PART_HIGH ? k->high : k->cls;
 }
 
 /* Whether values are null or of one kind with keys (int and double together would need
@@ -93,14 +122,19 @@ static bool one_kind(const lar_value *values, size_t n)
     return true;
 }
 
-/* One stable counting pass on byte `shift` of keys[position]; returns where the positions
- * went (to, or from when every key has that byte). */
-static size_t *pass(const uint64_t *keys, int shift, size_t *from, size_t *to, size_t n)
+/* The bits in which keys[0..n) differ: a byte where none differ takes no pass. */
+static uint64_t differing_bits(const uint64_t *keys, size_t n)
+{
+    uint64_t any = 0, all = ~(uint64_t)0;
+    for (size_t i = 0; i < n; i++) any |= keys[i], all &= keys[i];
+    return any ^ all;
+}
+
+/* One stable counting pass on byte `shift` of keys[position]. */
+static void pass(const uint64_t *keys, int shift, const size_t *from, size_t *to, size_t n)
 {
     size_t counts[256] = {0};
     for (size_t i = 0; i < n; i++) counts[keys[from[i]] >> shift & 0xFF]++;
-    for (int b = 0; b < 256; b++)
-        if (counts[b] == n) return from;
     size_t at = 0;
     for (int b = 0; b < 256; b++) {
         size_t c = counts[b];
@@ -108,70 +142,145 @@ static size_t *pass(const uint64_t *keys, int shift, size_t *from, size_t *to, s
         at += c;
     }
     for (size_t i = 0; i < n; i++) to[counts[keys[from[i]] >> shift & 0xFF]++] = from[i];
-    return to;
-}
-
-/* Sorts from[0..n) stably by the low `bits` bits of keys[position], using other as the
- * second buffer; returns the buffer that holds the result. */
-static size_t *sort_by_bits(const uint64_t *keys, int bits, size_t *from, size_t *other, size_t n)
-{
-    size_t *a = from, *b = other;
-    for (int shift = 0; shift < bits; shift += 8) {
-        size_t *to = pass(keys, shift, a, b, n);
-        if (to == b) {
-            b = a;
-            a = to;
-        }
-    }
-    return a;
 }
 
 size_t *radix_sort_u64(const uint64_t *keys, size_t n, size_t *positions, size_t *scratch)
 {
     for (size_t i = 0; i < n; i++) positions[i] = i;
-    return sort_by_bits(keys, 64, positions, scratch, n);
+    uint64_t differ = differing_bits(keys, n);
+    size_t *a = positions, *b = scratch;
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!(differ >> shift & 0xFF)) continue;
+        pass(keys, shift, a, b, n);
+        size_t *t = a;
+        a = b;
+        b = t;
+    }
+    return a;
 }
 
-static bool same_keys(const radix_keys *k, size_t a, size_t b)
+/* A key with its position, 12 bytes: the passes move both, reading in order rather than
+ * gathering each key through its position. */
+typedef struct __attribute__((packed)) key_position {
+    uint64_t key;
+    uint32_t position;
+} key_position;
+
+static void keyed_pass(key_position *from, key_position *to, int shift, size_t n)
 {
-    return k->cls[a] == k->cls[b] && k->high[a] == k->high[b] && k->low[a] == k->low[b];
+    size_t counts[256] = {0};
+    for (size_t i = 0; i < n; i++) counts[from[i].key >> shift & 0xFF]++;
+    size_t at = 0;
+    for (int b = 0; b < 256; b++) {
+        size_t c = counts[b];
+        counts[b] = at;
+        at += c;
+    }
+    for (size_t i = 0; i < n; i++) to[counts[from[i].key >> shift & 0xFF]++] = from[i];
 }
 
-static void invert(radix_keys *k, size_t n)
+/* Sorts positions[0..n) stably by keys[position]: a pass for each byte of differ (the bits
+ * in which the keys differ). a and b: room for n each. */
+static void sort_part(const uint64_t *keys, uint64_t differ, size_t *positions, key_position *a, key_position *b,
+                      size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        k->cls[i] = 3 - k->cls[i];
-        k->high[i] = ~k->high[i];
-        k->low[i] = ~k->low[i] & 0xFFFFFFFFu;
+    for (size_t i = 0; i < n; i++) a[i] = (key_position){keys[positions[i]], (uint32_t)positions[i]};
+    for (int shift = 0; shift < 64; shift += 8) {
+        if (!(differ >> shift & 0xFF)) continue;
+        keyed_pass(a, b, shift, n);
+        key_position *t = a;
+        a = b;
+        b = t;
+    }
+    for (size_t i = 0; i < n; i++) positions[i] = a[i].position;
+}
+
+/* The parts in which the values' keys differ, each as an array of every value's part
+ * (NULL for a part in which they are all equal: it cannot order them). */
+typedef struct parts {
+    uint64_t *keys[PARTS];
+    uint64_t differ[PARTS];
+    bool exact;                  /* equal keys mean equal values */
+} parts;
+
+static bool same_keys(const parts *k, size_t a, size_t b)
+{
+    for (int part = 0; part < PARTS; part++)
+        if (k->keys[part] && k->keys[part][a] != k->keys[part][b]) return false;
+    return true;
+}
+
+/* Hands each run of equal keys (in sorted positions) that the keys do not decide to refine. */
+static void refine_runs(const lar_value *values, bool descending, const parts *k, size_t *positions, size_t n,
+                        radix_refine refine, void *context)
+{
+    for (size_t start = 0; start < n;) {
+        size_t end = start + 1;
+        while (end < n && same_keys(k, positions[start], positions[end])) end++;
+        if (end - start > 1 && key_at(&values[positions[start]], descending).cls == (descending ? 1 : 2))
+            refine(context, positions + start, end - start);
+        start = end;
     }
 }
 
-int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t *scratch,
-               size_t **sorted, radix_refine refine, void *context)
+/* Finds the parts in which the keys differ and fills their arrays, reading the values in
+ * order: once when only the high part differs (the usual case: its array is filled on the
+ * way), twice when another does. Returns LAR_ENOTFOUND when a value has no keys. */
+static int parts_open(const lar_value *values, size_t n, bool descending, parts *k)
+{
+    *k = (parts){.exact = true};
+    uint64_t *high = malloc(n * sizeof *high + 1);
+    if (!high) return lar_fail(LAR_ENOMEM, "out of memory");
+    k->keys[PART_HIGH] = high;
+    uint64_t any[PARTS] = {0}, all[PARTS] = {~(uint64_t)0, ~(uint64_t)0, ~(uint64_t)0};
+    for (size_t i = 0; i < n; i++) {
+        sort_key key;
+        if (!key_of(&values[i], &key, &k->exact)) return LAR_ENOTFOUND;
+        for (int part = 0; part < PARTS; part++) any[part] |= part_of(&key, part), all[part] &= part_of(&key, part);
+        high[i] = descending ? ~key.high : key.high;
+    }
+    bool others = false;
+    for (int part = 0; part < PARTS; part++) {
+        k->differ[part] = any[part] ^ all[part]; /* inverting keeps which bits differ */
+        if (part == PART_HIGH || !k->differ[part]) continue;
+        others = true;
+        k->keys[part] = malloc(n * sizeof *k->keys[part]);
+        if (!k->keys[part]) return lar_fail(LAR_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; others && i < n; i++) {
+        sort_key key = key_at(&values[i], descending);
+        for (int part = 0; part < PARTS; part++)
+            if (part != PART_HIGH && k->keys[part]) k->keys[part][i] = part_of(&key, part);
+    }
+    if (!k->differ[PART_HIGH]) {
+        free(high);
+        k->keys[PART_HIGH] = NULL;
+    }
+    return LAR_OK;
+}
+
+static void parts_close(parts *k)
+{
+    for (int part = 0; part < PARTS; part++) free(k->keys[part]);
+}
+
+int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t **sorted,
+               radix_refine refine, void *context)
 {
     *sorted = NULL;
-    if (!one_kind(values, n)) return LAR_OK;
-    radix_keys k = {malloc(n * sizeof *k.cls), malloc(n * sizeof *k.high), malloc(n * sizeof *k.low), true};
-    int rc = k.cls && k.high && k.low ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
-    bool keyed = true;
-    for (size_t i = 0; rc == LAR_OK && keyed && i < n; i++) keyed = key_of(&values[i], &k, i);
-    if (rc == LAR_OK && keyed) {
-        if (descending) invert(&k, n);
+    if (n > UINT32_MAX || !one_kind(values, n)) return LAR_OK;
+    parts k;
+    int rc = parts_open(values, n, descending, &k);
+    key_position *moving = rc == LAR_OK ? malloc(2 * n * sizeof *moving + 1) : NULL;
+    if (rc == LAR_OK && !moving) rc = lar_fail(LAR_ENOMEM, "out of memory");
+    if (rc == LAR_OK) {
         for (size_t i = 0; i < n; i++) positions[i] = i;
-        size_t *from = sort_by_bits(k.low, 32, positions, scratch, n);
-        from = sort_by_bits(k.high, 64, from, from == positions ? scratch : positions, n);
-        from = sort_by_bits(k.cls, 8, from, from == positions ? scratch : positions, n);
-        /* Runs of equal keys whose values the keys do not decide. */
-        for (size_t start = 0; !k.exact && start < n;) {
-            size_t end = start + 1;
-            while (end < n && same_keys(&k, from[start], from[end])) end++;
-            if (end - start > 1 && k.cls[from[start]] == (descending ? 1 : 2)) refine(context, from + start, end - start);
-            start = end;
-        }
-        *sorted = from;
+        for (int part = 0; part < PARTS; part++)
+            if (k.keys[part]) sort_part(k.keys[part], k.differ[part], positions, moving, moving + n, n);
+        free(moving);
+        if (!k.exact) refine_runs(values, descending, &k, positions, n, refine, context);
+        *sorted = positions;
     }
-    free(k.cls);
-    free(k.high);
-    free(k.low);
-    return rc;
+    parts_close(&k);
+    return rc == LAR_ENOTFOUND ? LAR_OK : rc;
 }
