@@ -203,7 +203,7 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
 
 /* How many rows ahead a walk of known rows asks for the row it will read: a sorted
  * result's rows are all over the map, and each waits for memory. */
-#define ROWS_AHEAD 8
+#define ROWS_AHEAD 16
 
 /* A step of a key walk: the next listed object that still exists. */
 static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
