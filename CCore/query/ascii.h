@@ -133,6 +133,11 @@ __attribute__((always_inline)) static inline ascii_verdict ascii_contains(const 
     uint64_t w0, w1;
     ascii_load_short(h, hn, &w0, &w1);
     w0 = ascii_fold8(w0, n->lower);
+    if (hn <= 8) { /* one word (w1 is zero): the usual short field, one block of places */
+        uint64_t hits = ascii_candidates(w0, w0 >> (8 * (n->size - 1)), n) & ascii_places_up_to(hn - n->size);
+        if (hits && ascii_confirm(n, h, 0, hits)) return ASCII_FOUND;
+        return w0 & ASCII_TOP ? ASCII_UNDECIDED : ASCII_ABSENT;
+    }
     if (hn > 8) w1 = ascii_fold8(w1, n->lower);
     size_t last = hn - n->size; /* the last place the needle can start: < 16 */
     uint64_t hits = ascii_candidates(w0, ascii_bytes_at(w0, w1, n->size - 1), n) &

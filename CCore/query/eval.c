@@ -168,7 +168,7 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
 /* CONTAINS[c] or CONTAINS[d] of one ASCII string constant (folded once): searched in
  * the haystack's bytes (query/ascii.h); a haystack with other bytes, which may fold to
  * ASCII, and no ASCII match takes the general test. */
-static int string_contains_folded(plan *p, const node *n, const lar_value *v)
+__attribute__((always_inline)) static inline int string_contains_folded(plan *p, const node *n, const lar_value *v)
 {
     if (v->type != LAR_TYPE_STRING) return test_constants(p, n, v);
     switch (ascii_contains(&n->needle, v->as.string.data, v->as.string.size)) {
