@@ -43,6 +43,31 @@ static int take_keys(row_sink *self, const lar_objkey *keys, const kv_val *rows,
     return LAR_OK;
 }
 
+/* Room for every object of the table before a scan: the keys (and rows) are not copied
+ * as they grow, and pages no match reaches are never touched. Only a hint: without the
+ * memory the scan grows them as it goes. */
+static void presize(lar_txn *txn, const schema_class *cls, lar_results *r)
+{
+    uint64_t entries;
+    if (kv_count(txn, cls->dbi, &entries) || entries <= r->capacity || entries > SIZE_MAX / sizeof(kv_val)) return;
+    lar_objkey *keys = realloc(r->keys, (size_t)entries * sizeof *keys);
+    if (!keys) return;
+    r->keys = keys;
+    r->capacity = (size_t)entries;
+}
+
+/* After a scan: the room no match took back (a selective query over a large table). */
+static void trim(lar_results *r)
+{
+    if (r->capacity - r->count < 4096) return;
+    size_t capacity = r->count ? r->count : 1;
+    lar_objkey *keys = realloc(r->keys, capacity * sizeof *keys);
+    if (keys) r->keys = keys;
+    kv_val *rows = keys && r->rows ? realloc(r->rows, capacity * sizeof *rows) : NULL;
+    if (rows) r->rows = rows;
+    if (keys) r->capacity = capacity; /* a rows array left larger still has room */
+}
+
 /* In a read transaction r keeps the rows it is computed from (results.h). */
 static int keep_rows(lar_txn *txn, lar_results *r)
 {
@@ -285,7 +310,11 @@ static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cl
     size_t term_count = plan_probe_terms(p, terms);
     key_sink sink = {{take_keys}, r};
     if (term_count) err = probe(txn, cls, p, terms, term_count, r);
-    else if (!(err = keep_rows(txn, r))) err = scan(txn, cls, p, &sink.base);
+    else {
+        presize(txn, cls, r);
+        if (!(err = keep_rows(txn, r))) err = scan(txn, cls, p, &sink.base);
+        if (!err) trim(r);
+    }
     plan_free(p);
     return err;
 }
