@@ -169,12 +169,13 @@ extension RealmInstance {
             }
         }
         var created = lar_obj()
-        let txn = txn!
-        let create = { (values: UnsafeMutablePointer<lar_value>, count: Int) in
-            lar_obj_create(txn, table.id, values, count, &created)
+        let txn = txn!, id = table.id
+        // Closures passed straight down, capturing a pointer: one capturing `created` itself
+        // boxed it on the heap and checked its exclusivity, twice per add.
+        let rc = withUnsafeMutablePointer(to: &created) { out in
+            table.isInSlotOrder ? _StoredValue.withCValues(defaults) { lar_obj_create(txn, id, $0, $1, out) }
+                                : _StoredValue.withCValues(table.storedOrder(defaults)) { lar_obj_create(txn, id, $0, $1, out) }
         }
-        let rc = table.isInSlotOrder ? _StoredValue.withCValues(defaults, create)
-                                     : _StoredValue.withCValues(table.storedOrder(defaults), create)
         version &+= 1
         if rc == LAR_EEXISTS, let pk = table.schema.primaryKeySlot {
             let value = defaults[pk].anyValue.map { "\($0)" } ?? "null"
