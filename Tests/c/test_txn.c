@@ -621,5 +621,5 @@ TEST(txn_row_put_after_reading_another_row_writes_the_row_named)
     CHECK_VALUE(get_value(txn, ada, p.age), val_int(37));
     CHECK_VALUE(get_value(txn, grace, p.age), val_int(45));
     commit_txn(txn);
-    lar_env_close(env);
+    close_env(env);
 }
