@@ -122,15 +122,16 @@ static void refine_run(void *context, size_t *run, size_t count)
 }
 
 /* The positions of r's objects sorted by their keys (stable): radix-sorted when one key
- * allows, else merge-sorted. *out is freed by the caller. */
-static int sorted_positions(const sorter *s, size_t n, size_t **out)
+ * allows, else merge-sorted. *out is freed by the caller. spare: s's values when the caller
+ * no longer needs them after the sort (the radix sort may use their memory), or NULL. */
+static int sorted_positions(const sorter *s, size_t n, lar_value *spare, size_t **out)
 {
     *out = NULL;
     size_t *index = malloc(n * sizeof *index), *scratch = NULL, *sorted = NULL;
     int rc = index ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK && s->width == 1) {
         refiner context = {s, n, NULL, LAR_OK};
-        rc = radix_sort(s->values, n, s->descending && s->descending[0], index, &sorted, refine_run, &context);
+        rc = radix_sort(s->values, n, s->descending && s->descending[0], spare, index, &sorted, refine_run, &context);
         if (rc == LAR_OK) rc = context.rc;
         free(context.scratch);
     }
@@ -153,13 +154,14 @@ typedef struct ordering {
     size_t *sorted;            /* the positions in order */
 } ordering;
 
+/* values_after: whether the values are read after the sort (distinct compares them). */
 static int ordering_open(lar_txn *txn, const lar_results *r, const key_path *paths, const bool *descending,
-                         size_t width, ordering *o)
+                         size_t width, bool values_after, ordering *o)
 {
     *o = (ordering){.s = {NULL, width, descending}};
     int rc = read_rows(txn, r, paths, width, &o->values);
     o->s.values = o->values;
-    return rc == LAR_OK ? sorted_positions(&o->s, r->count, &o->sorted) : rc;
+    return rc == LAR_OK ? sorted_positions(&o->s, r->count, values_after ? NULL : o->values, &o->sorted) : rc;
 }
 
 static void ordering_close(ordering *o)
@@ -187,7 +189,7 @@ static int sort_by(lar_txn *txn, lar_results *r, const key_path *paths, const bo
     int rc = results_flatten(r);
     if (rc != LAR_OK) return rc;
     ordering o;
-    rc = ordering_open(txn, r, paths, descending, width, &o);
+    rc = ordering_open(txn, r, paths, descending, width, false, &o);
     _Static_assert(sizeof(lar_value) >= sizeof(lar_objkey) && sizeof(lar_value) >= sizeof(kv_val),
                    "the values' room holds the keys and the rows");
     if (rc == LAR_OK) rearrange(r, o.sorted, o.values);
@@ -201,7 +203,7 @@ static int distinct_by(lar_txn *txn, lar_results *r, const key_path *paths, size
     int rc = results_flatten(r);
     if (rc != LAR_OK) return rc;
     ordering o;
-    rc = ordering_open(txn, r, paths, NULL, width, &o);
+    rc = ordering_open(txn, r, paths, NULL, width, true, &o);
     bool *keep = rc == LAR_OK ? calloc(r->count, sizeof *keep) : NULL;
     if (rc == LAR_OK && !keep) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {

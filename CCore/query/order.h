@@ -57,9 +57,11 @@ typedef void (*radix_refine)(void *context, size_t *run, size_t count);
 /* Sorts positions 0..n-1 of values (one key per object) stably in Realm's order, into
  * positions (of n): *sorted is positions then, or NULL when the values are not of one kind
  * the radix sort keys (mixed numbers, decimal128s...) and need the general sort. Runs of
- * equal keys that need comparing (strings sharing 12 bytes) go to refine. */
-int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t **sorted,
-               radix_refine refine, void *context);
+ * equal keys that need comparing (strings sharing 12 bytes) go to refine. spare: NULL, or
+ * values itself when the caller reads them no more: when their keys decide the order, the
+ * sort works in their memory instead of fresh pages (the values are then overwritten). */
+int radix_sort(const lar_value *values, size_t n, bool descending, lar_value *spare, size_t *positions,
+               size_t **sorted, radix_refine refine, void *context);
 
 /* Positions 0..n-1 sorted stably by keys[position], into positions or scratch (both of n):
  * returns which. */

@@ -264,20 +264,23 @@ static void parts_close(parts *k)
     for (int part = 0; part < PARTS; part++) free(k->keys[part]);
 }
 
-int radix_sort(const lar_value *values, size_t n, bool descending, size_t *positions, size_t **sorted,
-               radix_refine refine, void *context)
+_Static_assert(sizeof(lar_value) >= 2 * sizeof(key_position), "a value's room holds two pairs");
+
+int radix_sort(const lar_value *values, size_t n, bool descending, lar_value *spare, size_t *positions,
+               size_t **sorted, radix_refine refine, void *context)
 {
     *sorted = NULL;
     if (n > UINT32_MAX || !one_kind(values, n)) return LAR_OK;
     parts k;
     int rc = parts_open(values, n, descending, &k);
-    key_position *moving = rc == LAR_OK ? malloc(2 * n * sizeof *moving + 1) : NULL;
+    bool in_spare = rc == LAR_OK && spare == values && k.exact; /* no run to refine reads them */
+    key_position *moving = in_spare ? (key_position *)(void *)spare : rc == LAR_OK ? malloc(2 * n * sizeof *moving + 1) : NULL;
     if (rc == LAR_OK && !moving) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
         for (size_t i = 0; i < n; i++) positions[i] = i;
         for (int part = 0; part < PARTS; part++)
             if (k.keys[part]) sort_part(k.keys[part], k.differ[part], positions, moving, moving + n, n);
-        free(moving);
+        if (!in_spare) free(moving);
         if (!k.exact) refine_runs(values, descending, &k, positions, n, refine, context);
         *sorted = positions;
     }
