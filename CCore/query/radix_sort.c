@@ -166,28 +166,67 @@ typedef struct __attribute__((packed)) key_position {
     uint32_t position;
 } key_position;
 
-static void keyed_pass(key_position *from, key_position *to, int shift, size_t n)
+/* A pass's digit: the differing bits of up to two neighbouring key bytes side by side (the
+ * less significant byte's low), at most DIGIT_BITS of them. Bits between them are the same
+ * in every key and order nothing: lowercase letters differ in 5 bits a byte, so two letters
+ * make one pass of 1,024 buckets; ints below 1,024 one pass. */
+#define DIGIT_BITS 11
+
+typedef struct digit {
+    unsigned shift[2], width[2];  /* width[1] 0: one byte's bits */
+} digit;
+
+/* The digits of the bits in differ, least significant first; returns how many (at most 8). */
+static size_t digits_of(uint64_t differ, digit *out)
 {
-    size_t counts[256] = {0};
-    for (size_t i = 0; i < n; i++) counts[from[i].key >> shift & 0xFF]++;
-    size_t at = 0;
-    for (int b = 0; b < 256; b++) {
-        size_t c = counts[b];
+    size_t count = 0;
+    for (unsigned byte = 0; byte < 8; byte++) {
+        unsigned bits = (unsigned)(differ >> (8 * byte)) & 0xFF;
+        if (!bits) continue;
+        unsigned low = (unsigned)__builtin_ctz(bits), high = 31u - (unsigned)__builtin_clz(bits);
+        unsigned shift = 8 * byte + low, width = high - low + 1;
+        digit *last = count ? &out[count - 1] : NULL;
+        if (last && !last->width[1] && last->width[0] + width <= DIGIT_BITS) {
+            last->shift[1] = shift;
+            last->width[1] = width;
+        } else {
+            out[count++] = (digit){{shift, 0}, {width, 0}};
+        }
+    }
+    return count;
+}
+
+static inline uint32_t digit_at(const digit *d, uint64_t key)
+{
+    uint32_t first = (uint32_t)(key >> d->shift[0]) & ((1u << d->width[0]) - 1);
+    uint32_t second = (uint32_t)(key >> d->shift[1]) & ((1u << d->width[1]) - 1);
+    return first | second << d->width[0];
+}
+
+static void keyed_pass(key_position *from, key_position *to, const digit *d, size_t n)
+{
+    uint32_t counts[1u << DIGIT_BITS] = {0};
+    uint32_t buckets = 1u << (d->width[0] + d->width[1]);
+    for (size_t i = 0; i < n; i++) counts[digit_at(d, from[i].key)]++;
+    uint32_t at = 0;
+    for (uint32_t b = 0; b < buckets; b++) {
+        uint32_t c = counts[b];
         counts[b] = at;
         at += c;
     }
-    for (size_t i = 0; i < n; i++) to[counts[from[i].key >> shift & 0xFF]++] = from[i];
+    for (size_t i = 0; i < n; i++) to[counts[digit_at(d, from[i].key)]++] = from[i];
 }
 
-/* Sorts positions[0..n) stably by keys[position]: a pass for each byte of differ (the bits
- * in which the keys differ). a and b: room for n each. */
+/* Sorts positions[0..n) (n <= UINT32_MAX) stably by keys[position]: a pass for each digit
+ * of differ (the bits in which the keys differ). a and b: room for n each. */
 static void sort_part(const uint64_t *keys, uint64_t differ, size_t *positions, key_position *a, key_position *b,
                       size_t n)
 {
+    digit digits[8];
+    size_t count = digits_of(differ, digits);
     for (size_t i = 0; i < n; i++) a[i] = (key_position){keys[positions[i]], (uint32_t)positions[i]};
-    for (int shift = 0; shift < 64; shift += 8) {
-        if (!(differ >> shift & 0xFF)) continue;
-        keyed_pass(a, b, shift, n);
+    for (size_t d = 0; d < count; d++) {
+        keyed_pass(a, b, &digits[d], n);
         key_position *t = a;
         a = b;
         b = t;
