@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 /// The objects of a class, or the values of a collection, as in Realm: lazy and
@@ -665,6 +666,15 @@ final class ResultsWalker {
         followedKey.initialize(to: 0)
     }
 
+    /// Whether the step under way found the instance on its own thread (`verifyThread`'s fast path).
+    @exclusivity(unchecked) private var onOwnThread = false
+
+    /// The instance's `decodeStamp`, without asking for the thread again (two calls a
+    /// step) when the step found it the instance's own.
+    private var decodeStamp: UInt64 {
+        onOwnThread ? instance.version ^ UInt64(UInt(bitPattern: instance.threadToken)) : instance.decodeStamp
+    }
+
     /// Where a streamed walk ends; nil until it starts.
     @exclusivity(unchecked) private var end: WalkEnd?
 
@@ -680,14 +690,18 @@ final class ResultsWalker {
     /// The next object: the previous accessor rebound when nobody else holds it.
     @usableFromInline
     func step() -> Object? {
-        instance.verifyThread()
+        // verifyThread, keeping what it found for the stamps of the rows the step decodes.
+        onOwnThread = instance.threadToken == larder_swift_thread_token()
+        if !onOwnThread { instance.verifyConfinement() }
         // A frozen instance's walk decodes into buffers other threads decode into too.
         if _slowPath(instance.isFrozen) { return instance.serialized { nextObject() } }
         return nextObject()
     }
 
     private func nextObject() -> Object? {
-        guard let key = keys == nil ? nextStreamed() : nextKey() else {
+        let next: lar_objkey?
+        if let keys { next = nextListed(keys) } else { next = nextStreamed() }
+        guard let key = next else {
             current = nil
             return nil
         }
@@ -704,6 +718,7 @@ final class ResultsWalker {
     }
 
     func nextKey() -> lar_objkey? {
+        onOwnThread = false // not checked: the rows' stamps ask
         guard let keys else { return nextStreamed() }
         return nextListed(keys)
     }
@@ -718,7 +733,7 @@ final class ResultsWalker {
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_OK && obj.key == expected {
-            table.didDecode(key: obj.key, version: instance.decodeStamp)
+            table.didDecode(key: obj.key, version: decodeStamp)
             return expected
         }
         if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
@@ -773,7 +788,7 @@ final class ResultsWalker {
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        let stamp = instance.decodeStamp
+        let stamp = decodeStamp
         table.didDecode(key: obj.key, version: stamp)
         if let follow {
             if follow.isOn {

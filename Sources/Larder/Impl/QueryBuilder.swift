@@ -230,11 +230,17 @@ enum QueryKeyPaths {
     /// their identity; emptied when full, for programs that make key paths at run time.
     @exclusivity(unchecked) nonisolated(unsafe) private static var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, step: QueryStep)] = [:]
     private static let identityLimit = 1024
+    /// The key path found last: a loop building one query asks for it again.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var last: (keyPath: AnyKeyPath, step: QueryStep)?
 
     static func step(for keyPath: AnyKeyPath, of type: Object.Type) -> QueryStep {
         let id = ObjectIdentifier(keyPath)
         let known: QueryStep? = lock.withLock {
-            if let hit = byIdentity[id] { return hit.step }
+            if let last, last.keyPath === keyPath { return last.step }
+            if let hit = byIdentity[id] {
+                last = hit
+                return hit.step
+            }
             guard let step = cache[keyPath] else { return nil }
             remember(keyPath, step)
             return step
@@ -252,6 +258,7 @@ enum QueryKeyPaths {
     private static func remember(_ keyPath: AnyKeyPath, _ step: QueryStep) {
         if byIdentity.count >= identityLimit { byIdentity.removeAll() }
         byIdentity[ObjectIdentifier(keyPath)] = (keyPath, step)
+        last = (keyPath, step)
     }
 
     static func same(_ a: [QueryStep], _ b: [QueryStep]) -> Bool {
