@@ -55,12 +55,14 @@ extension RealmInstance {
     private func createEmbedded(_ object: Object, in table: ManagedClass,
                                 _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
         let schema = table.schema
-        let values = object.unmanagedValues(schema)
         var created = lar_obj()
-        // The usual class, of plain values only, passes its values as they are.
+        // The usual class, of plain values only, passes them from its wrappers: no array.
+        let fromWrappers = !schema.hasRelations && !schema.isDynamic && table.isInSlotOrder
+        let values = fromWrappers ? [] : object.unmanagedValues(schema)
         let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
-        let rc = schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
-                                     : createRow(table, values) { create($0, $1, &created) }
+        let rc = fromWrappers ? object.withUnmanagedCValues(schema) { create($0, $1, &created) }
+            : schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
+            : createRow(table, values) { create($0, $1, &created) }
         version &+= 1
         guard rc == LAR_OK else { return rc }
         table.changes.didCreate(created.key)

@@ -71,6 +71,23 @@ final class LinkTests: RealmTestCase {
         XCTAssertTrue(a.description.contains("<Maximum depth exceeded>"), "a cycle prints to a bounded depth")
     }
 
+    func testAnUnmanagedObjectLinkingItselfIsAddedWithTheLink() throws {
+        let realm = try open()
+        let pet = Pet(value: ["name": "narcissus"])
+        pet.friend = pet
+        let other = Pet(value: ["name": "other"])
+        try realm.write {
+            realm.add(other)
+            let linked = Pet(value: ["name": "linked"])
+            linked.friend = other // a managed target: written with the row
+            realm.add(linked)
+            realm.add(pet)
+        }
+        XCTAssertEqual(realm.objects(Pet.self).count, 3)
+        XCTAssertTrue(pet.friend!.isSameObject(as: pet), "the link to itself was written once it was managed")
+        XCTAssertEqual(realm.objects(Pet.self).filter("name == 'linked'").first?.friend?.name, "other")
+    }
+
     func testSelfLinksReadWhileIteratingResults() throws {
         let realm = try open()
         try realm.write {

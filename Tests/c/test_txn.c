@@ -1,6 +1,9 @@
 /* Transactions: snapshots, commit and abort, misuse, renewal, state, and the one writer. */
 #include "test.h"
 
+#include "catalog/catalog.h"
+#include "kv/kv.h"
+
 #include <stdatomic.h>
 
 TEST(txn_read_is_a_snapshot)
@@ -586,6 +589,37 @@ TEST(txn_concurrent_writers_of_one_environment)
     CHECK_EQ(count_objects(txn, p.cls), 4 * 200);
     for (int i = 0; i < 4; i++)
         for (int64_t id = 0; id < 200; id++) person_find(txn, &p, (int64_t)i * 1000 + id);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* txn_row_put rewrites a row in place (MDB_CURRENT) only when the table's kept cursor is on
+ * that very row: MDB_CURRENT replaces whatever entry the cursor is on. A put of another row
+ * right after a read must write that row and leave the one read alone. */
+TEST(txn_row_put_after_reading_another_row_writes_the_row_named)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj ada = person_create(txn, &p, 1, "Ada", 36, 9.5);
+    lar_obj grace = person_create(txn, &p, 2, "Grace", 45, 8.25);
+    const schema_class *cls = schema_class_at(txn->schema, p.cls);
+    CHECK(cls != NULL);
+    kv_val ada_row, grace_row;
+    CHECK_EQ(kv_row_get(txn, cls->dbi, grace.key, &grace_row), 0);
+    uint8_t grace_bytes[256];
+    CHECK(grace_row.mv_size <= sizeof grace_bytes);
+    memcpy(grace_bytes, grace_row.mv_data, grace_row.mv_size);
+    kv_val grace_copy = {grace_row.mv_size, grace_bytes};
+    CHECK_EQ(kv_row_get(txn, cls->dbi, ada.key, &ada_row), 0); /* the cursor is on Ada */
+    CHECK_OK(txn_row_put(txn, cls->dbi, grace.key, &grace_copy, 0)); /* Grace's row, rewritten as it was */
+    CHECK_VALUE(get_value(txn, ada, p.name), val_str("Ada"));
+    CHECK_VALUE(get_value(txn, grace, p.name), val_str("Grace"));
+    /* And the rewrite of the row the cursor is on. */
+    lar_value older = val_int(37);
+    CHECK_OK(lar_obj_set(txn, ada, p.age, &older));
+    CHECK_VALUE(get_value(txn, ada, p.age), val_int(37));
+    CHECK_VALUE(get_value(txn, grace, p.age), val_int(45));
     commit_txn(txn);
     close_env(env);
 }

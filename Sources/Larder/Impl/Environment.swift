@@ -292,11 +292,13 @@ final class ManagedClass {
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
     /// Slots of single mixed properties, whose nested collections a decode registers.
-    lazy var mixedValueSlots: [Int] = schema.linkSlots.filter { schema.properties[$0].isMixed }
+    /// (A `let`: a lazy var's every read paid a dynamic exclusivity check, once per add.)
+    let mixedValueSlots: [Int]
 
     init(schema: ClassSchema, id: lar_class, environment: Environment) throws {
         self.schema = schema
         self.id = id
+        mixedValueSlots = schema.linkSlots.filter { schema.properties[$0].isMixed }
         reusesKeys = schema.primaryKeySlot.map { schema.properties[$0].type == LAR_TYPE_INT } ?? false
         primaryKeyTakesEveryInt = schema.primaryKeySlot.map { slot in
             let type = ObjectIdentifier(schema.properties[slot].valueType)

@@ -35,6 +35,15 @@ extension Object {
         withBase { valuePointer($0, field).pointee = value }
     }
 
+    /// Calls body with the C form of every unmanaged value, in slot order, read from the
+    /// wrappers where they are. Not for a `DynamicObject`, whose values are in an array.
+    func withUnmanagedCValues<R>(_ schema: ClassSchema, _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        withBase { base in
+            let fields = schema.fields
+            return _StoredValue.withCValues(count: fields.count, at: { UnsafePointer(valuePointer(base, fields[$0])) }, body)
+        }
+    }
+
     /// Every unmanaged value, in slot order.
     func unmanagedValues(_ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
         if _slowPath(schema.isDynamic) { return (self as? DynamicObject)?.unmanagedStore ?? [] }

@@ -71,9 +71,19 @@ extension RealmInstance {
         let table = table(of: object)
         let schema = table.schema
         if schema.isEmbedded { trapEmbeddedCreatedDirectly() }
-        let values = object.unmanagedValues(schema)
-        if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
-        guard let key = upsert(table, named: nil, defaults: values, update: update) else { return }
+        let key: lar_objkey?
+        if !schema.hasRelations && update == .error && !schema.isDynamic && table.isInSlotOrder {
+            // The usual new object of plain values: created from its wrappers, no array of them.
+            let txn = txn!, id = table.id
+            key = insertRow(table, primaryKey: { object.unmanagedValue(slot: $0) }) { out in
+                object.withUnmanagedCValues(schema) { lar_obj_create(txn, id, $0, $1, out) }
+            }
+        } else {
+            let values = object.unmanagedValues(schema)
+            if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
+            key = upsert(table, named: nil, defaults: values, update: update)
+        }
+        guard let key else { return }
         object.bind(to: self, table: table, key: key, added: true)
         core.addedInWrite = writeSerial
     }
@@ -168,16 +178,29 @@ extension RealmInstance {
                 return existing
             }
         }
-        var created = lar_obj()
-        let txn = txn!
-        let create = { (values: UnsafeMutablePointer<lar_value>, count: Int) in
-            lar_obj_create(txn, table.id, values, count, &created)
+        let txn = txn!, id = table.id
+        guard let key = insertRow(table, primaryKey: { defaults[$0] }, { out in
+            table.isInSlotOrder ? _StoredValue.withCValues(defaults) { lar_obj_create(txn, id, $0, $1, out) }
+                                : _StoredValue.withCValues(table.storedOrder(defaults)) { lar_obj_create(txn, id, $0, $1, out) }
+        }) else { return nil }
+        if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
+            fillCollections(table, key: key, values: defaults)
         }
-        let rc = table.isInSlotOrder ? _StoredValue.withCValues(defaults, create)
-                                     : _StoredValue.withCValues(table.storedOrder(defaults), create)
+        return key
+    }
+
+    /// Creates a row of table with create, which writes the new object to its pointer:
+    /// its key, or nil with the write's error recorded (primaryKey(slot) names the value
+    /// in Realm's error for a taken primary key).
+    private func insertRow(_ table: ManagedClass, primaryKey: (Int) -> _StoredValue,
+                           _ create: (UnsafeMutablePointer<lar_obj>) -> Int32) -> lar_objkey? {
+        // A pointer passed down: a closure capturing `created` itself boxed it on the
+        // heap and checked its exclusivity, twice per add.
+        var created = lar_obj()
+        let rc = withUnsafeMutablePointer(to: &created, create)
         version &+= 1
         if rc == LAR_EEXISTS, let pk = table.schema.primaryKeySlot {
-            let value = defaults[pk].anyValue.map { "\($0)" } ?? "null"
+            let value = primaryKey(pk).anyValue.map { "\($0)" } ?? "null"
             pendingError = Realm.Error(.fail, "Attempting to create an object of type '\(table.schema.name)' " +
                                        "with an existing primary key value '\(value)'.")
             return nil
@@ -187,9 +210,6 @@ extension RealmInstance {
             return nil
         }
         table.changes.didCreate(created.key)
-        if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
-            fillCollections(table, key: created.key, values: defaults)
-        }
         return created.key
     }
 

@@ -119,13 +119,21 @@ public enum _StoredValue: Hashable {
     /// Indexing borrows each stored value, where iterating a collection copies it.
     private static func withCValues<R>(stored: UnsafeBufferPointer<_StoredValue>,
                                        _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        withCValues(count: stored.count, at: { stored.baseAddress.unsafelyUnwrapped + $0 }, body)
+    }
+
+    /// The same for the count values at(0), at(1), ..., wherever they are (an unmanaged
+    /// object's wrappers: no array of its values is built).
+    @inline(__always)
+    static func withCValues<R>(count: Int, at: (Int) -> UnsafePointer<_StoredValue>,
+                               _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
         var bytes = 0
-        for index in stored.indices { bytes += stored[index].arenaSize }
+        for index in 0..<count { bytes += at(index).pointee.arenaSize }
         return withUnsafeTemporaryAllocation(byteCount: max(bytes, 1), alignment: 8) { arenaBuffer in
-            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: max(stored.count, 1)) { buffer in
+            withUnsafeTemporaryAllocation(of: lar_value.self, capacity: max(count, 1)) { buffer in
                 var arena = arenaBuffer.baseAddress!
-                for index in stored.indices { stored[index].write(to: buffer.baseAddress! + index, arena: &arena) }
-                return body(buffer.baseAddress!, stored.count)
+                for index in 0..<count { at(index).pointee.write(to: buffer.baseAddress! + index, arena: &arena) }
+                return body(buffer.baseAddress!, count)
             }
         }
     }
