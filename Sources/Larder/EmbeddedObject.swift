@@ -57,7 +57,7 @@ extension RealmInstance {
         let schema = table.schema
         var created = lar_obj()
         // The usual class, of plain values only, passes them from its wrappers: no array.
-        let fromWrappers = !schema.hasRelations && !schema.isDynamic && table.isInSlotOrder
+        let fromWrappers = table.createsFromWrappers
         let values = fromWrappers ? [] : object.unmanagedValues(schema)
         let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
         let rc = fromWrappers ? object.withUnmanagedCValues(schema) { create($0, $1, &created) }

@@ -1,4 +1,5 @@
 import CLarder
+import CLarderSwift
 import Foundation
 
 /// The objects of a class, or the values of a collection, as in Realm: lazy and
@@ -38,9 +39,11 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// The queries (`where`, `filter`) every object must match, applied before
     /// sorts and distincts as Realm applies its query first; empty for none.
     let filters: [QueryHandle]
-    /// The last run of the filters and its keys in result order, kept while the C
-    /// core says it is current (no write, same snapshot).
-    private var filterRun: FilterRun?
+    /// The last run of the filters, in result order, kept while the C core says it is
+    /// current (no write, same snapshot).
+    private var filterRun: CoreResults?
+    /// Its keys, once read: a count or a first object reads none.
+    private var filterKeys: [lar_objkey]?
     /// The aggregates of the property last aggregated, kept while the version stays.
     private(set) lazy var aggregateMemo: AggregateMemo? = AggregateMemo()
 
@@ -152,7 +155,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     /// O(1) for all the objects of a class: the count comes from the table.
     public var count: Int {
         if valueSource != nil { return values().count }
-        return isWholeTable ? instance.count(table) : keys().count
+        if isWholeTable { return instance.count(table) }
+        if !filters.isEmpty { return instance.serialized { runFilters(instance.currentTxn())?.count ?? filterRun!.count } }
+        return keys().count
     }
 
     public var isEmpty: Bool { count == 0 }
@@ -174,12 +179,19 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             var iterator = makeIterator()
             return iterator.next()
         }
-        return keys().first.map(object)
+        if !filters.isEmpty {
+            let key = instance.serialized { runFilters(instance.currentTxn()).map(\.first) ?? filterRun!.key(at: 0) }
+            guard let key else { return nil }
+            return object(key)
+        }
+        guard let key = keys().first else { return nil }
+        return object(key)
     }
 
     public var last: Element? {
         if valueSource != nil { return values().last }
-        return keys().last.map(object)
+        guard let key = keys().last else { return nil }
+        return object(key)
     }
 
     public func makeIterator() -> ResultsIterator<Element> {
@@ -211,7 +223,8 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The accessor of key, for results of objects (whose Element is an Object class).
     private func object(_ key: lar_objkey) -> Element {
-        _unsafeReferenceCast(instance.accessor(table, key: key), to: Element.self)
+        // Not `_unsafeReferenceCast`: unspecialized, it is a dynamic cast (~170 instructions).
+        unsafeBitCast(instance.accessor(table, key: key), to: Element.self)
     }
 
     /// Traps, with Realm's messages, unless position is in the results.
@@ -235,6 +248,14 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     public func distinct() -> Results<Element> {
         guard let valueSource else { fatalError("Cannot distinct on key path 'self': objects are distinct by their properties.") }
         return Results(values: valueSource, steps: steps + [.distinct(["self"])], filters: filters)
+    }
+
+    /// The filters with query after them, in one array (`filters + [query]` made two).
+    private func filters(adding query: QueryHandle) -> [QueryHandle] {
+        if filters.isEmpty { return [query] }
+        var all = filters
+        all.append(query)
+        return all
     }
 
     /// The steps with step after them: a sort after a sort decides first, the earlier one breaks its ties.
@@ -271,8 +292,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
             return object.core.key
         }
         let results = filters.runResults(on: objects, in: txn)
-        filterRun = FilterRun(results: results, keys: results.keys)
-        let matched = Set(filterRun!.keys)
+        filterRun = results
+        filterKeys = nil
+        let matched = Set(results.keys)
         return values.filter { value in
             guard case .object(let object) = value._larderStored else { return false }
             return matched.contains(object.core.key)
@@ -281,7 +303,7 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
 
     /// The same results of a map's objects, filtered by query too (`Map.where`).
     func filteredValues(by query: QueryHandle) -> Results<Element> {
-        Results(values: valueSource!, steps: steps, filters: filters + [query])
+        Results(values: valueSource!, steps: steps, filters: filters(adding: query))
     }
 
     /// The values in result order, read from the collection now.
@@ -362,8 +384,9 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     private func currentRun() -> (keys: [lar_objkey], results: CoreResults?) {
         let txn = instance.currentTxn() // so that the stamp below is the current transaction's
         if !filters.isEmpty {
-            let run = filteredRun(txn)
-            return (run.keys, run.results)
+            let keys = runFilters(txn) ?? filterRun!.keys
+            filterKeys = keys
+            return (keys, filterRun)
         }
         if let source { return (order(source(), txn), nil) }
         let stamp = currentStamp()
@@ -385,16 +408,17 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return (keys, snapshotResults)
     }
 
-    /// The run of the filters: the keys of the objects (of the class, or of source) every
-    /// filter matches, in result order.
-    private func filteredRun(_ txn: OpaquePointer) -> FilterRun {
-        if let filterRun, filterRun.isCurrent(in: txn) { return filterRun }
+    /// Runs the filters unless their last run is current: the objects (of the class, or of
+    /// source) every filter matches, in result order, in `filterRun`. Returns the run's keys
+    /// when they were read already.
+    private func runFilters(_ txn: OpaquePointer) -> [lar_objkey]? {
+        if let filterRun, filterRun.isCurrent(in: txn) { return filterKeys }
         let results = filters.runResults(on: source.map { $0() }, in: txn)
         results.apply(steps, txn: txn) // sorted in place
-        let run = FilterRun(results: results, keys: results.keys)
-        filterRun = run
+        filterRun = results
+        filterKeys = nil
         snapshotBuilds += 1
-        return run
+        return nil
     }
 
     /// What the snapshot depends on: the transaction, the class's membership and the values the sorts read.
@@ -533,7 +557,7 @@ extension Results where Element: Object {
     }
 
     private func filtered(by query: QueryHandle) -> Results<Element> {
-        Results(self, steps: steps, filters: filters + [query])
+        Results(self, steps: steps, filters: filters(adding: query))
     }
 }
 
@@ -642,6 +666,15 @@ final class ResultsWalker {
         followedKey.initialize(to: 0)
     }
 
+    /// Whether the step under way found the instance on its own thread (`verifyThread`'s fast path).
+    @exclusivity(unchecked) private var onOwnThread = false
+
+    /// The instance's `decodeStamp`, without asking for the thread again (two calls a
+    /// step) when the step found it the instance's own.
+    private var decodeStamp: UInt64 {
+        onOwnThread ? instance.version ^ UInt64(UInt(bitPattern: instance.threadToken)) : instance.decodeStamp
+    }
+
     /// Where a streamed walk ends; nil until it starts.
     @exclusivity(unchecked) private var end: WalkEnd?
 
@@ -657,14 +690,18 @@ final class ResultsWalker {
     /// The next object: the previous accessor rebound when nobody else holds it.
     @usableFromInline
     func step() -> Object? {
-        instance.verifyThread()
+        // verifyThread, keeping what it found for the stamps of the rows the step decodes.
+        onOwnThread = instance.threadToken == larder_swift_thread_token()
+        if !onOwnThread { instance.verifyConfinement() }
         // A frozen instance's walk decodes into buffers other threads decode into too.
         if _slowPath(instance.isFrozen) { return instance.serialized { nextObject() } }
         return nextObject()
     }
 
     private func nextObject() -> Object? {
-        guard let key = keys == nil ? nextStreamed() : nextKey() else {
+        let next: lar_objkey?
+        if let keys { next = nextListed(keys) } else { next = nextStreamed() }
+        guard let key = next else {
             current = nil
             return nil
         }
@@ -681,6 +718,7 @@ final class ResultsWalker {
     }
 
     func nextKey() -> lar_objkey? {
+        onOwnThread = false // not checked: the rows' stamps ask
         guard let keys else { return nextStreamed() }
         return nextListed(keys)
     }
@@ -695,7 +733,7 @@ final class ResultsWalker {
         var obj = lar_obj()
         let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
         if rc == LAR_OK && obj.key == expected {
-            table.didDecode(key: obj.key, version: instance.decodeStamp)
+            table.didDecode(key: obj.key, version: decodeStamp)
             return expected
         }
         if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
@@ -750,7 +788,7 @@ final class ResultsWalker {
         }
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
-        let stamp = instance.decodeStamp
+        let stamp = decodeStamp
         table.didDecode(key: obj.key, version: stamp)
         if let follow {
             if follow.isOn {

@@ -44,6 +44,51 @@ final class QueryReuseTests: RealmTestCase {
         XCTAssertEqual(nilOwner.count, expectedCount(ageBelow: 4) - expectedCount(ageBelow: 3))
     }
 
+    /// Shapes that take turns (the pool remembers the shape taken last) and key paths of one
+    /// type that take turns (steps are remembered by key path) each keep their own query.
+    func testAlternatingShapesAndKeyPathsKeepTheirOwnQueries() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try realm.write {
+            for i in 0..<12 {
+                realm.create(QDog.self, value: ["name": Self.names[i % 3], "breed": Self.names[(i + 1) % 3], "age": i % 4])
+            }
+        }
+        for round in 0..<3 {
+            for name in Self.names {
+                XCTAssertEqual(realm.objects(QDog.self).where { $0.name == name }.count, name == "Nobody" ? 0 : 4, "\(round)")
+                XCTAssertEqual(realm.objects(QDog.self).where { $0.breed == name }.map(\.breed), name == "Nobody" ? [] : Array(repeating: name, count: 4))
+                XCTAssertEqual(realm.objects(QDog.self).where { $0.age < round }.count, 3 * round)
+                XCTAssertEqual(realm.objects(QDog.self).where { $0.name == name && $0.age >= round }.count,
+                               name == "Nobody" ? 0 : (0..<12).filter { $0 % 3 == Self.names.firstIndex(of: name)! && $0 % 4 >= round }.count)
+            }
+        }
+    }
+
+    /// A filtered Results' count and first read the C result, not its keys: they follow writes,
+    /// the sort, and a walk that read the keys in between.
+    func testFilteredCountAndFirstFollowWritesAndSorts() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try fill(realm)
+        let rexes = realm.objects(QDog.self).where { $0.name == "Rex" }
+        let byAge = rexes.sorted(byKeyPath: "age", ascending: false)
+        XCTAssertEqual(rexes.count, 14)
+        XCTAssertEqual(rexes.first?.age, 0)
+        XCTAssertEqual(byAge.first?.age, 6)
+        XCTAssertEqual(byAge.count, 14)
+        try realm.write { realm.create(QDog.self, value: ["name": "Rex", "age": 9]) }
+        XCTAssertEqual(rexes.count, 15)
+        XCTAssertEqual(byAge.first?.age, 9)
+        XCTAssertEqual(Array(byAge).map(\.age).first, 9, "a walk reads the keys")
+        try realm.write { realm.delete(rexes.first!) }
+        XCTAssertEqual(rexes.count, 14)
+        XCTAssertEqual(rexes.first?.age, 3, "the next Rex in key order")
+        try realm.write { realm.delete(realm.objects(QDog.self).where { $0.name == "Rex" }) }
+        XCTAssertEqual(rexes.count, 0)
+        XCTAssertNil(rexes.first)
+        XCTAssertNil(byAge.first)
+        XCTAssertNil(byAge.last)
+    }
+
     func testRepeatedFilterReusesItsQueryWithItsOwnArguments() throws {
         let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
         try fill(realm)

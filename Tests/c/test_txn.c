@@ -5,6 +5,7 @@
 #include "kv/kv.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 
 TEST(txn_read_is_a_snapshot)
 {
@@ -622,4 +623,51 @@ TEST(txn_row_put_after_reading_another_row_writes_the_row_named)
     CHECK_VALUE(get_value(txn, grace, p.age), val_int(45));
     commit_txn(txn);
     close_env(env);
+}
+
+/* Rewrites of rows through the kept cursor (MDB_CURRENT) across every change of size: a
+ * row growing onto overflow pages, shrinking back onto its leaf, growing again, beside
+ * neighbours that must not move; then the file is reopened and read again. */
+TEST(txn_row_rewrites_across_overflow_sizes_keep_every_row)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    person_schema p = person_setup(env);
+    static const size_t sizes[] = {5, 3000, 9000, 40, 70000, 4090, 0, 12000, 7};
+    enum { PEOPLE = 40 };
+    char *text = malloc(70000);
+    CHECK(text != NULL);
+    lar_txn *txn = begin_write(env);
+    lar_obj people[PEOPLE];
+    for (int i = 0; i < PEOPLE; i++) people[i] = person_create(txn, &p, i + 1, "neighbour", i, 1.0);
+    for (size_t round = 0; round < COUNT_OF(sizes); round++) {
+        for (int i = 0; i < PEOPLE; i += 3) { /* every third row changes; the others stay */
+            size_t size = sizes[(round + (size_t)i) % COUNT_OF(sizes)];
+            memset(text, 'a' + (int)((round + (size_t)i) % 26), size);
+            lar_value name = val_strn(text, size);
+            CHECK_OK(lar_obj_set(txn, people[i], p.name, &name));
+            CHECK_VALUE(get_value(txn, people[i], p.name), name);
+        }
+    }
+    commit_txn(txn);
+    close_env(env);
+
+    env = open_env(path);
+    p = person_lookup(env);
+    txn = begin_read(env);
+    size_t last = COUNT_OF(sizes) - 1;
+    for (int i = 0; i < PEOPLE; i++) {
+        lar_obj found = person_find(txn, &p, i + 1);
+        CHECK_VALUE(get_value(txn, found, p.age), val_int(i));
+        if (i % 3) {
+            CHECK_VALUE(get_value(txn, found, p.name), val_str("neighbour"));
+            continue;
+        }
+        size_t size = sizes[(last + (size_t)i) % COUNT_OF(sizes)];
+        memset(text, 'a' + (int)((last + (size_t)i) % 26), size);
+        CHECK_VALUE(get_value(txn, found, p.name), val_strn(text, size));
+    }
+    lar_txn_free(txn);
+    close_env(env);
+    free(text);
 }

@@ -38,10 +38,21 @@ final class CoreResults {
         return CoreResults(results!)
     }
 
-    /// The keys in result order, read in one call.
-    var keys: [lar_objkey] {
+    var count: Int {
         var count = 0
         lar_results_count(pointer, &count)
+        return count
+    }
+
+    /// The key at index in result order; nil past the end.
+    func key(at index: Int) -> lar_objkey? {
+        var obj = lar_obj()
+        return lar_results_get(pointer, index, &obj) == LAR_OK ? obj.key : nil
+    }
+
+    /// The keys in result order, read in one call.
+    var keys: [lar_objkey] {
+        let count = count
         return [lar_objkey](unsafeUninitializedCapacity: count) { buffer, initialized in
             initialized = 0
             if count > 0 { lar_results_keys(pointer, 0, buffer.baseAddress, count, &initialized) }

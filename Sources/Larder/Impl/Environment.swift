@@ -350,6 +350,10 @@ final class ManagedClass {
     /// True when stored order is slot order, as it is for classes this program declared.
     private(set) var isInSlotOrder = true
 
+    /// A new object of this class is created from its `@Persisted` wrappers as they are
+    /// (`Object.withUnmanagedCValues`): plain values only, in stored order, not dynamic.
+    var createsFromWrappers: Bool { !schema.hasRelations && !schema.isDynamic && isInSlotOrder }
+
     /// Values in Swift slot order, rearranged into stored order.
     func storedOrder(_ values: some Collection<_StoredValue>) -> [_StoredValue] {
         var ordered = [_StoredValue](repeating: .null, count: storedCount)

@@ -28,15 +28,17 @@ struct QueryPath {
 }
 
 /// The AST a `Query<T>` builds in Swift, handed to the C builder when a collection is filtered.
-indirect enum QueryNode {
+/// Leaves are stored inline, only the cases holding nodes are boxed: a `where {}` probe
+/// allocated a box for its root, each step and each value.
+enum QueryNode {
     case path(QueryPath)
     case value(_StoredValue)
     case list([_StoredValue])
-    case compare(QueryNode, lar_query_op, UInt32, lar_query_quantifier, QueryNode)
-    case and(QueryNode, QueryNode)
-    case or(QueryNode, QueryNode)
-    case not(QueryNode)
-    case subquery(QueryPath, variable: String, QueryNode)
+    indirect case compare(QueryNode, lar_query_op, UInt32, lar_query_quantifier, QueryNode)
+    indirect case and(QueryNode, QueryNode)
+    indirect case or(QueryNode, QueryNode)
+    indirect case not(QueryNode)
+    indirect case subquery(QueryPath, variable: String, QueryNode)
 
     private var queryPath: QueryPath {
         guard case .path(let path) = self else { fatalError("Only a key path has properties") }
@@ -121,21 +123,26 @@ indirect enum QueryNode {
 /// A C query (`lar_query`), freed with its owner, or given back to the pool it came from.
 final class QueryHandle {
     let pointer: OpaquePointer
-    /// Where the query goes when its owner is done with it; the environment stays open till then.
-    private let recycling: (environment: Environment, slot: QueryPool.Slot)?
+    /// Where the query goes when its owner is done with it.
+    private let slot: QueryPool.Slot?
+    /// The environment of slot's pool, kept open till then.
+    private let environment: Environment?
 
-    init(_ pointer: OpaquePointer, recycling: (environment: Environment, slot: QueryPool.Slot)? = nil) {
+    init(_ pointer: OpaquePointer) {
         self.pointer = pointer
-        self.recycling = recycling
+        slot = nil
+        environment = nil
     }
 
     /// A query taken from environment's pool (an idle one, or query, new), given back to slot when done.
-    convenience init(_ query: OpaquePointer, environment: Environment, slot: QueryPool.Slot?) {
-        self.init(query, recycling: slot.map { (environment, $0) })
+    init(_ query: OpaquePointer, environment: Environment, slot: QueryPool.Slot?) {
+        pointer = query
+        self.slot = slot
+        self.environment = slot == nil ? nil : environment
     }
 
     deinit {
-        if let recycling, recycling.slot.keep(pointer) { return }
+        if let slot, slot.keep(pointer) { return }
         lar_query_free(pointer)
     }
 
@@ -216,13 +223,42 @@ enum QueryValues {
 enum QueryKeyPaths {
     private static let lock = NSLock()
     // Safe: read and written only under `lock`.
-    nonisolated(unsafe) private static var cache: [AnyKeyPath: QueryStep] = [:]
+    @exclusivity(unchecked) nonisolated(unsafe) private static var cache: [AnyKeyPath: QueryStep] = [:]
+    /// The same by key path object: a key path literal is one object for the program's life,
+    /// so a `where {}` run again finds its steps without hashing the key path's components
+    /// (a third of building the query). Holds the key paths it names, so no other takes
+    /// their identity; emptied when full, for programs that make key paths at run time.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var byIdentity: [ObjectIdentifier: (keyPath: AnyKeyPath, step: QueryStep)] = [:]
+    private static let identityLimit = 1024
+    /// The key path found last: a loop building one query asks for it again.
+    @exclusivity(unchecked) nonisolated(unsafe) private static var last: (keyPath: AnyKeyPath, step: QueryStep)?
 
     static func step(for keyPath: AnyKeyPath, of type: Object.Type) -> QueryStep {
-        if let step = lock.withLock({ cache[keyPath] }) { return step }
+        let id = ObjectIdentifier(keyPath)
+        let known: QueryStep? = lock.withLock {
+            if let last, last.keyPath === keyPath { return last.step }
+            if let hit = byIdentity[id] {
+                last = hit
+                return hit.step
+            }
+            guard let step = cache[keyPath] else { return nil }
+            remember(keyPath, step)
+            return step
+        }
+        if let known { return known }
         let step = findStep(for: keyPath, of: type)
-        lock.withLock { cache[keyPath] = step }
+        lock.withLock {
+            cache[keyPath] = step
+            remember(keyPath, step)
+        }
         return step
+    }
+
+    /// Under `lock`.
+    private static func remember(_ keyPath: AnyKeyPath, _ step: QueryStep) {
+        if byIdentity.count >= identityLimit { byIdentity.removeAll() }
+        byIdentity[ObjectIdentifier(keyPath)] = (keyPath, step)
+        last = (keyPath, step)
     }
 
     static func same(_ a: [QueryStep], _ b: [QueryStep]) -> Bool {
@@ -281,13 +317,8 @@ extension Realm {
 // MARK: Running
 
 extension QueryHandle {
-    /// Runs the query in txn; traps with the core's message when it cannot run (a construct not supported yet).
-    func run(in txn: OpaquePointer) -> FilterRun {
-        let results = runResults(in: txn)
-        return FilterRun(results: results, keys: results.keys)
-    }
-
-    /// The same, as the C result, to sort or aggregate in the core.
+    /// Runs the query in txn, as the C result, to sort or aggregate in the core; traps with the
+    /// core's message when it cannot run (a construct not supported yet).
     func runResults(in txn: OpaquePointer) -> CoreResults {
         var results: OpaquePointer?
         let rc = lar_query_run(txn, pointer, &results)
@@ -313,19 +344,4 @@ extension Array where Element == QueryHandle {
         for query in dropFirst() { results = query.runResults(on: results.keys, in: txn) }
         return results
     }
-}
-
-/// One run of a query (a C `lar_results`): its keys, and whether they still hold.
-final class FilterRun {
-    let results: CoreResults
-    /// The keys in result order (after the Results' sorts and distincts).
-    let keys: [lar_objkey]
-
-    init(results: CoreResults, keys: [lar_objkey]) {
-        self.results = results
-        self.keys = keys
-    }
-
-    /// Whether the run still describes what txn sees (no write since, same snapshot).
-    func isCurrent(in txn: OpaquePointer) -> Bool { results.isCurrent(in: txn) }
 }

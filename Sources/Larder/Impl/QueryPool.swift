@@ -19,7 +19,8 @@ final class QueryPool: @unchecked Sendable {
     /// back takes no lookup) and its environment (which owns the pool).
     final class Slot {
         fileprivate unowned let pool: QueryPool
-        fileprivate var idle: [OpaquePointer] = []
+        // Under the pool's lock, which makes Swift's dynamic exclusivity checks redundant.
+        @exclusivity(unchecked) fileprivate var idle: [OpaquePointer] = []
 
         fileprivate init(pool: QueryPool) { self.pool = pool }
 
@@ -39,24 +40,37 @@ final class QueryPool: @unchecked Sendable {
     private static let slotLimit = 256
 
     fileprivate let lock = NSLock()
-    private var slots: [Key: Slot] = [:]
+    @exclusivity(unchecked) private var slots: [Key: Slot] = [:]
+    /// The key taken last and its slot: a loop that builds one query shape finds its slot
+    /// by comparing keys, without hashing one (tokens and names) on every take.
+    @exclusivity(unchecked) private var last: (key: Key, slot: Slot)?
     /// How many queries were taken for reuse (tests check queries are reused).
-    private(set) var reuses = 0
+    @exclusivity(unchecked) private(set) var reuses = 0
 
     /// The slot of key, with an idle query of it, now the caller's (nil when there is
     /// none); no slot when the pool holds as many keys as it may.
     func take(_ key: Key) -> (slot: Slot?, query: OpaquePointer?) {
         lock.withLock {
-            if let slot = slots[key] {
-                guard let query = slot.idle.popLast() else { return (slot, nil) }
-                reuses += 1
-                return (slot, query)
-            }
-            guard slots.count < Self.slotLimit else { return (nil, nil) }
-            let slot = Slot(pool: self)
-            slots[key] = slot
-            return (slot, nil)
+            guard let slot = slot(of: key) else { return (nil, nil) }
+            guard let query = slot.idle.popLast() else { return (slot, nil) }
+            reuses += 1
+            return (slot, query)
         }
+    }
+
+    /// Under `lock`: key's slot, made if new; nil when the pool holds as many keys as it may.
+    private func slot(of key: Key) -> Slot? {
+        if let last, last.key == key { return last.slot }
+        let slot: Slot
+        if let found = slots[key] {
+            slot = found
+        } else {
+            guard slots.count < Self.slotLimit else { return nil }
+            slot = Slot(pool: self)
+            slots[key] = slot
+        }
+        last = (key, slot)
+        return slot
     }
 
     /// Frees every idle query; the environment closes next.

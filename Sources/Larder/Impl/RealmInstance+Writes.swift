@@ -72,7 +72,7 @@ extension RealmInstance {
         let schema = table.schema
         if schema.isEmbedded { trapEmbeddedCreatedDirectly() }
         let key: lar_objkey?
-        if !schema.hasRelations && update == .error && !schema.isDynamic && table.isInSlotOrder {
+        if update == .error && table.createsFromWrappers {
             // The usual new object of plain values: created from its wrappers, no array of them.
             let txn = txn!, id = table.id
             key = insertRow(table, primaryKey: { object.unmanagedValue(slot: $0) }) { out in
