@@ -8,10 +8,10 @@
  * nulls first, NaN before every other number and null links last), a 64-bit key and a
  * 32-bit one; descending inverts all three, which keeps equal values in their order (the
  * sort is stable either way). The three parts are sorted by in turn (least significant
- * first), each only if the values differ in it and only on the bytes where they differ,
- * as (key, position) pairs computed from the values: no key arrays, and no pass that
- * gathers keys through positions. At 200,000 objects, fresh memory (a page fault per 4 KiB)
- * and cache misses cost more than the instructions. */
+ * first), each only if the values differ in it (only such a part gets an array of keys)
+ * and only on the bits where they differ, as (key, position) pairs: no pass gathers keys
+ * through positions. At 200,000 objects, fresh memory (a page fault per 4 KiB) and cache
+ * misses cost more than the instructions. */
 #include "query/order.h"
 
 #include <stdlib.h>
