@@ -929,6 +929,12 @@ static int iter_settle(member_iter *it, int rc, const kv_val *key, const kv_val 
     return LAR_OK;
 }
 
+static void iter_close(member_iter *it)
+{
+    if (it->cursor) kv_cursor_close(it->cursor);
+    it->cursor = NULL;
+}
+
 static int iter_open(lar_txn *txn, uint64_t id, member_iter *it)
 {
     memset(it, 0, sizeof *it);
@@ -940,7 +946,9 @@ static int iter_open(lar_txn *txn, uint64_t id, member_iter *it)
     int rc = kv_cursor_step(it->cursor, &key, &data, KV_SEEK);
     if (!rc && key.mv_size == ID_SIZE && !memcmp(key.mv_data, it->prefix, ID_SIZE))
         rc = kv_cursor_step(it->cursor, &key, &data, KV_NEXT);
-    return iter_settle(it, rc, &key, &data);
+    err = iter_settle(it, rc, &key, &data);
+    if (err) iter_close(it); /* a failed open leaves nothing for its caller to close */
+    return err;
 }
 
 static inline int iter_next(member_iter *it)
@@ -953,12 +961,6 @@ static inline int iter_next(member_iter *it)
     }
     kv_val key, data;
     return iter_settle(it, kv_cursor_step(it->cursor, &key, &data, KV_NEXT), &key, &data);
-}
-
-static void iter_close(member_iter *it)
-{
-    if (it->cursor) kv_cursor_close(it->cursor);
-    it->cursor = NULL;
 }
 
 /* The changing set's blocks, read before anything is written. */
