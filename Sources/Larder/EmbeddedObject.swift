@@ -155,17 +155,16 @@ extension RealmInstance {
     }
 
     /// Writes the links and collections of a new (or upserted) row bound to object;
-    /// with `.error`, a slot of linkedInRow (the values the row was created with) that
-    /// holds an object was linked by the row itself.
+    /// linkedInRow: with `.error`, the link slots the new row was created holding.
     func fillRelations(_ object: Object, values: ContiguousArray<_StoredValue>, linkSlots: [Int],
-                       linkedInRow: ContiguousArray<_StoredValue>? = nil, update: Realm.UpdatePolicy) {
+                       linkedInRow: SlotMask = SlotMask(), update: Realm.UpdatePolicy) {
         let schema = object.core.table.schema
         for slot in linkSlots {
             let value = values[slot]
             switch update {
             case .error:
                 if case .null = value { continue } // a new row's links are null already
-                if let linkedInRow, case .object = linkedInRow[slot] { continue } // linked by the row itself
+                if linkedInRow.contains(slot) { continue } // linked by the row itself
             case .modified: if readStored(object.core, slot: slot) == value { continue }
             case .all: break
             }

@@ -355,9 +355,10 @@ final class ManagedClass {
     var createsFromWrappers: Bool { !schema.hasRelations && !schema.isDynamic && isInSlotOrder }
 
     /// Values in Swift slot order, rearranged into stored order.
-    func storedOrder(_ values: some Collection<_StoredValue>) -> [_StoredValue] {
+    /// values in stored order; those of the slots in nulling as null.
+    func storedOrder(_ values: some Collection<_StoredValue>, nulling: SlotMask = SlotMask()) -> [_StoredValue] {
         var ordered = [_StoredValue](repeating: .null, count: storedCount)
-        for (slot, value) in values.enumerated() { ordered[propertyIndex[slot]] = value }
+        for (slot, value) in values.enumerated() where !nulling.contains(slot) { ordered[propertyIndex[slot]] = value }
         return ordered
     }
 }

@@ -27,7 +27,9 @@ extension RealmInstance {
     /// Copies the unmanaged collections of a new row's values in, and the nested
     /// lists and dictionaries of its mixed values. A row with neither (most rows
     /// of a class with mixed values) costs no allocation.
-    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: ContiguousArray<_StoredValue>) {
+    /// skipping: slots whose collections are written later (`addRelating`).
+    func fillCollections(_ table: ManagedClass, key: lar_objkey, values: ContiguousArray<_StoredValue>,
+                         skipping: SlotMask) {
         var owner: ObjectCore?
         func core() -> ObjectCore {
             if let owner { return owner }
@@ -36,10 +38,10 @@ extension RealmInstance {
             owner = made
             return made
         }
-        for slot in table.mixedValueSlots {
+        for slot in table.mixedValueSlots where !skipping.contains(slot) {
             if case .collection(let source) = values[slot] { assignNested(core(), slot: slot, source) }
         }
-        for slot in table.schema.collectionSlots {
+        for slot in table.schema.collectionSlots where !skipping.contains(slot) {
             guard case .collection(let source) = values[slot] else { continue }
             let ref = CollectionRef(instance: self, owner: core(), slot: slot)
             copy(source.storedElements(), keys: source.storedKeys(), into: ref, update: .error)

@@ -95,26 +95,38 @@ extension RealmInstance {
     private func addRelating(_ object: Object, table: ManagedClass, values: ContiguousArray<_StoredValue>,
                              update: Realm.UpdatePolicy) {
         let schema = table.schema
-        var rowValues = values
         // A mixed value that holds no object or nested collection goes in the row with the plain values.
         let linkSlots = relationLinkSlots(schema, values)
-        for slot in schema.collectionSlots { rowValues[slot] = .null }
         // A new object's link to an object this Realm manages goes into its row: one
         // C write instead of two. Other targets are linked once the object is managed,
         // so that an unmanaged one is added first and a cycle back to it links it; an
         // embedded object is never linked as it is (created in place, or Realm's trap).
-        for slot in linkSlots where update != .error || !isLinkableInRow(values[slot]) { rowValues[slot] = .null }
+        // Decided before the object is managed: a link to itself is written after the row.
+        var inRow = SlotMask()
+        if update == .error { for slot in linkSlots where isLinkableInRow(values[slot]) { inRow.insert(slot) } }
+        // The row holds the other links and the collections as null. In C's copy of the
+        // values when the slots fit a mask; else (a class of over 64 properties) in a copy.
+        var heldApart = SlotMask(schema.collectionSlots)
+        for slot in linkSlots where !inRow.contains(slot) { heldApart.insert(slot) }
+        var rowValues = values
+        if heldApart.overflowed {
+            for slot in schema.collectionSlots { rowValues[slot] = .null }
+            for slot in linkSlots where !inRow.contains(slot) { rowValues[slot] = .null }
+            heldApart = SlotMask()
+        }
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
-            .map { ($0, rowValues[$0]) }
-        guard let key = upsert(table, named: named, defaults: rowValues, update: update) else {
+            .map { ($0, values[$0]) }
+        guard let key = upsert(table, named: named, defaults: rowValues, nulling: heldApart, update: update) else {
             // The C create refuses a link to a deleted object: Realm's trap, as linking it later would.
-            for slot in linkSlots { if case .object(let target) = rowValues[slot] { trapIfUnlinkable(target, LAR_EINVAL) } }
+            for slot in linkSlots where inRow.contains(slot) {
+                if case .object(let target) = values[slot] { trapIfUnlinkable(target, LAR_EINVAL) }
+            }
             return
         }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
-        fillRelations(object, values: values, linkSlots: linkSlots, linkedInRow: rowValues, update: update)
+        fillRelations(object, values: values, linkSlots: linkSlots, linkedInRow: inRow, update: update)
     }
 
     /// Whether value links to an object of this Realm that a new row may hold as it is
@@ -166,8 +178,9 @@ extension RealmInstance {
     /// Creates the object from values, or with an update policy updates the one
     /// with its primary key, writing the named values (nil: all of them). Returns
     /// its key, or nil with the write's error recorded.
+    /// nulling: slots a new row takes as null whatever defaults holds (written after it).
     private func upsert(_ table: ManagedClass, named: [(Int, _StoredValue)]?, defaults: ContiguousArray<_StoredValue>,
-                        update: Realm.UpdatePolicy) -> lar_objkey? {
+                        nulling: SlotMask = SlotMask(), update: Realm.UpdatePolicy) -> lar_objkey? {
         if update != .error {
             guard let pk = table.schema.primaryKeySlot else {
                 fatalError("'\(table.schema.name)' does not have a primary key and can not be updated")
@@ -180,11 +193,13 @@ extension RealmInstance {
         }
         let txn = txn!, id = table.id
         guard let key = insertRow(table, primaryKey: { defaults[$0] }, { out in
-            table.isInSlotOrder ? _StoredValue.withCValues(defaults) { lar_obj_create(txn, id, $0, $1, out) }
-                                : _StoredValue.withCValues(table.storedOrder(defaults)) { lar_obj_create(txn, id, $0, $1, out) }
+            !table.isInSlotOrder
+                ? _StoredValue.withCValues(table.storedOrder(defaults, nulling: nulling)) { lar_obj_create(txn, id, $0, $1, out) }
+                : nulling.isEmpty ? _StoredValue.withCValues(defaults) { lar_obj_create(txn, id, $0, $1, out) }
+                : _StoredValue.withCValues(defaults, nulling: nulling) { lar_obj_create(txn, id, $0, $1, out) }
         }) else { return nil }
         if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
-            fillCollections(table, key: key, values: defaults)
+            fillCollections(table, key: key, values: defaults, skipping: nulling)
         }
         return key
     }

@@ -109,6 +109,17 @@ public enum _StoredValue: Hashable {
         return value
     }
 
+    /// The same for an array of values, those of the indexes in nulling written as null.
+    static func withCValues<R>(_ values: ContiguousArray<_StoredValue>, nulling: SlotMask,
+                               _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        withUnsafePointer(to: _StoredValue.null) { null in
+            values.withUnsafeBufferPointer { stored in
+                withCValues(count: stored.count, at: { nulling.contains($0) ? null : stored.baseAddress.unsafelyUnwrapped + $0 },
+                            body)
+            }
+        }
+    }
+
     /// Calls body with the C form of values (in that order); pointers live only during the call.
     static func withCValues<R>(_ values: some Collection<_StoredValue>,
                                _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
