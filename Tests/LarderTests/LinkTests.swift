@@ -88,6 +88,28 @@ final class LinkTests: RealmTestCase {
         XCTAssertEqual(realm.objects(Pet.self).filter("name == 'linked'").first?.friend?.name, "other")
     }
 
+    func testAClassOfOver64PropertiesAddsItsLinksAndCollections() throws {
+        let realm = try Realm(configuration: configuration([WideLinker.self]))
+        let first = WideLinker(), second = WideLinker(), managed = WideLinker()
+        first.p63 = 630
+        first.friend = second
+        first.tags.append(objectsIn: ["a", "b"])
+        second.friend = first
+        try realm.write {
+            realm.add(managed)
+            let third = WideLinker()
+            third.friend = managed // a managed target: written with the row
+            realm.add(third)
+            realm.add(first)
+        }
+        XCTAssertEqual(realm.objects(WideLinker.self).count, 4)
+        XCTAssertEqual(first.p63, 630)
+        XCTAssertTrue(first.friend!.isSameObject(as: second))
+        XCTAssertTrue(second.friend!.isSameObject(as: first))
+        XCTAssertEqual(Array(first.tags), ["a", "b"])
+        XCTAssertEqual(realm.objects(WideLinker.self).filter { $0.friend?.isSameObject(as: managed) == true }.count, 1)
+    }
+
     func testSelfLinksReadWhileIteratingResults() throws {
         let realm = try open()
         try realm.write {
@@ -209,4 +231,75 @@ final class LinkTests: RealmTestCase {
                           "\(scenario): \(outcome.output)")
         }
     }
+}
+
+/// A class of over 64 properties whose links and collections come after slot 63: `add`
+/// then nulls them in a copy of its values, not in a one-word mask (SlotMask).
+final class WideLinker: Object {
+    @Persisted var p0 = 0
+    @Persisted var p1 = 1
+    @Persisted var p2 = 2
+    @Persisted var p3 = 3
+    @Persisted var p4 = 4
+    @Persisted var p5 = 5
+    @Persisted var p6 = 6
+    @Persisted var p7 = 7
+    @Persisted var p8 = 8
+    @Persisted var p9 = 9
+    @Persisted var p10 = 10
+    @Persisted var p11 = 11
+    @Persisted var p12 = 12
+    @Persisted var p13 = 13
+    @Persisted var p14 = 14
+    @Persisted var p15 = 15
+    @Persisted var p16 = 16
+    @Persisted var p17 = 17
+    @Persisted var p18 = 18
+    @Persisted var p19 = 19
+    @Persisted var p20 = 20
+    @Persisted var p21 = 21
+    @Persisted var p22 = 22
+    @Persisted var p23 = 23
+    @Persisted var p24 = 24
+    @Persisted var p25 = 25
+    @Persisted var p26 = 26
+    @Persisted var p27 = 27
+    @Persisted var p28 = 28
+    @Persisted var p29 = 29
+    @Persisted var p30 = 30
+    @Persisted var p31 = 31
+    @Persisted var p32 = 32
+    @Persisted var p33 = 33
+    @Persisted var p34 = 34
+    @Persisted var p35 = 35
+    @Persisted var p36 = 36
+    @Persisted var p37 = 37
+    @Persisted var p38 = 38
+    @Persisted var p39 = 39
+    @Persisted var p40 = 40
+    @Persisted var p41 = 41
+    @Persisted var p42 = 42
+    @Persisted var p43 = 43
+    @Persisted var p44 = 44
+    @Persisted var p45 = 45
+    @Persisted var p46 = 46
+    @Persisted var p47 = 47
+    @Persisted var p48 = 48
+    @Persisted var p49 = 49
+    @Persisted var p50 = 50
+    @Persisted var p51 = 51
+    @Persisted var p52 = 52
+    @Persisted var p53 = 53
+    @Persisted var p54 = 54
+    @Persisted var p55 = 55
+    @Persisted var p56 = 56
+    @Persisted var p57 = 57
+    @Persisted var p58 = 58
+    @Persisted var p59 = 59
+    @Persisted var p60 = 60
+    @Persisted var p61 = 61
+    @Persisted var p62 = 62
+    @Persisted var p63 = 63
+    @Persisted var friend: WideLinker?
+    @Persisted var tags: List<String>
 }
