@@ -1,4 +1,4 @@
-/* utf8_valid (CCore/base/text.c) against a byte-at-a-time reading of RFC 3629, on
+/* utf8_valid (CCore/base/text.c) against Unicode's table of well-formed UTF-8 (RFC 3629), on
  * strings built to put every kind of sequence, valid or broken, at every offset around
  * the eight-byte steps of its ASCII path. Each string sits in a heap block of its exact
  * size, so that a read past its end fails under AddressSanitizer. */
@@ -7,26 +7,26 @@
 
 #include <stdlib.h>
 
-/* The rule, one byte at a time: no overlongs, no surrogates, nothing above U+10FFFF. */
+/* The rule as Unicode's table of well-formed byte sequences (Table 3-7) states it, one
+ * sequence at a time: the first byte's range gives the second byte's range and the length. */
 static bool reference_valid(const uint8_t *s, size_t n)
 {
+    static const struct { uint8_t first_lo, first_hi, second_lo, second_hi, length; } rows[] = {
+        {0x00, 0x7F, 0, 0, 1},       {0xC2, 0xDF, 0x80, 0xBF, 2}, {0xE0, 0xE0, 0xA0, 0xBF, 3},
+        {0xE1, 0xEC, 0x80, 0xBF, 3}, {0xED, 0xED, 0x80, 0x9F, 3}, {0xEE, 0xEF, 0x80, 0xBF, 3},
+        {0xF0, 0xF0, 0x90, 0xBF, 4}, {0xF1, 0xF3, 0x80, 0xBF, 4}, {0xF4, 0xF4, 0x80, 0x8F, 4},
+    };
     size_t i = 0;
     while (i < n) {
-        uint8_t c = s[i++];
-        if (c < 0x80) continue;
-        size_t extra;
-        uint32_t cp;
-        if (c >= 0xC2 && c <= 0xDF) { extra = 1; cp = c & 0x1F; }
-        else if (c >= 0xE0 && c <= 0xEF) { extra = 2; cp = c & 0x0F; }
-        else if (c >= 0xF0 && c <= 0xF4) { extra = 3; cp = c & 0x07; }
-        else return false;
-        if (n - i < extra) return false;
-        for (size_t k = 0; k < extra; k++, i++) {
-            if ((s[i] & 0xC0) != 0x80) return false;
-            cp = (cp << 6) | (s[i] & 0x3F);
-        }
-        if ((extra == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (extra == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-            return false;
+        size_t r = 0;
+        while (r < COUNT_OF(rows) && !(s[i] >= rows[r].first_lo && s[i] <= rows[r].first_hi)) r++;
+        if (r == COUNT_OF(rows)) return false;
+        size_t length = rows[r].length;
+        if (n - i < length) return false;
+        if (length > 1 && (s[i + 1] < rows[r].second_lo || s[i + 1] > rows[r].second_hi)) return false;
+        for (size_t k = 2; k < length; k++)
+            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return false;
+        i += length;
     }
     return true;
 }
