@@ -56,13 +56,17 @@ extension RealmInstance {
                                 _ create: (UnsafeMutablePointer<lar_value>, Int, UnsafeMutablePointer<lar_obj>) -> Int32) -> Int32 {
         let schema = table.schema
         var created = lar_obj()
-        // The usual class, of plain values only, passes them from its wrappers: no array.
-        let fromWrappers = table.createsFromWrappers
-        let values = fromWrappers ? [] : object.unmanagedValues(schema)
-        let linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
-        let rc = fromWrappers ? object.withUnmanagedCValues(schema) { create($0, $1, &created) }
-            : schema.hasRelations ? createRow(table, relationsNulled(values, linkSlots, schema)) { create($0, $1, &created) }
-            : createRow(table, values) { create($0, $1, &created) }
+        let rc: Int32
+        var values: ContiguousArray<_StoredValue> = [], linkSlots: [Int] = []
+        if table.createsFromWrappers { // the usual class, of plain values only: no array of them
+            rc = object.withUnmanagedCValues(schema) { create($0, $1, &created) }
+        } else {
+            values = object.unmanagedValues(schema)
+            linkSlots = schema.hasRelations ? relationLinkSlots(schema, values) : []
+            var rowValues = values // an embedded object's links are never in its new row
+            let nulling = rowNulls(schema, &rowValues, linkSlots: linkSlots, inRow: SlotMask())
+            rc = table.withRowCValues(rowValues, nulling: nulling) { create($0, $1, &created) }
+        }
         version &+= 1
         guard rc == LAR_OK else { return rc }
         table.changes.didCreate(created.key)
@@ -72,20 +76,18 @@ extension RealmInstance {
         return LAR_OK
     }
 
-    /// Calls create with the C values of a row of table, in stored order.
-    private func createRow(_ table: ManagedClass, _ values: ContiguousArray<_StoredValue>,
-                           _ create: (UnsafeMutablePointer<lar_value>, Int) -> Int32) -> Int32 {
-        table.isInSlotOrder ? _StoredValue.withCValues(values, create)
-                            : _StoredValue.withCValues(table.storedOrder(values), create)
-    }
-
-    /// values with the links of linkSlots and the collections null, as a new row holds them.
-    private func relationsNulled(_ values: ContiguousArray<_StoredValue>, _ linkSlots: [Int],
-                                 _ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
-        var row = values
-        for slot in linkSlots { row[slot] = .null }
-        for slot in schema.collectionSlots { row[slot] = .null }
-        return row
+    /// The slots a new row (`ManagedClass.withRowCValues`) takes as null, being written
+    /// after it: the collections, and the links of linkSlots not in inRow. A class of over
+    /// 64 properties cannot name them all in a mask: values then becomes a copy with them
+    /// null, and the mask is empty.
+    func rowNulls(_ schema: ClassSchema, _ values: inout ContiguousArray<_StoredValue>, linkSlots: [Int],
+                  inRow: SlotMask) -> SlotMask {
+        var nulls = SlotMask(schema.collectionSlots)
+        for slot in linkSlots where !inRow.contains(slot) { nulls.insert(slot) }
+        guard nulls.overflowed else { return nulls }
+        for slot in schema.collectionSlots { values[slot] = .null }
+        for slot in linkSlots where !inRow.contains(slot) { values[slot] = .null }
+        return SlotMask()
     }
 
     /// Writes an embedded object to the to-one link at slot of core: an unmanaged one

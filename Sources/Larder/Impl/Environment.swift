@@ -355,6 +355,14 @@ final class ManagedClass {
     var createsFromWrappers: Bool { !schema.hasRelations && !schema.isDynamic && isInSlotOrder }
 
     /// Values in Swift slot order, rearranged into stored order.
+    /// Calls body with the C values of a new row of this class from values (in slot
+    /// order), in stored order, those of the slots in nulling as null.
+    func withRowCValues<R>(_ values: ContiguousArray<_StoredValue>, nulling: SlotMask,
+                           _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        isInSlotOrder ? _StoredValue.withCValues(values, nulling: nulling, body)
+                      : _StoredValue.withCValues(storedOrder(values, nulling: nulling), body)
+    }
+
     /// values in stored order; those of the slots in nulling as null.
     func storedOrder(_ values: some Collection<_StoredValue>, nulling: SlotMask = SlotMask()) -> [_StoredValue] {
         var ordered = [_StoredValue](repeating: .null, count: storedCount)

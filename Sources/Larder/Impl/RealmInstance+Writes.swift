@@ -104,16 +104,8 @@ extension RealmInstance {
         // Decided before the object is managed: a link to itself is written after the row.
         var inRow = SlotMask()
         if update == .error { for slot in linkSlots where isLinkableInRow(values[slot]) { inRow.insert(slot) } }
-        // The row holds the other links and the collections as null. In C's copy of the
-        // values when the slots fit a mask; else (a class of over 64 properties) in a copy.
-        var heldApart = SlotMask(schema.collectionSlots)
-        for slot in linkSlots where !inRow.contains(slot) { heldApart.insert(slot) }
         var rowValues = values
-        if heldApart.overflowed {
-            for slot in schema.collectionSlots { rowValues[slot] = .null }
-            for slot in linkSlots where !inRow.contains(slot) { rowValues[slot] = .null }
-            heldApart = SlotMask()
-        }
+        let heldApart = rowNulls(schema, &rowValues, linkSlots: linkSlots, inRow: inRow)
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, values[$0]) }
@@ -193,10 +185,7 @@ extension RealmInstance {
         }
         let txn = txn!, id = table.id
         guard let key = insertRow(table, primaryKey: { defaults[$0] }, { out in
-            !table.isInSlotOrder
-                ? _StoredValue.withCValues(table.storedOrder(defaults, nulling: nulling)) { lar_obj_create(txn, id, $0, $1, out) }
-                : nulling.isEmpty ? _StoredValue.withCValues(defaults) { lar_obj_create(txn, id, $0, $1, out) }
-                : _StoredValue.withCValues(defaults, nulling: nulling) { lar_obj_create(txn, id, $0, $1, out) }
+            table.withRowCValues(defaults, nulling: nulling) { lar_obj_create(txn, id, $0, $1, out) }
         }) else { return nil }
         if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
             fillCollections(table, key: key, values: defaults, skipping: nulling)

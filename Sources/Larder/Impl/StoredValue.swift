@@ -112,7 +112,8 @@ public enum _StoredValue: Hashable {
     /// The same for an array of values, those of the indexes in nulling written as null.
     static func withCValues<R>(_ values: ContiguousArray<_StoredValue>, nulling: SlotMask,
                                _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
-        withUnsafePointer(to: _StoredValue.null) { null in
+        if nulling.isEmpty { return withCValues(values, body) }
+        return withUnsafePointer(to: _StoredValue.null) { null in
             values.withUnsafeBufferPointer { stored in
                 withCValues(count: stored.count, at: { nulling.contains($0) ? null : stored.baseAddress.unsafelyUnwrapped + $0 },
                             body)
