@@ -654,6 +654,13 @@ final class ResultsWalker {
     @exclusivity(unchecked) private var follow: FollowedLink?
     /// The key of the embedded object a followed step read, 0 for none.
     private let followedKey: UnsafeMutablePointer<lar_objkey>
+    /// Whether steps decode only the slots the loop reads (`ManagedClass.isProjectable`):
+    /// those bound to the C iterator, which start as the class's `wantedSlots` (what
+    /// earlier walks' loops read) and grow by each slot read that a step did not decode.
+    /// A loop that reads one property of seven decodes one.
+    private let projecting: Bool
+    /// The slots bound to the current C iterator (projecting walks).
+    @exclusivity(unchecked) private var boundSlots: UInt64 = 0
 
     init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?, results: CoreResults? = nil) {
         self.instance = instance
@@ -664,6 +671,7 @@ final class ResultsWalker {
         stepStamp.initialize(to: 0)
         followedKey = .allocate(capacity: 1)
         followedKey.initialize(to: 0)
+        projecting = table.isProjectable && !instance.isFrozen
     }
 
     /// Whether the step under way found the instance on its own thread (`verifyThread`'s fast path).
@@ -731,15 +739,15 @@ final class ResultsWalker {
         if handle == nil || version != instance.version { openListed(keys) }
         position += 1
         var obj = lar_obj()
-        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
+        let rc = stepRow(&obj)
         if rc == LAR_OK && obj.key == expected {
-            table.didDecode(key: obj.key, version: decodeStamp)
+            didDecode(obj.key, version: decodeStamp)
             return expected
         }
         if rc != LAR_OK && rc != LAR_ENOTFOUND { fatalCoreError(rc, "Cannot iterate objects") }
         // The iterator skipped expected, deleted since: hand it out as before, undecoded,
         // and restart after it.
-        table.cachedVersion = .max
+        table.forgetRow()
         lar_iter_close(handle)
         handle = nil
         return expected
@@ -754,6 +762,7 @@ final class ResultsWalker {
         results = nil
         let rc = lar_iter_open_results(txn, rest.pointer, &handle)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        boundSlots = 0
         version = instance.version
     }
 
@@ -765,6 +774,7 @@ final class ResultsWalker {
         if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
+            boundSlots = 0
             if table.reusesKeys { lar_iter_bind_stamp(handle, stepStamp) }
             if follow?.isOn == true { follow!.bind(handle, followedKey) }
             version = instance.version
@@ -775,13 +785,13 @@ final class ResultsWalker {
         }
         if follow?.isUndecided == true { decideFollowing() }
         var obj = lar_obj()
-        let rc = lar_iter_next_all(handle, &obj, table.values, table.storedCount)
+        let rc = stepRow(&obj)
         if rc == LAR_ENOTFOUND {
             finish()
             return nil
         }
         if rc == LAR_OK, let endKey = end?.key, obj.key >= endKey {
-            table.cachedVersion = .max // the step decoded a row the cache does not name
+            table.forgetRow() // the step decoded a row the cache does not name
             if follow?.isOn == true { follow!.table.cachedVersion = .max } // nor the embedded one
             finish()
             return nil
@@ -789,7 +799,7 @@ final class ResultsWalker {
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         lastKey = obj.key
         let stamp = decodeStamp
-        table.didDecode(key: obj.key, version: stamp)
+        didDecode(obj.key, version: stamp)
         if let follow {
             if follow.isOn {
                 if followedKey.pointee != 0 { follow.table.didDecode(key: followedKey.pointee, version: stamp) }
@@ -798,6 +808,47 @@ final class ResultsWalker {
             }
         }
         return obj.key
+    }
+
+    /// Steps the C iterator: decoding the whole row into the class's read cache, or when
+    /// projecting, the slots bound to it (binding those the loop has read since).
+    private func stepRow(_ obj: inout lar_obj) -> Int32 {
+        guard projecting else { return lar_iter_next_all(handle, &obj, table.values, table.storedCount) }
+        let unbound = table.wantedSlots & ~boundSlots
+        if unbound != 0 { bind(unbound) }
+        return lar_iter_next(handle, &obj)
+    }
+
+    /// Binds slots (of a projectable class: stored index = slot) to the read cache: a
+    /// required int or double as its number (copied, not decoded), others as values.
+    private func bind(_ slots: UInt64) {
+        for slot in 0..<table.schema.properties.count where slots & (1 << UInt64(slot)) != 0 {
+            let value = table.values + slot, prop = UInt32(slot)
+            let number = UnsafeMutableRawPointer(value) + MemoryLayout<lar_value>.offset(of: \lar_value.as)!
+            let property = table.schema.properties[slot]
+            var rc: Int32 = LAR_ETYPE
+            if !property.isOptional && !property.isCollection {
+                if property.type == LAR_TYPE_INT {
+                    value.pointee.type = LAR_TYPE_INT
+                    rc = lar_iter_bind_int(handle, prop, number.assumingMemoryBound(to: Int64.self))
+                } else if property.type == LAR_TYPE_DOUBLE {
+                    value.pointee.type = LAR_TYPE_DOUBLE
+                    rc = lar_iter_bind_double(handle, prop, number.assumingMemoryBound(to: Double.self))
+                }
+            }
+            if rc != LAR_OK { rc = lar_iter_bind_value(handle, prop, value) }
+            if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
+        }
+        boundSlots |= slots
+    }
+
+    /// Names the row a step decoded in the class's read cache.
+    private func didDecode(_ key: lar_objkey, version: UInt64) {
+        if projecting {
+            table.didDecodeProjected(key: key, version: version, slots: boundSlots)
+        } else {
+            table.didDecode(key: key, version: version)
+        }
     }
 
     /// Turns following on when the loop read the embedded object of the owner walked last

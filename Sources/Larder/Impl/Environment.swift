@@ -288,6 +288,15 @@ final class ManagedClass {
     let primaryKeyTakesEveryInt: Bool
     @exclusivity(unchecked) @usableFromInline var cachedKey: lar_objkey = 0
     @exclusivity(unchecked) @usableFromInline var cachedVersion: UInt64 = .max
+    /// A projected walk's row (`ResultsWalker`): `values` holds, of the row of
+    /// projectedKey at projectedVersion, only the slots in `projectedSlots`; the
+    /// full-row cache above then names no row. Each decode names one cache or the other.
+    @exclusivity(unchecked) @usableFromInline var projectedKey: lar_objkey = 0
+    @exclusivity(unchecked) @usableFromInline var projectedVersion: UInt64 = .max
+    @exclusivity(unchecked) @usableFromInline var projectedSlots: UInt64 = 0
+    /// Slots read from a projected row that did not hold them: projected walks decode
+    /// them from their next step on.
+    @exclusivity(unchecked) @usableFromInline var wantedSlots: UInt64 = 0
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
@@ -323,6 +332,8 @@ final class ManagedClass {
         }
         slotValues = isInSlotOrder ? values : .allocate(capacity: max(schema.properties.count, 1))
         if !isInSlotOrder { slotValues.initialize(repeating: lar_value(), count: max(schema.properties.count, 1)) }
+        isProjectable = isInSlotOrder && !schema.isDynamic && schema.properties.count <= 64 && mixedValueSlots.isEmpty
+            && !schema.linkSlots.contains { schema.embeddedLink[$0] && !schema.properties[$0].isCollection }
     }
 
     deinit {
@@ -337,10 +348,42 @@ final class ManagedClass {
         if !isInSlotOrder {
             for slot in 0..<schema.properties.count { slotValues[slot] = values[propertyIndex[slot]] }
         }
+        projectedVersion = .max
         if isShared { return }
         cachedKey = key
         cachedVersion = version
     }
+
+    /// Records that `values` holds, of the row of key at version, the slots in slots
+    /// (a projected walk's step: only `isProjectable` classes).
+    func didDecodeProjected(key: lar_objkey, version: UInt64, slots: UInt64) {
+        cachedVersion = .max
+        projectedKey = key
+        projectedVersion = version
+        projectedSlots = slots
+    }
+
+    /// After a decode that neither cache may name (a row the caller did not ask for).
+    func forgetRow() {
+        cachedVersion = .max
+        projectedVersion = .max
+    }
+
+    /// Whether the projected row of key at stamp holds slot; when it is that row but
+    /// lacks the slot, the slot is wanted from the next projected step on.
+    @inlinable
+    func projectedRowHolds(_ key: lar_objkey, slot: Int, stamp: UInt64) -> Bool {
+        guard projectedKey == key && projectedVersion == stamp else { return false }
+        let bit: UInt64 = 1 << UInt64(slot) // slot < 64: isProjectable
+        if projectedSlots & bit != 0 { return true }
+        wantedSlots |= bit
+        return false
+    }
+
+    /// Whether walks of this class may decode only the slots their loops read: its rows
+    /// are in slot order, it has at most 64 slots, no mixed value (whose decode registers
+    /// nested collections) and no to-one embedded link (whose object a walk follows).
+    let isProjectable: Bool
 
     /// Set on a frozen instance's classes, which threads share: no row is ever
     /// named cached, so `read` never reads `values` without the instance's lock,

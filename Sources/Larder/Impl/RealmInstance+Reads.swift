@@ -15,7 +15,7 @@ extension RealmInstance {
             if table.cachedKey != core.key || table.cachedVersion != cacheStamp {
                 // A frozen instance's classes cache no row (see frozenRead): live reads never get here.
                 if _slowPath(isFrozen) { return frozenRead(core, table, slot: slot) }
-                load(core, table)
+                if !table.projectedRowHolds(core.key, slot: slot, stamp: cacheStamp) { load(core, table) }
             }
             // A link's accessor is kept by the object it was read from (ObjectCore.parkedLink).
             return Value._larderRead(table.slotValues[slot], owner: Value._larderType == LAR_TYPE_LINK ? core : self)
