@@ -371,7 +371,6 @@ final class ManagedClass {
 
     /// Whether the projected row of key at stamp holds slot; when it is that row but
     /// lacks the slot, the slot is wanted from the next projected step on.
-    @inlinable
     func projectedRowHolds(_ key: lar_objkey, slot: Int, stamp: UInt64) -> Bool {
         guard projectedKey == key && projectedVersion == stamp else { return false }
         let bit: UInt64 = 1 << UInt64(slot) // slot < 64: isProjectable

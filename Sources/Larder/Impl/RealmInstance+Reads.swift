@@ -15,7 +15,7 @@ extension RealmInstance {
             if table.cachedKey != core.key || table.cachedVersion != cacheStamp {
                 // A frozen instance's classes cache no row (see frozenRead): live reads never get here.
                 if _slowPath(isFrozen) { return frozenRead(core, table, slot: slot) }
-                if !table.projectedRowHolds(core.key, slot: slot, stamp: cacheStamp) { load(core, table) }
+                load(core, table, unlessProjectedHolds: slot)
             }
             // A link's accessor is kept by the object it was read from (ObjectCore.parkedLink).
             return Value._larderRead(table.slotValues[slot], owner: Value._larderType == LAR_TYPE_LINK ? core : self)
@@ -40,6 +40,13 @@ extension RealmInstance {
         if value.type == LAR_TYPE_LINK { return .object(linkedObject(value, property: table.schema.properties[slot])) }
         if let nested = storedMixed(value, table: table, key: core.key, slot: slot) { return nested }
         return _StoredValue(value)
+    }
+
+    /// Decodes core's row into its class's one-row cache, unless a projected walk's step
+    /// decoded slot of it (out of line, as `load`: property reads inline only their hit).
+    @usableFromInline @inline(never)
+    func load(_ core: ObjectCore, _ table: ManagedClass, unlessProjectedHolds slot: Int) {
+        if !table.projectedRowHolds(core.key, slot: slot, stamp: cacheStamp) { load(core, table) }
     }
 
     /// Decodes core's row into its class's one-row cache.
