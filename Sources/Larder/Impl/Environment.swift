@@ -291,12 +291,12 @@ final class ManagedClass {
     /// A projected walk's row (`ResultsWalker`): `values` holds, of the row of
     /// projectedKey at projectedVersion, only the slots in `projectedSlots`; the
     /// full-row cache above then names no row. Each decode names one cache or the other.
-    @exclusivity(unchecked) @usableFromInline var projectedKey: lar_objkey = 0
-    @exclusivity(unchecked) @usableFromInline var projectedVersion: UInt64 = .max
-    @exclusivity(unchecked) @usableFromInline var projectedSlots: UInt64 = 0
+    @exclusivity(unchecked) var projectedKey: lar_objkey = 0
+    @exclusivity(unchecked) var projectedVersion: UInt64 = .max
+    @exclusivity(unchecked) var projectedSlots: UInt64 = 0
     /// Slots read from a projected row that did not hold them: projected walks decode
     /// them from their next step on.
-    @exclusivity(unchecked) @usableFromInline var wantedSlots: UInt64 = 0
+    @exclusivity(unchecked) var wantedSlots: UInt64 = 0
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
