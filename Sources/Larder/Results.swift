@@ -663,7 +663,7 @@ final class ResultsWalker {
     /// reading all 5 strings of a row took 2,300 instructions a step bound, 1,706 whole).
     @exclusivity(unchecked) private var projecting: Bool
     /// The slots bound to the current C iterator (projecting walks).
-    @exclusivity(unchecked) private var boundSlots: UInt64 = 0
+    @exclusivity(unchecked) private var boundSlots = SlotMask()
 
     init(instance: RealmInstance, table: ManagedClass, keys: [lar_objkey]?, results: CoreResults? = nil) {
         self.instance = instance
@@ -765,7 +765,7 @@ final class ResultsWalker {
         results = nil
         let rc = lar_iter_open_results(txn, rest.pointer, &handle)
         if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
-        boundSlots = 0
+        boundSlots = SlotMask()
         version = instance.version
     }
 
@@ -777,7 +777,7 @@ final class ResultsWalker {
         if handle == nil || version != instance.version {
             if let handle { lar_iter_close(handle) }
             handle = instance.openIterator(table, from: lastKey + 1) // begins a read transaction if none
-            boundSlots = 0
+            boundSlots = SlotMask()
             if table.reusesKeys { lar_iter_bind_stamp(handle, stepStamp) }
             if follow?.isOn == true { follow!.bind(handle, followedKey) }
             version = instance.version
@@ -817,9 +817,9 @@ final class ResultsWalker {
     /// projecting, the slots bound to it (binding those the loop has read since).
     private func stepRow(_ obj: inout lar_obj) -> Int32 {
         if projecting {
-            let unbound = table.wantedSlots & ~boundSlots
-            if unbound == 0 { return lar_iter_next(handle, &obj) }
-            if Self.fewEnough(boundSlots | unbound, of: table) {
+            let unbound = table.wantedSlots.subtracting(boundSlots)
+            if unbound.isEmpty { return lar_iter_next(handle, &obj) }
+            if Self.fewEnough(boundSlots.union(unbound), of: table) {
                 bind(unbound)
                 return lar_iter_next(handle, &obj)
             }
@@ -829,24 +829,24 @@ final class ResultsWalker {
     }
 
     /// Whether decoding only slots beats decoding whole rows of table (see `projecting`).
-    private static func fewEnough(_ slots: UInt64, of table: ManagedClass) -> Bool {
-        slots.nonzeroBitCount * 3 <= table.storedCount
+    private static func fewEnough(_ slots: SlotMask, of table: ManagedClass) -> Bool {
+        slots.count * 3 <= table.storedCount
     }
 
     /// Unbinds the slots the C iterator decodes: from now on steps decode whole rows.
     private func stopProjecting() {
-        for slot in 0..<table.schema.properties.count where boundSlots & (1 << UInt64(slot)) != 0 {
+        for slot in boundSlots {
             let rc = lar_iter_bind_value(handle, UInt32(slot), nil)
             if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         }
-        boundSlots = 0
+        boundSlots = SlotMask()
         projecting = false
     }
 
     /// Binds slots (of a projectable class: stored index = slot) to the read cache: a
     /// required int or double as its number (copied, not decoded), others as values.
-    private func bind(_ slots: UInt64) {
-        for slot in 0..<table.schema.properties.count where slots & (1 << UInt64(slot)) != 0 {
+    private func bind(_ slots: SlotMask) {
+        for slot in slots {
             let value = table.values + slot, prop = UInt32(slot)
             let number = UnsafeMutableRawPointer(value) + MemoryLayout<lar_value>.offset(of: \lar_value.as)!
             let property = table.schema.properties[slot]
@@ -863,7 +863,7 @@ final class ResultsWalker {
             if rc != LAR_OK { rc = lar_iter_bind_value(handle, prop, value) }
             if rc != LAR_OK { fatalCoreError(rc, "Cannot iterate objects") }
         }
-        boundSlots |= slots
+        boundSlots = boundSlots.union(slots)
     }
 
     /// Names the row a step decoded in the class's read cache.

@@ -293,10 +293,10 @@ final class ManagedClass {
     /// full-row cache above then names no row. Each decode names one cache or the other.
     @exclusivity(unchecked) var projectedKey: lar_objkey = 0
     @exclusivity(unchecked) var projectedVersion: UInt64 = .max
-    @exclusivity(unchecked) var projectedSlots: UInt64 = 0
+    @exclusivity(unchecked) var projectedSlots = SlotMask()
     /// Slots read from a projected row that did not hold them: projected walks decode
     /// them from their next step on.
-    @exclusivity(unchecked) var wantedSlots: UInt64 = 0
+    @exclusivity(unchecked) var wantedSlots = SlotMask()
     /// What this instance did to the class, so results know when their key
     /// snapshots are stale: creations and deletions, and writes to each property.
     let changes: ClassChanges
@@ -356,7 +356,7 @@ final class ManagedClass {
 
     /// Records that `values` holds, of the row of key at version, the slots in slots
     /// (a projected walk's step: only `isProjectable` classes).
-    func didDecodeProjected(key: lar_objkey, version: UInt64, slots: UInt64) {
+    func didDecodeProjected(key: lar_objkey, version: UInt64, slots: SlotMask) {
         cachedVersion = .max
         projectedKey = key
         projectedVersion = version
@@ -373,9 +373,8 @@ final class ManagedClass {
     /// lacks the slot, the slot is wanted from the next projected step on.
     func projectedRowHolds(_ key: lar_objkey, slot: Int, stamp: UInt64) -> Bool {
         guard projectedKey == key && projectedVersion == stamp else { return false }
-        let bit: UInt64 = 1 << UInt64(slot) // slot < 64: isProjectable
-        if projectedSlots & bit != 0 { return true }
-        wantedSlots |= bit
+        if projectedSlots.contains(slot) { return true }
+        wantedSlots.insert(slot) // slot < 64: isProjectable
         return false
     }
 
