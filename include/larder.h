@@ -924,6 +924,42 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls);
 int lar_obj_create_embedded(lar_txn *txn, lar_obj owner, uint32_t prop, const lar_value *values,
                             size_t value_count, lar_obj *out);
 
+/** One embedded object for lar_obj_create_with_embedded() to create in place. */
+typedef struct lar_embedded_init {
+    uint32_t prop;            /**< A to-one link property of the owner's class, to an embedded class. */
+    const lar_value *values;  /**< The object's values, as lar_obj_create() takes them, or NULL (defaults). */
+    size_t value_count;       /**< 0 or the embedded class's property count. */
+} lar_embedded_init;
+
+/** @brief Create an object together with embedded objects in its to-one links.
+ *
+ * What lar_obj_create() and then lar_obj_create_embedded() for each element of
+ * embedded do, in one call that writes each row once: the owner's row is
+ * written holding its links, and each embedded object's row records its owner.
+ * Every value is checked before anything is written, so a refused call leaves
+ * the transaction usable (except #LAR_EMAPFULL, #LAR_EIO and #LAR_ENOMEM).
+ * Embedded objects of the embedded objects, and those in lists and maps, are
+ * created afterwards with the functions of this group.
+ * @param[in]  txn             An active write transaction.
+ * @param[in]  cls             The owner's class (not an embedded one).
+ * @param[in]  values          The owner's values, as lar_obj_create() takes them (a
+ *                             property named in embedded is null there: a link to an
+ *                             existing embedded object is refused, as always).
+ * @param[in]  value_count     0 or the class's property count.
+ * @param[in]  embedded        embedded_count objects to create; NULL when embedded_count is 0.
+ *                             Read only during the call.
+ * @param[in]  embedded_count  How many; each property may be named once.
+ * @param[out] out             Receives the new owner; may be NULL.
+ * @param[out] embedded_out    Receives the new embedded objects, in the order of
+ *                             embedded; may be NULL.
+ * @return #LAR_OK, or an error of lar_obj_create() or of the group; #LAR_EINVAL also
+ *         for a property named twice, embedded NULL with a count, or more
+ *         embedded objects than the class has properties.
+ */
+int lar_obj_create_with_embedded(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count,
+                                 const lar_embedded_init *embedded, size_t embedded_count, lar_obj *out,
+                                 lar_obj *embedded_out);
+
 /** @brief Create an embedded object and insert it into owner's list before position index.
  * @param[in]  index  A position up to the list's count (the count appends).
  * @return As lar_obj_create_embedded(), for a list property of an embedded class.

@@ -33,15 +33,13 @@
 
 #include "collection/collection.h"
 
-/* Checks that prop of parent is a link property of kind to an embedded class and that
- * parent exists; *target receives the embedded class. */
-static int open_owner(lar_txn *txn, lar_obj parent, uint32_t prop, lar_collection kind, const char *function,
-                      lar_class *target)
+#include <stdlib.h>
+
+/* Checks that prop of cls is a link property of kind to an embedded class; *target
+ * receives the embedded class. */
+static int check_owning_prop(lar_txn *txn, const schema_class *cls, uint32_t prop, lar_collection kind,
+                             const char *function, lar_class *target)
 {
-    int err = txn_check(txn, true);
-    if (err) return err;
-    const schema_class *cls = schema_class_at(txn->schema, parent.cls);
-    if (!cls) return lar_fail(LAR_EINVAL, "%s: unknown class %u", function, parent.cls);
     if (prop >= cls->property_count)
         return lar_fail(LAR_EINVAL, "%s: class '%s' has no property %u (it has %u)", function, cls->name, prop,
                         cls->property_count);
@@ -52,10 +50,22 @@ static int open_owner(lar_txn *txn, lar_obj parent, uint32_t prop, lar_collectio
         return lar_fail(LAR_EINVAL, "%s: property '%s.%s' is not %s of an embedded class", function, cls->name,
                         p->def.name, kinds[kind]);
     }
+    *target = p->target;
+    return LAR_OK;
+}
+
+/* Checks that prop of parent is a link property of kind to an embedded class and that
+ * parent exists; *target receives the embedded class. */
+static int open_owner(lar_txn *txn, lar_obj parent, uint32_t prop, lar_collection kind, const char *function,
+                      lar_class *target)
+{
+    int err = txn_check(txn, true);
+    if (err) return err;
+    const schema_class *cls = schema_class_at(txn->schema, parent.cls);
+    if (!cls) return lar_fail(LAR_EINVAL, "%s: unknown class %u", function, parent.cls);
+    err = check_owning_prop(txn, cls, prop, kind, function, target);
     kv_val row;
-    err = object_read_row(txn, cls, parent, &row);
-    if (!err) *target = p->target;
-    return err;
+    return err ? err : object_read_row(txn, cls, parent, &row);
 }
 
 /* Creates the embedded object and lets place() link it, with txn->placing naming it. */
@@ -113,6 +123,91 @@ int lar_obj_create_embedded(lar_txn *txn, lar_obj parent, uint32_t prop, const l
     int err = open_owner(txn, parent, prop, LAR_COLLECTION_NONE, "lar_obj_create_embedded", &target);
     placement at = {parent, prop, 0, NULL, place_link};
     if (!err) err = create_in_place(txn, &at, target, values, value_count, out);
+    return txn_settle(txn, mark, embedded_settle(txn, err));
+}
+
+/* ---- an owner created with its to-one embedded objects ---- */
+
+/* Checks embedded[at] against the owner prepared (and the inits before it): a to-one
+ * link to an embedded class, named once. */
+static int check_init(lar_txn *txn, const prepared_object *owner, const lar_embedded_init *embedded, size_t at,
+                      lar_class *target)
+{
+    static const char function[] = "lar_obj_create_with_embedded";
+    uint32_t prop = embedded[at].prop;
+    int err = check_owning_prop(txn, owner->cls, prop, LAR_COLLECTION_NONE, function, target);
+    if (err) return err;
+    for (size_t i = 0; i < at; i++)
+        if (embedded[i].prop == prop)
+            return lar_fail(LAR_EINVAL, "%s: property '%s.%s' is named twice", function, owner->cls->name,
+                            owner->cls->properties[prop].def.name);
+    return LAR_OK; /* its value in the owner's row is null: object_prepare refused any link there */
+}
+
+/* The key the prepared embedded object at will take: its class's next, past those of
+ * the same class before it (created first, in order). */
+static int reserve_key(lar_txn *txn, const prepared_object *children, size_t at, lar_objkey *out)
+{
+    const sequence_state *state = txn_sequence(txn, children[at].cls_id, children[at].cls->dbi);
+    if (!state) return LAR_ENOMEM;
+    lar_objkey key = state->next;
+    for (size_t i = 0; i < at; i++) key += children[i].cls_id == children[at].cls_id;
+    *out = key;
+    return LAR_OK;
+}
+
+/* Every check first (each object's values, each init), then the owner's row holding
+ * links to the keys its embedded objects will take, then their rows naming their owner:
+ * one write per object, and none at all when something is wrong. */
+static int create_with_embedded(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count,
+                                const lar_embedded_init *embedded, size_t embedded_count, lar_obj *out,
+                                lar_obj *embedded_out)
+{
+    if (embedded_count && !embedded)
+        return lar_fail(LAR_EINVAL, "lar_obj_create_with_embedded: embedded is NULL");
+    prepared_object owner, stack_children[2], *children = stack_children;
+    size_t prepared = 0; /* children to free */
+    int err = object_prepare(txn, cls, values, value_count, false, &owner);
+    if (!err && embedded_count > owner.cls->property_count)
+        err = lar_fail(LAR_EINVAL, "lar_obj_create_with_embedded: %zu embedded objects for class '%s' of %u properties",
+                       embedded_count, owner.cls->name, owner.cls->property_count);
+    if (!err && embedded_count > sizeof stack_children / sizeof *stack_children && !(children = malloc(embedded_count * sizeof *children)))
+        err = lar_fail(LAR_ENOMEM, "out of memory");
+    for (; !err && prepared < embedded_count; prepared++) {
+        lar_class target;
+        err = check_init(txn, &owner, embedded, prepared, &target);
+        children[prepared].staged.items = NULL;
+        if (!err) err = object_prepare(txn, target, embedded[prepared].values, embedded[prepared].value_count, true,
+                                       &children[prepared]);
+    }
+    for (size_t i = 0; !err && i < embedded_count; i++) {
+        lar_objkey key;
+        err = reserve_key(txn, children, i, &key);
+        if (!err) err = object_prepared_link(&owner, embedded[i].prop, (lar_obj){children[i].cls_id, key});
+    }
+    lar_obj created;
+    if (!err) err = object_insert_prepared(txn, &owner, NULL, &created);
+    for (size_t i = 0; !err && i < embedded_count; i++) {
+        row_owner recorded = {created.key, cls, embedded[i].prop, 1};
+        lar_obj child;
+        err = object_insert_prepared(txn, &children[i], &recorded, &child);
+        if (!err && child.key != owner.use[embedded[i].prop].as.link.key) /* reserve_key's promise */
+            err = lar_fail(LAR_ECORRUPT, "lar_obj_create_with_embedded: an embedded object took an unexpected key");
+        if (!err && embedded_out) embedded_out[i] = child;
+    }
+    if (!err && out) *out = created;
+    for (size_t i = 0; children && i < prepared; i++) object_prepared_free(&children[i]);
+    if (children != stack_children) free(children);
+    object_prepared_free(&owner);
+    return err;
+}
+
+int lar_obj_create_with_embedded(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count,
+                                 const lar_embedded_init *embedded, size_t embedded_count, lar_obj *out,
+                                 lar_obj *embedded_out)
+{
+    uint64_t mark = txn_mark(txn);
+    int err = create_with_embedded(txn, cls, values, value_count, embedded, embedded_count, out, embedded_out);
     return txn_settle(txn, mark, embedded_settle(txn, err));
 }
 

@@ -8,14 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STACK_VALUES 32
-
-/* Values staged for one row: on the stack for ordinary classes. */
-typedef struct value_array {
-    lar_value *items;
-    lar_value stack[STACK_VALUES];
-} value_array;
-
 static int values_init(value_array *values, uint32_t count)
 {
     values->items = count <= STACK_VALUES ? values->stack : malloc(count * sizeof *values->items);
@@ -125,12 +117,17 @@ static int check_link_targets_exist(lar_txn *txn, const schema_class *cls, const
     return err;
 }
 
+/* A new row's links into the backlink table; a link to an embedded object (created in
+ * place with its owner) is recorded by that object's row instead. */
 static int add_backlinks(lar_txn *txn, const schema_class *cls, lar_obj obj, const lar_value *values)
 {
     int err = LAR_OK;
-    for (uint32_t i = 0; !err && i < cls->property_count; i++)
-        if (values[i].type == LAR_TYPE_LINK && !cls->properties[i].def.collection)
-            err = backlink_add(txn, values[i].as.link, obj, i);
+    for (uint32_t i = 0; !err && i < cls->property_count; i++) {
+        const schema_property *p = &cls->properties[i];
+        if (values[i].type != LAR_TYPE_LINK || p->def.collection) continue;
+        const schema_class *target = p->def.type == LAR_TYPE_LINK ? schema_class_at(txn->schema, p->target) : NULL;
+        if (!target || !(target->flags & LAR_CLASS_EMBEDDED)) err = backlink_add(txn, values[i].as.link, obj, i);
+    }
     return err;
 }
 
@@ -338,9 +335,10 @@ static int insert(lar_txn *txn, const schema_class *cls, lar_class cls_id, const
     return changes_insert(txn, (lar_obj){cls_id, key});
 }
 
-int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
-                  const row_owner *owner, lar_obj *out)
+int object_prepare(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
+                   prepared_object *out)
 {
+    out->staged.items = NULL; /* before any return: object_prepared_free frees it */
     const schema_class *c;
     int err = open_class(txn, true, cls, &c);
     if (err) return err;
@@ -349,18 +347,49 @@ int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t v
     if (value_count ? (!values || value_count != c->property_count) : false)
         return lar_fail(LAR_EINVAL, "lar_obj_create: class '%s' has %u properties; got %zu values%s",
                         c->name, c->property_count, value_count, values ? "" : " and a NULL array");
-    value_array staged;
-    staged.items = NULL; /* stage_values may fail before setting it */
-    const lar_value *use = NULL;
-    err = stage_values(c, value_count ? values : NULL, &staged, &use);
-    if (!err && c->has_links) err = check_link_targets_exist(txn, c, use);
-    bool nested = c->has_links && use == staged.items;
-    if (!err && nested) err = stage_nested(txn, c, staged.items, NULL);
+    out->cls = c;
+    out->cls_id = cls;
+    err = stage_values(c, value_count ? values : NULL, &out->staged, &out->use);
+    if (!err && c->has_links) err = check_link_targets_exist(txn, c, out->use);
+    out->nested = c->has_links && out->use == out->staged.items;
+    if (!err && out->nested) err = stage_nested(txn, c, out->staged.items, NULL);
+    return err;
+}
+
+int object_prepared_link(prepared_object *object, uint32_t prop, lar_obj link)
+{
+    if (object->use != object->staged.items) { /* the caller's values: copy them first */
+        int err = values_init(&object->staged, object->cls->property_count);
+        if (err) return err;
+        memcpy(object->staged.items, object->use, object->cls->property_count * sizeof *object->use);
+        object->use = object->staged.items;
+    }
+    object->staged.items[prop] = (lar_value){.type = LAR_TYPE_LINK, .as.link = link};
+    return LAR_OK;
+}
+
+int object_insert_prepared(lar_txn *txn, prepared_object *object, const row_owner *owner, lar_obj *out)
+{
     lar_obj created;
-    if (!err) err = insert(txn, c, cls, use, embedded ? owner : NULL, &created);
-    if (!err && nested) err = stage_nested(txn, c, staged.items, &created);
+    int err = insert(txn, object->cls, object->cls_id, object->use, owner, &created);
+    if (!err && object->nested) err = stage_nested(txn, object->cls, object->staged.items, &created);
     if (!err && out) *out = created;
-    values_free(&staged);
+    return err;
+}
+
+void object_prepared_free(prepared_object *object)
+{
+    values_free(&object->staged);
+    object->staged.items = NULL;
+}
+
+int object_create(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
+                  const row_owner *owner, lar_obj *out)
+{
+    prepared_object object;
+    int err = object_prepare(txn, cls, values, value_count, embedded, &object);
+    if (!err) err = object_insert_prepared(txn, &object, embedded ? owner : NULL, out);
+    object_prepared_free(&object);
     return err;
 }
 

@@ -17,6 +17,35 @@ lar_objkey object_key_for_primary(const lar_value *value);
  * Returns LAR_ENOTFOUND (recorded) when there is none. */
 int object_find_primary(lar_txn *txn, lar_class cls, const lar_value *key, lar_objkey *out);
 
+#define STACK_VALUES 32
+
+/* Values staged for one row: on the stack for ordinary classes. */
+typedef struct value_array {
+    lar_value *items;
+    lar_value stack[STACK_VALUES];
+} value_array;
+
+/* A new object checked and staged, nothing written yet: object_create() in two steps, so
+ * that a caller creating several objects at once finds every error before the first write. */
+typedef struct prepared_object {
+    const schema_class *cls;
+    lar_class cls_id;
+    const lar_value *use;     /* the values to store: the caller's, or staged's items */
+    value_array staged;       /* a normalized copy, when one was needed */
+    bool nested;              /* some mixed value asks for a new nested collection */
+} prepared_object;
+
+/* The checks and staging of object_create(); out is always to be freed with
+ * object_prepared_free(), whatever this returns. */
+int object_prepare(lar_txn *txn, lar_class cls, const lar_value *values, size_t value_count, bool embedded,
+                   prepared_object *out);
+/* Makes the prepared row's to-one link prop hold link, unchecked: an embedded object
+ * about to be created in place with its owner recorded (so no backlink entry is written). */
+int object_prepared_link(prepared_object *object, uint32_t prop, lar_obj link);
+/* Writes the prepared object (owner as object_create() takes it). */
+int object_insert_prepared(lar_txn *txn, prepared_object *object, const row_owner *owner, lar_obj *out);
+void object_prepared_free(prepared_object *object);
+
 /* lar_obj_create(); embedded allows (only) an embedded class, whose object the caller
  * links: owner, if not NULL, is the to-one link it will be (its row records it, and the
  * caller links it with object_link_placed), else the caller's list or map link records it. */

@@ -29,6 +29,16 @@ open class EmbeddedObject: Object {
     }
 }
 
+/// An unmanaged embedded object that its new owner's row is created with, in one C call.
+/// Unretained: the owner's values hold the object and the registry its table, for the
+/// add that makes one (copies through the add's closures retained them, four times each).
+struct EmbeddedInRow {
+    let slot: Int
+    let prop: UInt32
+    unowned(unsafe) let object: Object
+    unowned(unsafe) let table: ManagedClass
+}
+
 /// Realm's name for the class, which `EmbeddedObject` aliases in RealmSwift.
 public typealias RealmSwiftEmbeddedObject = EmbeddedObject
 
@@ -73,6 +83,41 @@ extension RealmInstance {
         object.bind(to: self, table: table, key: created.key, added: true)
         object.core.addedInWrite = writeSerial
         if schema.hasRelations { fillRelations(object, values: values, linkSlots: linkSlots, update: .error) }
+        return LAR_OK
+    }
+
+    /// The first to-one embedded link of a new owner's values that its row can be created
+    /// with (lar_obj_create_with_embedded): an unmanaged object of a model class of plain
+    /// values. Others are created in place after the row, by writeEmbedded.
+    func embeddedInRow(_ table: ManagedClass, _ values: ContiguousArray<_StoredValue>,
+                       linkSlots: [Int]) -> EmbeddedInRow? {
+        let schema = table.schema
+        for slot in linkSlots where schema.embeddedLink[slot] {
+            guard case .object(let object) = values[slot], object.core.instanceRef == nil,
+                  type(of: object) != DynamicObject.self else { continue }
+            let target = linkTable(for: type(of: object)).takeUnretainedValue()
+            guard target.createsFromWrappers else { continue }
+            return EmbeddedInRow(slot: slot, prop: UInt32(table.propertyIndex[slot]), object: object, table: target)
+        }
+        return nil
+    }
+
+    /// Creates a row of table from its C values with the embedded object of embedding in
+    /// its link, which becomes that object's accessor. Returns the C call's result.
+    func createOwner(_ table: ManagedClass, _ values: UnsafeMutablePointer<lar_value>, _ count: Int,
+                     with embedding: EmbeddedInRow, _ out: UnsafeMutablePointer<lar_obj>) -> Int32 {
+        var created = lar_obj()
+        let rc = withUnsafeMutablePointer(to: &created) { createdOut in
+            embedding.object.withUnmanagedCValues(embedding.table.schema) { embeddedValues, embeddedCount in
+                var initial = lar_embedded_init(prop: embedding.prop, values: embeddedValues, value_count: embeddedCount)
+                return lar_obj_create_with_embedded(txn, table.id, values, count, &initial, 1, out, createdOut)
+            }
+        }
+        guard rc == LAR_OK else { return rc } // the caller, insertRow, counts the write
+        embedding.table.changes.didCreate(created.key)
+        embedding.object.bind(to: self, table: embedding.table, key: created.key, added: true)
+        embedding.object.core.addedInWrite = writeSerial
+        table.changes.didWrite(slot: embedding.slot)
         return LAR_OK
     }
 

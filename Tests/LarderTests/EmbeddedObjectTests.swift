@@ -47,6 +47,14 @@ final class EmbOwner: Object {
     @Persisted var homes: Map<String, EmbAddress?>
 }
 
+/// An owner of two embedded objects of a class of plain values, which its add creates
+/// with its row (lar_obj_create_with_embedded).
+final class EmbTrip: Object {
+    @Persisted var name = ""
+    @Persisted var from: EmbeddedSeed.Address?
+    @Persisted var to: EmbeddedSeed.Address?
+}
+
 /// An owner of an embedded object that also links to an ordinary object.
 final class EmbNeighbour: Object {
     @Persisted var name = ""
@@ -259,6 +267,51 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(rows(realm, "EmbGeo"), 2)
         // A managed embedded object is never linked as it is by an add.
         try assertTraps("embedded-add-holding-managed", message: "Can't set link to existing managed embedded object")
+    }
+
+    func testAddingAnOwnerCreatesAnEmbeddedObjectOfPlainValuesWithItsRow() throws {
+        let realm = try openRealm([EmbTrip.self, EmbeddedSeed.Address.self])
+        func stop(_ city: String) -> EmbeddedSeed.Address { EmbeddedSeed.Address(value: ["city": city, "country": "NO"]) }
+        let bare = EmbTrip(value: ["name": "bare"])
+        let oneWay = EmbTrip(value: ["name": "one way"])
+        let oslo = stop("Oslo")
+        oneWay.from = oslo
+        let roundTrip = EmbTrip(value: ["name": "round trip"])
+        let (bergen, rome) = (stop("Bergen"), stop("Rome"))
+        roundTrip.from = bergen
+        roundTrip.to = rome
+        var writes: [UInt64] = []
+        try realm.write {
+            for trip in [bare, oneWay, roundTrip] {
+                let before = realm.instance.version
+                realm.add(trip)
+                writes.append(realm.instance.version &- before)
+            }
+        }
+        // The first embedded object comes with the row, in the same C call; a second one after it.
+        XCTAssertEqual(writes, [1, 1, 2])
+        for (held, city) in [(oslo, "Oslo"), (bergen, "Bergen"), (rome, "Rome")] {
+            XCTAssertNotNil(held.realm)
+            XCTAssertEqual(held.city, city)
+            XCTAssertEqual(held.country, "NO")
+            XCTAssertNil(held.street)
+        }
+        XCTAssertTrue(oslo.isSameObject(as: oneWay.from))
+        XCTAssertNil(oneWay.to)
+        XCTAssertTrue(rome.isSameObject(as: roundTrip.to))
+        XCTAssertEqual(rows(realm, "Address"), 3)
+        // Owned as any embedded object: replaced, deleted with the owner, forgotten by a cancel.
+        try realm.write { oneWay.from = stop("Lima") }
+        XCTAssertTrue(oslo.isInvalidated)
+        try realm.write { realm.delete(roundTrip) }
+        XCTAssertTrue(bergen.isInvalidated && rome.isInvalidated)
+        realm.beginWrite()
+        realm.add(EmbTrip(value: ["name": "cancelled", "from": ["city": "X"]]))
+        realm.cancelWrite()
+        XCTAssertEqual(rows(realm, "Address"), 1)
+        XCTAssertEqual(realm.objects(EmbTrip.self).map { $0.from?.city }, [nil, "Lima"])
+        // One unmanaged object given to both links: the second is Realm's trap.
+        try assertTraps("embedded-plain-given-twice", message: "Can't set link to existing managed embedded object")
     }
 
     func testAssigningAnUnmanagedEmbeddedObjectToAManagedOwnerCopiesItIn() throws {
@@ -524,6 +577,19 @@ final class EmbeddedObjectTests: RealmTestCase {
 
     static func runScenario(_ scenario: String, path: String) throws -> Bool {
         guard scenario.hasPrefix("embedded-") else { return false }
+        if scenario == "embedded-plain-given-twice" {
+            let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path + "-" + scenario),
+                                                                     objectTypes: [EmbTrip.self, EmbeddedSeed.Address.self]))
+            let trip = EmbTrip()
+            let stop = EmbeddedSeed.Address()
+            trip.from = stop
+            trip.to = stop
+            realm.beginWrite()
+            realm.add(trip)
+            realm.cancelWrite()
+            print("DID NOT TRAP")
+            return true
+        }
         let realm = try Realm(configuration: Realm.Configuration(fileURL: URL(fileURLWithPath: path + "-" + scenario),
                                                                  objectTypes: [EmbOwner.self, EmbAddress.self, EmbGeo.self]))
         let one = EmbOwner(value: ["id": 1, "address": ["street": "a"]])

@@ -708,6 +708,210 @@ TEST(a_failure_midway_through_an_embedded_change_fails_the_write)
     close_env(env);
 }
 
+/* ---- an owner created with its embedded objects (lar_obj_create_with_embedded) ---- */
+
+/* Trip {id INT primary key, from -> Stop?, to -> Stop?, note STRING};
+ * Stop (embedded) {city STRING?, geo -> Spot?}; Spot (embedded) {lat DOUBLE}. */
+typedef struct trip_model {
+    lar_class trip, stop, spot;
+    uint32_t id, from, to, note, city, geo, lat;
+} trip_model;
+
+static trip_model trip_setup(lar_env *env)
+{
+    lar_property_def trip[] = {
+        PROP("id", LAR_TYPE_INT, LAR_PROP_PRIMARY_KEY),
+        {"from", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Stop", NULL},
+        {"to", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Stop", NULL},
+        PROP("note", LAR_TYPE_STRING, 0),
+    };
+    lar_property_def stop[] = {
+        PROP("city", LAR_TYPE_STRING, LAR_PROP_OPTIONAL),
+        {"geo", LAR_TYPE_LINK, LAR_COLLECTION_NONE, LAR_PROP_OPTIONAL, "Spot", NULL},
+    };
+    lar_property_def spot[] = {PROP("lat", LAR_TYPE_DOUBLE, 0)};
+    lar_class_def defs[] = {CLASS_DEF("Trip", trip), {"Stop", stop, COUNT_OF(stop), LAR_CLASS_EMBEDDED},
+                            {"Spot", spot, COUNT_OF(spot), LAR_CLASS_EMBEDDED}};
+    CHECK_OK(lar_schema_apply(env, defs, 3, 1));
+    trip_model m;
+    m.trip = class_id(env, "Trip");
+    m.stop = class_id(env, "Stop");
+    m.spot = class_id(env, "Spot");
+    m.id = prop_id(env, m.trip, "id");
+    m.from = prop_id(env, m.trip, "from");
+    m.to = prop_id(env, m.trip, "to");
+    m.note = prop_id(env, m.trip, "note");
+    m.city = prop_id(env, m.stop, "city");
+    m.geo = prop_id(env, m.stop, "geo");
+    m.lat = prop_id(env, m.spot, "lat");
+    return m;
+}
+
+typedef struct trip_values {
+    lar_value trip[4], from[2], to[2];
+    lar_embedded_init inits[2];
+} trip_values;
+
+/* Trip id from city a to city b, both stops created with it. */
+static void trip_of(const trip_model *m, trip_values *v, int64_t id, const char *a, const char *b)
+{
+    for (int i = 0; i < 4; i++) v->trip[i] = val_null();
+    v->trip[m->id] = val_int(id);
+    v->trip[m->note] = val_str("note");
+    v->from[m->city] = val_str(a);
+    v->from[m->geo] = val_null();
+    v->to[m->city] = val_str(b);
+    v->to[m->geo] = val_null();
+    v->inits[0] = (lar_embedded_init){m->from, v->from, 2};
+    v->inits[1] = (lar_embedded_init){m->to, v->to, 2};
+}
+
+static void check_stop(lar_txn *txn, const trip_model *m, lar_obj trip, uint32_t prop, const char *city)
+{
+    lar_value link = get_value(txn, trip, prop);
+    CHECK_EQ(link.type, LAR_TYPE_LINK);
+    CHECK_EQ(link.as.link.cls, m->stop);
+    CHECK_VALUE(get_value(txn, link.as.link, m->city), val_str(city));
+    lar_obj owners[2];
+    size_t n;
+    CHECK_OK(lar_backlinks_list(txn, link.as.link, m->trip, prop, 0, owners, 2, &n));
+    CHECK_EQ(n, 1);
+    CHECK_EQ(owners[0].key, trip.key);
+}
+
+TEST(an_owner_is_created_with_its_embedded_objects_in_one_call)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    trip_model m = trip_setup(env);
+    lar_txn *txn = begin_write(env);
+    trip_values v;
+    trip_of(&m, &v, 1, "Oslo", "Rome");
+    lar_obj first, stops[2];
+    CHECK_OK(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, &first, stops));
+    CHECK_EQ(stops[0].cls, m.stop);
+    CHECK(stops[0].key != stops[1].key);
+    /* Stops made the other ways in between: the next call's keys follow theirs. */
+    lar_value spot = val_double(59.9);
+    CHECK_OK(lar_obj_create_embedded(txn, stops[0], m.geo, &spot, 1, NULL));
+    trip_of(&m, &v, 2, "Lima", "Quito");
+    lar_obj second;
+    CHECK_OK(lar_obj_create(txn, m.trip, v.trip, 4, &second));
+    CHECK_OK(lar_obj_create_embedded(txn, second, m.from, v.from, 2, NULL));
+    trip_of(&m, &v, 3, "Bern", "Graz");
+    lar_obj third;
+    CHECK_OK(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, &v.inits[1], 1, &third, NULL));
+    CHECK_EQ(count_objects(txn, m.stop), 4);
+    check_stop(txn, &m, first, m.from, "Oslo");
+    check_stop(txn, &m, first, m.to, "Rome");
+    check_stop(txn, &m, second, m.from, "Lima");
+    check_stop(txn, &m, third, m.to, "Graz");
+    CHECK_VALUE(get_value(txn, third, m.from), val_null());
+    CHECK_VALUE(get_value(txn, third, m.note), val_str("note"));
+    commit_txn(txn);
+    close_env(env);
+    CHECK_EQ(count_file_entries(path, "backlinks"), 0); /* owners live in the stops' rows */
+
+    env = open_env(path);
+    txn = begin_write(env);
+    check_stop(txn, &m, first, m.to, "Rome");
+    lar_obj found;
+    lar_value id = val_int(3);
+    CHECK_OK(lar_obj_find(txn, m.trip, &id, &found));
+    CHECK_EQ(found.key, third.key);
+    /* They are owned as any embedded object: replaced, and deleted with their owner. */
+    CHECK_OK(lar_obj_create_embedded(txn, third, m.to, NULL, 0, NULL));
+    CHECK_EQ(count_objects(txn, m.stop), 4);
+    CHECK_OK(lar_obj_delete(txn, first));
+    CHECK_EQ(count_objects(txn, m.stop), 2);
+    CHECK_EQ(count_objects(txn, m.spot), 0);
+    commit_txn(txn);
+    close_env(env);
+}
+
+TEST(create_with_embedded_checks_everything_before_writing)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    trip_model m = trip_setup(env);
+    lar_txn *txn = begin_write(env);
+    trip_values v;
+    trip_of(&m, &v, 1, "Oslo", "Rome");
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, NULL, 1, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("embedded is NULL");
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.stop, v.from, 2, NULL, 0, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("Embedded objects cannot be created directly");
+    lar_embedded_init twice[2] = {v.inits[0], v.inits[0]};
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, twice, 2, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("'Trip.from' is named twice");
+    lar_embedded_init note = {m.note, NULL, 0};
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, &note, 1, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("is not a to-one link of an embedded class");
+    lar_embedded_init beyond = {9, NULL, 0};
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, &beyond, 1, NULL, NULL), LAR_EINVAL);
+    lar_embedded_init many[5] = {v.inits[0], v.inits[1], v.inits[0], v.inits[1], v.inits[0]};
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, many, 5, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("5 embedded objects for class 'Trip' of 4 properties");
+    /* An embedded object's bad value (the last one checked) or count. */
+    v.to[m.city] = val_int(7);
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL), LAR_ETYPE);
+    v.inits[1].value_count = 1;
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL), LAR_EINVAL);
+    /* A link in the owner's row to an existing embedded object. */
+    trip_of(&m, &v, 1, "Oslo", "Rome");
+    lar_obj stop;
+    CHECK_OK(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 1, NULL, &stop));
+    trip_of(&m, &v, 2, "Oslo", "Rome");
+    v.trip[m.from] = link_value(stop);
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 1, NULL, NULL), LAR_EINVAL);
+    CHECK_MSG_HAS("Can't set link to existing managed embedded object");
+    /* A taken primary key. */
+    trip_of(&m, &v, 1, "Oslo", "Rome");
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL), LAR_EEXISTS);
+    CHECK_EQ(count_objects(txn, m.trip), 1);
+    CHECK_EQ(count_objects(txn, m.stop), 1);
+    /* Not failed: it commits, and the keys it would have taken are still free. */
+    trip_of(&m, &v, 2, "Lima", "Quito");
+    lar_obj trip;
+    CHECK_OK(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, &trip, NULL));
+    check_stop(txn, &m, trip, m.to, "Quito");
+    CHECK_OK(lar_txn_commit(txn));
+    lar_txn_free(txn);
+    txn = begin_read(env);
+    CHECK_RC(lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL), LAR_EMISUSE);
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* A failure at any LMDB change of the call fails the write, which commits nothing. */
+TEST(a_failure_midway_through_create_with_embedded_fails_the_write)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    trip_model m = trip_setup(env);
+    int failures = 0;
+    for (long nth = 1;; nth++) {
+        lar_txn *txn = begin_write(env);
+        trip_values v;
+        trip_of(&m, &v, 1, "Oslo", "Rome");
+        txn_fail_after(nth);
+        int rc = lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL);
+        txn_fail_after(0);
+        if (rc == LAR_OK) {
+            CHECK_OK(lar_txn_abort(txn));
+            lar_txn_free(txn);
+            break;
+        }
+        failures++;
+        CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
+        lar_txn_free(txn);
+        txn = begin_read(env);
+        CHECK_EQ(count_objects(txn, m.trip), 0);
+        CHECK_EQ(count_objects(txn, m.stop), 0);
+        commit_txn(txn);
+    }
+    CHECK(failures >= 3); /* the owner's row and each stop's */
+    close_env(env);
+}
+
 /* ---- reading through the owner ---- */
 
 /* Checks the street and key a followed step gave, for an owner whose address is street

@@ -12,7 +12,8 @@
  * and changed through collection handles, forged ones among them), count and list backlinks, read and change lists at
  * any position, sets and maps with elements of any type and keys of any bytes,
  * fill sets with thousands of elements, combine two sets, create embedded objects
- * in place (in links, lists and maps, of embedded classes or not) and replace or remove them, run queries
+ * in place (in links, lists and maps, of embedded classes or not, or with a new owner in one
+ * call) and replace or remove them, run queries
  * and read, iterate and free their results, walk iterators with bindings and
  * batches of odd capacities and strides, sort, make distinct, limit and aggregate
  * results (of a class, or of keys picked live, deleted or never made) by key paths likely
@@ -1049,6 +1050,34 @@ static void op_embedded(state *s, program *p)
     else if (out) remember(s, obj);
 }
 
+/* An object created with embedded objects in its to-one links: up to 3 inits, each with
+ * a property (likely or not), values or none; a NULL array with a count, NULL outs. */
+static void op_create_with_embedded(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    lar_class cls = pick_class(p);
+    uint8_t count = u8(p) % 10;
+    lar_value values[9];
+    for (uint8_t i = 0; i < count; i++) values[i] = take_value(s, p);
+    uint8_t how = u8(p);
+    size_t init_count = how % 4;
+    lar_embedded_init inits[3];
+    lar_value init_values[3][4];
+    for (size_t i = 0; i < init_count && i < 3; i++) {
+        uint8_t n = u8(p) % 6;
+        for (uint8_t j = 0; j < n && j < 4; j++) init_values[i][j] = take_value(s, p);
+        inits[i] = (lar_embedded_init){pick_prop(p), n == 5 ? NULL : init_values[i], n == 5 ? 0 : n};
+    }
+    if (init_count == 3 && (how & 0x10)) init_count = 300; /* more than any class has properties */
+    lar_obj obj, made[3];
+    int rc = lar_obj_create_with_embedded(txn, cls, count == 9 ? NULL : values, count == 9 ? 0 : count,
+                                          how & 0x20 ? NULL : inits, init_count, how & 0x40 ? NULL : &obj,
+                                          how & 0x80 ? NULL : made);
+    if (rc) return fuzz_consume_error(rc);
+    if (!(how & 0x40)) remember(s, obj);
+    for (size_t i = 0; !(how & 0x80) && i < init_count; i++) remember(s, made[i]);
+}
+
 /* ---- results: sort, distinct, limit, aggregates ---- */
 
 static const char *const KEY_PATHS[] = {"name", "age", "score", "owner", "owner.name", "owner.age", "owner.owner.name",
@@ -1494,6 +1523,7 @@ static const operation OPERATIONS[] = {
     op_run_keys,
     op_copy,
     op_iter_follow,
+    op_create_with_embedded,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1506,6 +1536,7 @@ static const char *const OPERATION_NAMES[] = {
     "run_keys",
     "copy",
     "iter_follow",
+    "create_with_embedded",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

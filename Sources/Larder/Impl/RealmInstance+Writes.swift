@@ -109,7 +109,10 @@ extension RealmInstance {
         let named = update == .error ? nil : schema.properties.indices
             .filter { !linkSlots.contains($0) && !schema.collectionSlots.contains($0) }
             .map { ($0, values[$0]) }
-        guard let key = upsert(table, named: named, defaults: rowValues, nulling: heldApart, update: update) else {
+        // The usual `person.address = Address(...)`: the address is created with the row.
+        let embedding = update == .error ? embeddedInRow(table, values, linkSlots: linkSlots) : nil
+        guard let key = upsert(table, named: named, defaults: rowValues, nulling: heldApart, embedding: embedding,
+                               update: update) else {
             // The C create refuses a link to a deleted object: Realm's trap, as linking it later would.
             for slot in linkSlots where inRow.contains(slot) {
                 if case .object(let target) = values[slot] { trapIfUnlinkable(target, LAR_EINVAL) }
@@ -118,6 +121,7 @@ extension RealmInstance {
         }
         object.bind(to: self, table: table, key: key, added: true)
         object.core.addedInWrite = writeSerial
+        if let embedding { inRow.insert(embedding.slot) }
         fillRelations(object, values: values, linkSlots: linkSlots, linkedInRow: inRow, update: update)
     }
 
@@ -170,9 +174,11 @@ extension RealmInstance {
     /// Creates the object from values, or with an update policy updates the one
     /// with its primary key, writing the named values (nil: all of them). Returns
     /// its key, or nil with the write's error recorded.
-    /// nulling: slots a new row takes as null whatever defaults holds (written after it).
+    /// nulling: slots a new row takes as null whatever defaults holds (written after it);
+    /// embedding: an embedded object a new row is created with (its slot among nulling).
     private func upsert(_ table: ManagedClass, named: [(Int, _StoredValue)]?, defaults: ContiguousArray<_StoredValue>,
-                        nulling: SlotMask = SlotMask(), update: Realm.UpdatePolicy) -> lar_objkey? {
+                        nulling: SlotMask = SlotMask(), embedding: EmbeddedInRow? = nil,
+                        update: Realm.UpdatePolicy) -> lar_objkey? {
         if update != .error {
             guard let pk = table.schema.primaryKeySlot else {
                 fatalError("'\(table.schema.name)' does not have a primary key and can not be updated")
@@ -185,7 +191,10 @@ extension RealmInstance {
         }
         let txn = txn!, id = table.id
         guard let key = insertRow(table, primaryKey: { defaults[$0] }, { out in
-            table.withRowCValues(defaults, nulling: nulling) { lar_obj_create(txn, id, $0, $1, out) }
+            table.withRowCValues(defaults, nulling: nulling) { values, count in
+                guard let embedding else { return lar_obj_create(txn, id, values, count, out) }
+                return createOwner(table, values, count, with: embedding, out)
+            }
         }) else { return nil }
         if !table.schema.collectionSlots.isEmpty || !table.mixedValueSlots.isEmpty {
             fillCollections(table, key: key, values: defaults, skipping: nulling)
