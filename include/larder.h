@@ -898,7 +898,8 @@ int lar_objects_delete_all(lar_txn *txn, lar_class cls);
  *    (or removes it from its list; a map keeps the key with null), as for any
  *    object.
  *  Storage: an embedded object is a row of its class's table, and its owner
- *  is its one entry in the backlink table; lar_backlinks_list() finds it.
+ *  is recorded at the end of that row (not in the backlink table);
+ *  lar_backlinks_list() finds it as any object's linking objects.
  *  The functions share these errors: #LAR_EINVAL (NULL txn, unknown class,
  *  property index out of range, a property that is not a link, list or map of
  *  an embedded class as the function requires, a position out of range, a map

@@ -10,7 +10,8 @@
  * finds its embedded objects the way it finds any link. An object created in place
  * through a to-one link is written with its owner, so inserting an object with one
  * embedded object costs two row appends and a patch of the owner's link slot, each
- * through the transaction's cursor on its table (kv/row_cursor.c); reading it through
+ * through the transaction's cursor on its table (kv/row_cursor.c), or only the two
+ * appends when both are created at once (lar_obj_create_with_embedded); reading it through
  * its owner costs one cursor step, as the rows of consecutive owners' objects are
  * consecutive. The schema stores the class flag. (Format 2 kept the owner in the
  * backlink table; LARDER_FORMAT_VERSION refuses its files.)
