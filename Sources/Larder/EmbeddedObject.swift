@@ -86,20 +86,39 @@ extension RealmInstance {
         return LAR_OK
     }
 
+    /// The embedded object of a new owner whose class `createsOwnerFromWrappers`, when
+    /// exactly one of its links holds one and its row can be created with it; nil sends
+    /// the add the general way (addRelating).
+    func soleEmbedded(of owner: Object, _ table: ManagedClass) -> EmbeddedInRow? {
+        var found: EmbeddedInRow?
+        for slot in table.schema.linkSlots {
+            guard case .object(let object) = owner.unmanagedValue(slot: slot) else { continue }
+            guard found == nil, let embedding = embeddedInRow(table, slot: slot, object) else { return nil }
+            found = embedding
+        }
+        return found
+    }
+
     /// The first to-one embedded link of a new owner's values that its row can be created
     /// with (lar_obj_create_with_embedded): an unmanaged object of a model class of plain
     /// values. Others are created in place after the row, by writeEmbedded.
     func embeddedInRow(_ table: ManagedClass, _ values: ContiguousArray<_StoredValue>,
                        linkSlots: [Int]) -> EmbeddedInRow? {
-        let schema = table.schema
-        for slot in linkSlots where schema.embeddedLink[slot] {
-            guard case .object(let object) = values[slot], object.core.instanceRef == nil,
-                  type(of: object) != DynamicObject.self else { continue }
-            let target = linkTable(for: type(of: object)).takeUnretainedValue()
-            guard target.createsFromWrappers else { continue }
-            return EmbeddedInRow(slot: slot, prop: UInt32(table.propertyIndex[slot]), object: object, table: target)
+        for slot in linkSlots where table.schema.embeddedLink[slot] {
+            if case .object(let object) = values[slot], let embedding = embeddedInRow(table, slot: slot, object) {
+                return embedding
+            }
         }
         return nil
+    }
+
+    /// object, of an embedded link at slot, as a row of table can be created with it: an
+    /// unmanaged object of a model class of plain values.
+    private func embeddedInRow(_ table: ManagedClass, slot: Int, _ object: Object) -> EmbeddedInRow? {
+        guard object.core.instanceRef == nil, type(of: object) != DynamicObject.self else { return nil }
+        let target = linkTable(for: type(of: object)).takeUnretainedValue()
+        guard target.createsFromWrappers else { return nil }
+        return EmbeddedInRow(slot: slot, prop: UInt32(table.propertyIndex[slot]), object: object, table: target)
     }
 
     /// Creates a row of table from its C values with the embedded object of embedding in

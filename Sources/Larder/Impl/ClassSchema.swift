@@ -75,9 +75,13 @@ final class ClassSchema: @unchecked Sendable {
         }
         collectionSlots = properties.indices.filter { properties[$0].isCollection }
         hasRelations = !linkSlots.isEmpty || !collectionSlots.isEmpty
+        linkSlotMask = SlotMask(linkSlots)
         hasCascades = properties.contains { $0.isCascading }
         self.isEmbedded = isEmbedded ?? (type is EmbeddedObject.Type)
-        self.embeddedLink = embeddedLink ?? properties.map { !$0.isMixed && $0.targetClass is EmbeddedObject.Type }
+        let embeddedLink = embeddedLink ?? properties.map { !$0.isMixed && $0.targetClass is EmbeddedObject.Type }
+        self.embeddedLink = embeddedLink
+        relatesByEmbeddedLinksOnly = collectionSlots.isEmpty && !linkSlots.isEmpty && !linkSlotMask.overflowed &&
+            linkSlots.allSatisfy { embeddedLink[$0] }
     }
 
     /// A class of the file as `DynamicObject` reads it: its stored properties (linking
@@ -98,6 +102,11 @@ final class ClassSchema: @unchecked Sendable {
     let collectionSlots: [Int]
     /// Whether the class has links or collections: most have neither, and their adds skip that work.
     let hasRelations: Bool
+    /// linkSlots as a mask (overflowed for a link slot of 64 or more).
+    let linkSlotMask: SlotMask
+    /// Whether the class's only relations are to-one links to embedded objects, all of
+    /// slots below 64 (Realm's usual `@Persisted var address: Address?`).
+    let relatesByEmbeddedLinksOnly: Bool
     /// Whether a property cascades deletes: deleting an object may then delete objects of other classes.
     let hasCascades: Bool
 

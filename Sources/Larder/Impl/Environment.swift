@@ -395,6 +395,11 @@ final class ManagedClass {
     /// (`Object.withUnmanagedCValues`): plain values only, in stored order, not dynamic.
     var createsFromWrappers: Bool { !schema.hasRelations && !schema.isDynamic && isInSlotOrder }
 
+    /// A new object of this class is created from its wrappers with its links null, and the
+    /// embedded object of one of them created with it (`RealmInstance.addOwner`): its only
+    /// relations are to-one embedded links, in stored order, not dynamic.
+    var createsOwnerFromWrappers: Bool { schema.relatesByEmbeddedLinksOnly && !schema.isDynamic && isInSlotOrder }
+
     /// Values in Swift slot order, rearranged into stored order.
     /// Calls body with the C values of a new row of this class from values (in slot
     /// order), in stored order, those of the slots in nulling as null.

@@ -44,6 +44,19 @@ extension Object {
         }
     }
 
+    /// The same, with the values of the slots in nulling as null.
+    func withUnmanagedCValues<R>(_ schema: ClassSchema, nulling: SlotMask,
+                                 _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
+        withBase { base in
+            withUnsafePointer(to: _StoredValue.null) { null in
+                let fields = schema.fields
+                return _StoredValue.withCValues(count: fields.count, at: {
+                    nulling.contains($0) ? null : UnsafePointer(valuePointer(base, fields[$0]))
+                }, body)
+            }
+        }
+    }
+
     /// Every unmanaged value, in slot order.
     func unmanagedValues(_ schema: ClassSchema) -> ContiguousArray<_StoredValue> {
         if _slowPath(schema.isDynamic) { return (self as? DynamicObject)?.unmanagedStore ?? [] }

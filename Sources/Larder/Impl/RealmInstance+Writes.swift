@@ -78,6 +78,13 @@ extension RealmInstance {
             key = insertRow(table, primaryKey: { object.unmanagedValue(slot: $0) }) { out in
                 object.withUnmanagedCValues(schema) { lar_obj_create(txn, id, $0, $1, out) }
             }
+        } else if update == .error && table.createsOwnerFromWrappers, let embedding = soleEmbedded(of: object, table) {
+            // The usual owner of an embedded object: both created from their wrappers in one call.
+            key = insertRow(table, primaryKey: { object.unmanagedValue(slot: $0) }) { out in
+                object.withUnmanagedCValues(schema, nulling: schema.linkSlotMask) {
+                    createOwner(table, $0, $1, with: embedding, out)
+                }
+            }
         } else {
             let values = object.unmanagedValues(schema)
             if schema.hasRelations { return addRelating(object, table: table, values: values, update: update) }
