@@ -10,7 +10,8 @@
  * and their cached nodes are written at commits, and a set of ints into which every such
  * write inserts SEEN_BATCH numbers and from which it removes half of those of the third
  * write before it, so sets split and rewrite blocks, and an embedded Home holding the
- * commit's number, created in place by each such write, which deletes the one before), and sends the
+ * commit's number, created in place by each such write (with the Item, by
+ * lar_obj_create_with_embedded, when it creates it), which deletes the one before), and sends the
  * number of each commit to this process once lar_txn_commit() has returned LAR_OK
  * (a third of the writers start from a 64 KiB map, which their writes fill and grow;
  * a third commit in groups with LAR_COMMIT_NOSYNC and acknowledge a group once
@@ -285,13 +286,14 @@ static int write_item(db *d, lar_txn *txn, op o, uint64_t commit)
     item_values(o.id, commit, &text, by_prop);
     for (int p = 0; p < PROP_COUNT; p++) stored[d->prop[p]] = by_prop[p];
     lar_obj obj;
-    int err = o.kind == OP_CREATE ? lar_obj_create(txn, d->item, stored, PROP_COUNT, &obj)
+    lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
+    lar_embedded_init home = {d->prop[P_HOME], &entry, 1}; /* a new Item's Home comes with it */
+    int err = o.kind == OP_CREATE ? lar_obj_create_with_embedded(txn, d->item, stored, PROP_COUNT, &home, 1, &obj, NULL)
                                   : find_by_id(txn, d->item, o.id, &obj);
     if (!err && o.kind == OP_DELETE) return lar_obj_delete(txn, obj);
     for (int p = 1; !err && o.kind == OP_UPDATE && p < P_LOG; p++) err = lar_obj_set(txn, obj, d->prop[p], &by_prop[p]);
     if (!err && by_prop[P_ANY].type == LAR_TYPE_LIST) err = fill_nested(d, txn, obj, commit, &text);
-    lar_value entry = {.type = LAR_TYPE_INT, .as.integer = (int64_t)commit};
-    if (!err) err = lar_obj_create_embedded(txn, obj, d->prop[P_HOME], &entry, 1, NULL);
+    if (!err && o.kind == OP_UPDATE) err = lar_obj_create_embedded(txn, obj, d->prop[P_HOME], &entry, 1, NULL);
     if (!err) err = lar_list_append(txn, obj, d->prop[P_LOG], &entry);
     size_t writes = 0; /* this write is the log's last entry (a commit may write an Item twice) */
     if (!err) err = lar_list_count(txn, obj, d->prop[P_LOG], &writes);
