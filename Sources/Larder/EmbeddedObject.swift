@@ -92,7 +92,8 @@ extension RealmInstance {
     func soleEmbedded(of owner: Object, _ table: ManagedClass) -> EmbeddedInRow? {
         var found: EmbeddedInRow?
         for slot in table.schema.linkSlots {
-            guard case .object(let object) = owner.unmanagedValue(slot: slot) else { continue }
+            // Through the table's schema: `unmanagedValue(slot:)` asks the class for its own, under a lock.
+            guard case .object(let object) = owner.storedValue(at: table.schema.fields[slot]) else { continue }
             guard found == nil, let embedding = embeddedInRow(table, slot: slot, object) else { return nil }
             found = embedding
         }
