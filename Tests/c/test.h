@@ -152,6 +152,12 @@ void commit_txn(lar_txn *txn);
  * grown map. Any other error fails the test. Returns how many runs filled the map. */
 typedef int (*write_fn)(lar_txn *txn, void *context);
 int write_retrying(lar_env *env, write_fn fill, void *context);
+/* Runs attempt in a new write whose nth LMDB change fails, for nth = 1, 2, ... until an
+ * attempt succeeds (that write is aborted). After each failure the write must refuse to
+ * commit, and check, in a read transaction, sees what the last commit left. Returns how
+ * many attempts failed. */
+typedef void (*read_check_fn)(lar_txn *txn, void *context);
+int fail_each_change(lar_env *env, write_fn attempt, read_check_fn check, void *context);
 lar_env_info env_info(lar_env *env);
 lar_class class_id(lar_env *env, const char *name);
 uint32_t prop_id(lar_env *env, lar_class cls, const char *name);

@@ -4,8 +4,6 @@
 
 #include <stdlib.h>
 
-void txn_fail_after(long mutations); /* CCore/kv/kv.h, tests only */
-
 /* Node {name, next -> Node (cascading), plain -> Node, kids: [Node] (cascading),
  *       bag: {Node} (cascading), named: [String: Node?] (cascading)}. */
 typedef struct nodes {
@@ -411,6 +409,24 @@ TEST(cascade_runs_for_every_object_delete_all_deletes)
     close_env(env);
 }
 
+/* Deleting a, which owns b, which owns c (fail_each_change's attempt and check). */
+typedef struct owned_chain {
+    const nodes *n;
+    lar_obj a, b;
+} owned_chain;
+
+static int delete_chain(lar_txn *txn, void *context)
+{
+    return lar_obj_delete(txn, ((const owned_chain *)context)->a);
+}
+
+static void check_chain_kept(lar_txn *txn, void *context)
+{
+    const owned_chain *chain = context;
+    CHECK_EQ(count_objects(txn, chain->n->cls), 3);
+    CHECK_VALUE(get_value(txn, chain->a, chain->n->next), val_link(chain->b));
+}
+
 TEST(cascade_failed_midway_fails_the_write_and_changes_nothing)
 {
     const char *path = test_db_path(NULL);
@@ -421,27 +437,8 @@ TEST(cascade_failed_midway_fails_the_write_and_changes_nothing)
     link_to(txn, a, n.next, b);
     append(txn, b, n.kids, c);
     commit_txn(txn);
-
-    /* The nth change fails, for each n until the delete succeeds. */
-    int failures = 0;
-    for (long nth = 1;; nth++) {
-        txn = begin_write(env);
-        txn_fail_after(nth);
-        int rc = lar_obj_delete(txn, a);
-        txn_fail_after(0);
-        if (rc == LAR_OK) {
-            CHECK_OK(lar_txn_abort(txn));
-            lar_txn_free(txn);
-            break;
-        }
-        failures++;
-        CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
-        lar_txn_free(txn);
-        txn = begin_read(env);
-        CHECK_EQ(count_objects(txn, n.cls), 3);
-        CHECK_VALUE(get_value(txn, a, n.next), val_link(b));
-        commit_txn(txn);
-    }
-    CHECK(failures > 3); /* three objects' rows, links and a list: many changes */
+    owned_chain chain = {&n, a, b};
+    /* three objects' rows, links and a list: many changes */
+    CHECK(fail_each_change(env, delete_chain, check_chain_kept, &chain) > 3);
     close_env(env);
 }

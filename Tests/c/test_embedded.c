@@ -663,11 +663,39 @@ TEST(embedded_objects_persist_and_an_abort_forgets_them)
     close_env(env);
 }
 
-void txn_fail_after(long mutations); /* CCore/kv/kv.h, tests only */
+/* An embedded change that fails_each_change runs: which 0 creates an address in place,
+ * 1 puts one in a map, 2 deletes the person. */
+typedef struct embedded_change {
+    const model *m;
+    lar_obj person;
+    int which;
+} embedded_change;
+
+static int change_embedded(lar_txn *txn, void *context)
+{
+    const embedded_change *c = context;
+    lar_value values[3];
+    address_values(c->m, values, "new", "Y");
+    lar_string k = key_of("k");
+    return c->which == 0   ? lar_obj_create_embedded(txn, c->person, c->m->address_p, values, 3, NULL)
+           : c->which == 1 ? lar_map_put_embedded(txn, c->person, c->m->homes, &k, values, 3, NULL)
+                           : lar_obj_delete(txn, c->person);
+}
+
+/* The file keeps one address (with its geo) per person. */
+static void check_embedded_unchanged(lar_txn *txn, void *context)
+{
+    const embedded_change *c = context;
+    CHECK_EQ(count_objects(txn, c->m->address), 3);
+    CHECK_EQ(count_objects(txn, c->m->geo), 3);
+    lar_value a = get_value(txn, c->person, c->m->address_p);
+    CHECK_EQ(a.type, LAR_TYPE_LINK);
+    CHECK_VALUE(get_value(txn, a.as.link, c->m->street), val_str("s"));
+}
 
 /* A write that fails at any of its LMDB changes, in the middle of creating an embedded
  * object in place or of deleting the ones that lost their owner, fails the transaction:
- * nothing of it is committed, and the file keeps one address (with its geo) per person. */
+ * nothing of it is committed. */
 TEST(a_failure_midway_through_an_embedded_change_fails_the_write)
 {
     lar_env *env = open_env(test_db_path(NULL));
@@ -676,34 +704,9 @@ TEST(a_failure_midway_through_an_embedded_change_fails_the_write)
     lar_obj p = fill_person(txn, &m, "Ann");
     commit_txn(txn);
     for (int which = 0; which < 3; which++) {
-        int failures = 0;
-        for (long nth = 1;; nth++) {
-            txn = begin_write(env);
-            txn_fail_after(nth);
-            lar_value values[3];
-            address_values(&m, values, "new", "Y");
-            lar_string k = key_of("k");
-            int rc = which == 0   ? lar_obj_create_embedded(txn, p, m.address_p, values, 3, NULL)
-                     : which == 1 ? lar_map_put_embedded(txn, p, m.homes, &k, values, 3, NULL)
-                                  : lar_obj_delete(txn, p);
-            txn_fail_after(0);
-            if (rc == LAR_OK) {
-                CHECK_OK(lar_txn_abort(txn));
-                lar_txn_free(txn);
-                break;
-            }
-            failures++;
-            CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
-            lar_txn_free(txn);
-            txn = begin_read(env);
-            CHECK_EQ(count_objects(txn, m.address), 3);
-            CHECK_EQ(count_objects(txn, m.geo), 3);
-            lar_value a = get_value(txn, p, m.address_p);
-            CHECK_EQ(a.type, LAR_TYPE_LINK);
-            CHECK_VALUE(get_value(txn, a.as.link, m.street), val_str("s"));
-            commit_txn(txn);
-        }
-        CHECK(failures > 2); /* a row, a link, a backlink and a sweep: several changes */
+        embedded_change change = {&m, p, which};
+        /* a row, a link, a backlink and a sweep: several changes */
+        CHECK(fail_each_change(env, change_embedded, check_embedded_unchanged, &change) > 2);
     }
     close_env(env);
 }
@@ -882,33 +885,27 @@ TEST(create_with_embedded_checks_everything_before_writing)
     close_env(env);
 }
 
+static int create_trip(lar_txn *txn, void *context)
+{
+    const trip_model *m = context;
+    trip_values v;
+    trip_of(m, &v, 1, "Oslo", "Rome");
+    return lar_obj_create_with_embedded(txn, m->trip, v.trip, 4, v.inits, 2, NULL, NULL);
+}
+
+static void check_no_trip(lar_txn *txn, void *context)
+{
+    const trip_model *m = context;
+    CHECK_EQ(count_objects(txn, m->trip), 0);
+    CHECK_EQ(count_objects(txn, m->stop), 0);
+}
+
 /* A failure at any LMDB change of the call fails the write, which commits nothing. */
 TEST(a_failure_midway_through_create_with_embedded_fails_the_write)
 {
     lar_env *env = open_env(test_db_path(NULL));
     trip_model m = trip_setup(env);
-    int failures = 0;
-    for (long nth = 1;; nth++) {
-        lar_txn *txn = begin_write(env);
-        trip_values v;
-        trip_of(&m, &v, 1, "Oslo", "Rome");
-        txn_fail_after(nth);
-        int rc = lar_obj_create_with_embedded(txn, m.trip, v.trip, 4, v.inits, 2, NULL, NULL);
-        txn_fail_after(0);
-        if (rc == LAR_OK) {
-            CHECK_OK(lar_txn_abort(txn));
-            lar_txn_free(txn);
-            break;
-        }
-        failures++;
-        CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
-        lar_txn_free(txn);
-        txn = begin_read(env);
-        CHECK_EQ(count_objects(txn, m.trip), 0);
-        CHECK_EQ(count_objects(txn, m.stop), 0);
-        commit_txn(txn);
-    }
-    CHECK(failures >= 3); /* the owner's row and each stop's */
+    CHECK(fail_each_change(env, create_trip, check_no_trip, &m) >= 3); /* the owner's row and each stop's */
     close_env(env);
 }
 

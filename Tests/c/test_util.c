@@ -135,6 +135,30 @@ void commit_txn(lar_txn *txn)
     lar_txn_free(txn);
 }
 
+void txn_fail_after(long mutations); /* CCore/kv/kv.h, tests only */
+
+int fail_each_change(lar_env *env, write_fn attempt, read_check_fn check, void *context)
+{
+    int failures = 0;
+    for (long nth = 1;; nth++) {
+        lar_txn *txn = begin_write(env);
+        txn_fail_after(nth);
+        int rc = attempt(txn, context);
+        txn_fail_after(0);
+        if (rc == LAR_OK) {
+            CHECK_OK(lar_txn_abort(txn));
+            lar_txn_free(txn);
+            return failures;
+        }
+        failures++;
+        CHECK_RC(lar_txn_commit(txn), LAR_EMISUSE);
+        lar_txn_free(txn);
+        txn = begin_read(env);
+        check(txn, context);
+        commit_txn(txn);
+    }
+}
+
 int write_retrying(lar_env *env, write_fn fill, void *context)
 {
     for (int full = 0; full < 64; full++) {
