@@ -126,18 +126,29 @@ extension RealmInstance {
     /// its link, which becomes that object's accessor. Returns the C call's result.
     func createOwner(_ table: ManagedClass, _ values: UnsafeMutablePointer<lar_value>, _ count: Int,
                      with embedding: EmbeddedInRow, _ out: UnsafeMutablePointer<lar_obj>) -> Int32 {
+        // Guaranteed references: each use of an unowned(unsafe) field, or of a strong one, retained it.
+        Unmanaged.passUnretained(embedding.object)._withUnsafeGuaranteedRef { object in
+            Unmanaged.passUnretained(embedding.table)._withUnsafeGuaranteedRef { target in
+                createOwner(table, values, count, object, target, slot: embedding.slot, prop: embedding.prop, out)
+            }
+        }
+    }
+
+    private func createOwner(_ table: ManagedClass, _ values: UnsafeMutablePointer<lar_value>, _ count: Int,
+                             _ object: Object, _ target: ManagedClass, slot: Int, prop: UInt32,
+                             _ out: UnsafeMutablePointer<lar_obj>) -> Int32 {
         var created = lar_obj()
         let rc = withUnsafeMutablePointer(to: &created) { createdOut in
-            embedding.object.withUnmanagedCValues(embedding.table.schema) { embeddedValues, embeddedCount in
-                var initial = lar_embedded_init(prop: embedding.prop, values: embeddedValues, value_count: embeddedCount)
+            object.withUnmanagedCValues(target.schema) { embeddedValues, embeddedCount in
+                var initial = lar_embedded_init(prop: prop, values: embeddedValues, value_count: embeddedCount)
                 return lar_obj_create_with_embedded(txn, table.id, values, count, &initial, 1, out, createdOut)
             }
         }
         guard rc == LAR_OK else { return rc } // the caller, insertRow, counts the write
-        embedding.table.changes.didCreate(created.key)
-        embedding.object.bind(to: self, table: embedding.table, key: created.key, added: true)
-        embedding.object.core.addedInWrite = writeSerial
-        table.changes.didWrite(slot: embedding.slot)
+        target.changes.didCreate(created.key)
+        object.bind(to: self, table: target, key: created.key, added: true)
+        object.core.addedInWrite = writeSerial
+        table.changes.didWrite(slot: slot)
         return LAR_OK
     }
 
