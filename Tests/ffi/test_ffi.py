@@ -89,6 +89,10 @@ class LarValue(Structure):
     _fields_ = [("type", c_int), ("as_", LarValueUnion)]  # "as" in C; a keyword in Python
 
 
+class LarEmbeddedInit(Structure):
+    _fields_ = [("prop", c_uint32), ("values", POINTER(LarValue)), ("value_count", c_size_t)]
+
+
 class LarQueryArg(Structure):
     _fields_ = [("kind", c_int), ("value", LarValue), ("list", POINTER(LarValue)), ("list_count", c_size_t),
                 ("keypath", c_char_p)]
@@ -202,6 +206,8 @@ def load_library(path):
         "lar_set_is_subset": (c_int, [Txn, LarObj, c_uint32, LarObj, c_uint32, POINTER(c_int)]),
         "lar_map_count": (c_int, [Txn, LarObj, c_uint32, POINTER(c_size_t)]),
         "lar_obj_create_embedded": (c_int, [Txn, LarObj, c_uint32, POINTER(LarValue), c_size_t, POINTER(LarObj)]),
+        "lar_obj_create_with_embedded": (c_int, [Txn, c_uint32, POINTER(LarValue), c_size_t, POINTER(LarEmbeddedInit),
+                                                 c_size_t, POINTER(LarObj), POINTER(LarObj)]),
         "lar_list_insert_embedded": (c_int, [Txn, LarObj, c_uint32, c_size_t, POINTER(LarValue), c_size_t,
                                              POINTER(LarObj)]),
         "lar_map_put_embedded": (c_int, [Txn, LarObj, c_uint32, POINTER(LarString), POINTER(LarValue), c_size_t,
@@ -1390,6 +1396,35 @@ class EmbeddedObjectTests(unittest.TestCase):
             n = c_uint64()
             check(lib.lar_objects_count(txn, self.address, byref(n)), "lar_objects_count")
             self.assertEqual(n.value, 0)  # deleting the owner deleted its embedded objects
+        finally:
+            end(txn)
+
+    def test_create_an_owner_with_its_embedded_object_in_one_call(self):
+        vals = Values()
+        txn = self.db.begin(LAR_TXN_WRITE)
+        try:
+            person = (LarValue * 3)(vals.one(LAR_TYPE_STRING, "Bo"), LarValue(), LarValue())
+            init = LarEmbeddedInit(self.address_prop, self.address_values(vals, "2 Elm St", "Shelbyville"), 2)
+            bo, home = LarObj(), LarObj()
+            check(lib.lar_obj_create_with_embedded(txn, self.person, person, 3, byref(init), 1, byref(bo), byref(home)),
+                  "lar_obj_create_with_embedded")
+            twice = (LarEmbeddedInit * 2)(init, init)
+            self.assertEqual(lib.lar_obj_create_with_embedded(txn, self.person, person, 3, twice, 2, None, None),
+                             LAR_EINVAL)
+            self.assertIn(b"is named twice", lib.lar_error_last().contents.message)
+            check(lib.lar_txn_commit(txn), "commit")
+        finally:
+            lib.lar_txn_free(txn)
+        txn = self.db.begin()
+        try:
+            v = LarValue()
+            check(lib.lar_obj_get(txn, bo, self.address_prop, byref(v)), "lar_obj_get")
+            self.assertEqual((v.type, v.as_.link.cls, v.as_.link.key), (LAR_TYPE_LINK, self.address, home.key))
+            check(lib.lar_obj_get(txn, home, 1, byref(v)), "lar_obj_get city")
+            self.assertEqual(to_python(v), "Shelbyville")
+            n = c_uint64()
+            check(lib.lar_objects_count(txn, self.person, byref(n)), "lar_objects_count")
+            self.assertEqual(n.value, 1)  # the refused call created nothing
         finally:
             end(txn)
 
