@@ -172,7 +172,8 @@ static int create_with_embedded(lar_txn *txn, lar_class cls, const lar_value *va
     if (!err && embedded_count > owner.cls->property_count)
         err = lar_fail(LAR_EINVAL, "lar_obj_create_with_embedded: %zu embedded objects for class '%s' of %u properties",
                        embedded_count, owner.cls->name, owner.cls->property_count);
-    if (!err && embedded_count > sizeof stack_children / sizeof *stack_children && !(children = malloc(embedded_count * sizeof *children)))
+    bool on_stack = embedded_count <= sizeof stack_children / sizeof *stack_children;
+    if (!err && !on_stack && !(children = malloc(embedded_count * sizeof *children)))
         err = lar_fail(LAR_ENOMEM, "out of memory");
     for (; !err && prepared < embedded_count; prepared++) {
         lar_class target;

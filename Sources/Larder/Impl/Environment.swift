@@ -396,7 +396,7 @@ final class ManagedClass {
     var createsFromWrappers: Bool { !schema.hasRelations && !schema.isDynamic && isInSlotOrder }
 
     /// A new object of this class is created from its wrappers with its links null, and the
-    /// embedded object of one of them created with it (`RealmInstance.addOwner`): its only
+    /// embedded object of one of them created with it (`add`, `soleEmbedded`): its only
     /// relations are to-one embedded links, in stored order, not dynamic.
     var createsOwnerFromWrappers: Bool { schema.relatesByEmbeddedLinksOnly && !schema.isDynamic && isInSlotOrder }
 
