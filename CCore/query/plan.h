@@ -91,7 +91,7 @@ struct node {
 #define PROGRAM_MISS (-2)
 
 typedef enum branch_kind {
-    BRANCH_INT_EQ, BRANCH_INT_NE, BRANCH_INT_LT, BRANCH_INT_LE, BRANCH_INT_GT, BRANCH_INT_GE, /* as OP_EQ ... OP_GE */
+    BRANCH_INT,            /* an int slot against a range of ints (any comparison with one int) */
     BRANCH_STRING,         /* a string slot against one string (eval.c: plan_is_string_test) */
     BRANCH_LINK,           /* a path through a to-one link, its answers kept (operand.memoized) */
     BRANCH_NODE,           /* any other check: eval.c evaluates the node */
@@ -102,8 +102,10 @@ typedef struct branch {
     uint32_t offset;       /* the int slot */
     uint32_t null_byte;    /* with null_mask: the bit that marks the slot null (mask 0: never null) */
     uint8_t null_mask;
+    bool outside;          /* BRANCH_INT: an int holds when it is not in the range */
+    bool null_holds;       /* BRANCH_INT: what null gives (true only for !=) */
     int32_t yes, no;       /* the next test when this one holds, when it fails */
-    int64_t constant;
+    uint64_t low, span;    /* BRANCH_INT: v is in the range when (uint64_t)v - low <= span */
     node *node;            /* BRANCH_STRING, BRANCH_NODE */
 } branch;
 

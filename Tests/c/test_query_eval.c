@@ -823,6 +823,72 @@ TEST(query_eval_index_and_scan_agree_in_a_write)
     differential(true);
 }
 
+/* ---- int tests as ranges (program.c): every comparison at the ends of the ints ---- */
+
+static const int64_t range_edges[] = {INT64_MIN, INT64_MIN + 1, -1, 0, 1, 29, 30, 39, 40, INT64_MAX - 1, INT64_MAX};
+
+static bool int_holds(int op, bool null, int64_t v, int64_t c)
+{
+    if (null) return op == 1; /* null equals no int */
+    int o = order3(v, c);
+    return op == 0 ? o == 0 : op == 1 ? o != 0 : op == 2 ? o < 0 : op == 3 ? o <= 0 : op == 4 ? o > 0 : o >= 0;
+}
+
+static void int_term_text(const char *field, int op, int64_t c, char *out, size_t size)
+{
+    static const char *const ops[] = {"==", "!=", "<", "<=", ">", ">="};
+    snprintf(out, size, "%s %s %lld", field, ops[op], (long long)c);
+}
+
+/* Each pair of comparisons on one slot, ANDed (fused into one range test), and on an
+ * optional slot whose null rows hold only for !=, against the same pairs checked here. */
+TEST(query_eval_int_ranges_at_the_ends_of_the_ints)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_property_def props[] = {PROP("id", LAR_TYPE_INT, 0), PROP("n", LAR_TYPE_INT, 0),
+                                PROP("opt", LAR_TYPE_INT, LAR_PROP_OPTIONAL)};
+    lar_class_def def = CLASS_DEF("Ints", props);
+    CHECK_OK(lar_schema_apply(env, &def, 1, 1));
+    lar_class cls = class_id(env, "Ints");
+    enum { EDGES = COUNT_OF(range_edges), ROWS_HERE = EDGES + 1 };
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < ROWS_HERE; i++) { /* the last row: opt null */
+        int64_t v = range_edges[i % EDGES];
+        lar_value values[] = {val_int(i), val_int(v), i == EDGES ? val_null() : val_int(v)};
+        CHECK_OK(lar_obj_create(txn, cls, values, 3, NULL));
+    }
+    commit_txn(txn);
+    txn = begin_read(env);
+    int64_t ids[ROWS_HERE];
+    int checked = 0;
+    for (int field = 0; field < 2; field++)
+        for (int op1 = 0; op1 < 6; op1++)
+            for (int op2 = 0; op2 < 6; op2++)
+                for (int c1 = 0; c1 < EDGES; c1 += 2)
+                    for (int c2 = 1; c2 < EDGES; c2 += 2) {
+                        const char *name = field ? "opt" : "n";
+                        char a[96], b[96], text[200];
+                        int_term_text(name, op1, range_edges[c1], a, sizeof a);
+                        int_term_text(name, op2, range_edges[c2], b, sizeof b);
+                        snprintf(text, sizeof text, "%s AND %s", a, b);
+                        size_t n = run_ids(txn, env, cls, text, ids), expected = 0;
+                        for (int i = 0; i < ROWS_HERE; i++) {
+                            int64_t v = range_edges[i % EDGES];
+                            bool null = field && i == EDGES;
+                            if (!int_holds(op1, null, v, range_edges[c1]) || !int_holds(op2, null, v, range_edges[c2]))
+                                continue;
+                            if (expected >= n || ids[expected] != i)
+                                test_fail(__FILE__, __LINE__, "%s: row %d missing (%zu results)", text, i, n);
+                            expected++;
+                        }
+                        if (n != expected) test_fail(__FILE__, __LINE__, "%s: %zu expected, %zu given", text, expected, n);
+                        checked++;
+                    }
+    CHECK(checked == 2 * 36 * 6 * 5);
+    commit_txn(txn);
+    close_env(env);
+}
+
 /* ---- ASCII strings with [c]: the folded fast path against a plain fold ---- */
 
 /* The characters around 'A'...'Z' and 'a'...'z' and the bytes next to them ('@', '[', '`',
