@@ -596,38 +596,14 @@ static inline int string_slot_test(plan *p, node *n, const uint8_t *bytes)
     return n->test == string_folded ? string_folded(p, n, &v) : string_eq(p, n, &v);
 }
 
-/* A test other than an int's: out of line, so that the loop over int tests keeps few registers. */
-__attribute__((noinline)) static int run_other(plan *p, const branch *b, const uint8_t *bytes)
+__attribute__((noinline)) int plan_run_other(plan *p, const branch *b, const uint8_t *bytes)
 {
     return b->kind == BRANCH_STRING ? string_slot_test(p, b->node, bytes)
          : b->kind == BRANCH_LINK   ? link_compare(p, b->node)
                                     : eval_node(p, b->node);
 }
 
-/* Runs the row through the branch program (program.c). */
-static inline int run_program(plan *p, const uint8_t *bytes)
-{
-    int32_t at = p->entry;
-    while (at >= 0) {
-        const branch *b = &p->program[at];
-        int hit;
-        if (b->kind == BRANCH_INT) {
-            int64_t v;
-            memcpy(&v, bytes + b->offset, 8);
-            hit = bytes[b->null_byte] & b->null_mask ? b->null_holds : ((uint64_t)v - b->low <= b->span) != b->outside;
-        } else {
-            hit = run_other(p, b, bytes);
-            if (hit < 0) return hit;
-        }
-        at = hit ? b->yes : b->no;
-    }
-    return at == PROGRAM_MATCH;
-}
-
 int plan_match(plan *p, lar_objkey key, const kv_val *row)
 {
-    if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
-    p->key = key;
-    p->row = row;
-    return run_program(p, row->mv_data);
+    return plan_match_inline(p, key, row);
 }

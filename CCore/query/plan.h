@@ -132,6 +132,35 @@ struct plan {
     byte_buffer fold_a, fold_b;
 };
 
+/* A test other than an int's (eval.c): out of line, so that the loop over int tests
+ * keeps few registers. */
+int plan_run_other(plan *p, const branch *b, const uint8_t *bytes);
+
+/* plan_match(), inline in a scan's loop (results.c): the row runs through the branch
+ * program, int slots tested in place, with no call per row for a filter of int tests. */
+static inline int plan_match_inline(plan *p, lar_objkey key, const kv_val *row)
+{
+    if (!row_shape_ok(p->cls, row)) return row_check_shape(p->cls, row);
+    p->key = key;
+    p->row = row;
+    const uint8_t *bytes = row->mv_data;
+    int32_t at = p->entry;
+    while (at >= 0) {
+        const branch *b = &p->program[at];
+        int hit;
+        if (b->kind == BRANCH_INT) {
+            int64_t v;
+            memcpy(&v, bytes + b->offset, 8);
+            hit = bytes[b->null_byte] & b->null_mask ? b->null_holds : ((uint64_t)v - b->low <= b->span) != b->outside;
+        } else {
+            hit = plan_run_other(p, b, bytes);
+            if (hit < 0) return hit;
+        }
+        at = hit ? b->yes : b->no;
+    }
+    return at == PROGRAM_MATCH;
+}
+
 
 #define TRY(expr) do { int rc_ = (expr); if (rc_ < 0) return rc_; } while (0)
 

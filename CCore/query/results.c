@@ -7,6 +7,7 @@
  * caller names instead, in their order, as a probe checks the ones an index names. */
 #include "query/results.h"
 #include "query/order.h"
+#include "query/plan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -159,7 +160,8 @@ __attribute__((always_inline)) static inline int check_row(matches *m, lar_objke
         if (buffer_append(&m->copy, row.mv_data, row.mv_size)) return lar_fail(LAR_ENOMEM, "out of memory running a query");
         row.mv_data = m->copy.data;
     }
-    int match = !m->all ? plan_match(m->p, key, &row) : row_shape_ok(m->cls, &row) ? 1 : row_check_shape(m->cls, &row);
+    int match = !m->all ? plan_match_inline(m->p, key, &row)
+                        : row_shape_ok(m->cls, &row) ? 1 : row_check_shape(m->cls, &row);
     if (match <= 0) return match;
     m->keys[m->count] = key;
     m->rows[m->count] = row;
