@@ -137,16 +137,35 @@ static int string_eq(plan *p, const node *n, const lar_value *v)
  * haystack of ASCII folds without decoding, as text_fold() folds ASCII: letters take
  * their lower case for [c], and [d] leaves every ASCII character alone. Anything else
  * takes the general test. (CONTAINS of an ASCII needle: string_contains_folded.) */
+static int string_folded(plan *p, const node *n, const lar_value *v);
+
+/* BEGINSWITH of string_folded, folding the haystack's prefix as it compares it: no copy. */
+__attribute__((always_inline)) static inline int string_begins_folded(plan *p, const node *n, const lar_value *v)
+{
+    const lar_string *needle = &n->folded[0].as.string;
+    const uint8_t *h = (const uint8_t *)v->as.string.data, *want = (const uint8_t *)needle->data;
+    size_t hn = v->as.string.size < needle->size ? v->as.string.size : needle->size; /* only the prefix decides */
+    bool lower = n->options & OPT_CASE, same = hn == needle->size;
+    uint8_t high = 0;
+    for (size_t i = 0; i < hn; i++) {
+        uint8_t b = h[i];
+        high |= b;
+        same &= (lower && (uint8_t)(b - 'A') < 26 ? b + 32 : b) == want[i];
+    }
+    return high & 0x80 ? test_constants(p, n, v) : same;
+}
+
 static int string_folded(plan *p, const node *n, const lar_value *v)
 {
-    if (v->type != LAR_TYPE_STRING || v->as.string.size > FOLD_ON_STACK) return test_constants(p, n, v);
+    if (v->type != LAR_TYPE_STRING) return test_constants(p, n, v);
+    if (n->op == OP_BEGINSWITH) return string_begins_folded(p, n, v);
+    if (v->as.string.size > FOLD_ON_STACK) return test_constants(p, n, v);
     const uint8_t *h = (const uint8_t *)v->as.string.data;
     size_t hn = v->as.string.size;
     const lar_string *needle = &n->folded[0].as.string;
     char folded[FOLD_ON_STACK + 8];
     bool lower = n->options & OPT_CASE;
     uint64_t high = 0;
-    if (n->op == OP_BEGINSWITH) hn = hn < needle->size ? hn : needle->size; /* only the prefix decides */
     size_t i = 0;
     for (; i + 8 <= hn; i += 8) {
         uint64_t x;
@@ -161,7 +180,6 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
         folded[i] = (char)(lower && (uint8_t)(b - 'A') < 26 ? b + 32 : b);
     }
     if (high & ASCII_TOP) return test_constants(p, n, v);
-    if (n->op == OP_BEGINSWITH) return hn == needle->size && same_bytes(folded, needle->data, hn);
     return text_match(n->op, folded, hn, needle->data, needle->size);
 }
 
@@ -593,6 +611,7 @@ static inline int string_slot_test(plan *p, node *n, const uint8_t *bytes)
         return eval_node(p, n);
     lar_value v = {.type = LAR_TYPE_STRING, .as.string = {(const char *)data, size}};
     if (n->test == string_contains_folded) return string_contains_folded(p, n, &v);
+    if (n->test == string_folded && n->op == OP_BEGINSWITH) return string_begins_folded(p, n, &v);
     return n->test == string_folded ? string_folded(p, n, &v) : string_eq(p, n, &v);
 }
 
