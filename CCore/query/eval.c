@@ -133,14 +133,8 @@ static int string_eq(plan *p, const node *n, const lar_value *v)
 /* Haystacks up to this size fold on the stack. */
 #define FOLD_ON_STACK 256
 
-/* A string against one string constant with [c] or [d] (folded once, in n->folded). A
- * haystack of ASCII folds without decoding, as text_fold() folds ASCII: letters take
- * their lower case for [c], and [d] leaves every ASCII character alone. Anything else
- * takes the general test. (CONTAINS of an ASCII needle: string_contains_folded.) */
-static int string_folded(plan *p, const node *n, const lar_value *v);
-
-/* BEGINSWITH of string_folded, folding the haystack's prefix as it compares it: no copy. */
-__attribute__((always_inline)) static inline int string_begins_folded(plan *p, const node *n, const lar_value *v)
+/* BEGINSWITH of string_folded: the haystack's prefix folded as it is compared, no copy. */
+static inline int string_begins_folded(plan *p, const node *n, const lar_value *v)
 {
     const lar_string *needle = &n->folded[0].as.string;
     const uint8_t *h = (const uint8_t *)v->as.string.data, *want = (const uint8_t *)needle->data;
@@ -155,10 +149,9 @@ __attribute__((always_inline)) static inline int string_begins_folded(plan *p, c
     return high & 0x80 ? test_constants(p, n, v) : same;
 }
 
-static int string_folded(plan *p, const node *n, const lar_value *v)
+/* The other operators of string_folded: the haystack folded into a copy, then matched. */
+static int string_folded_copy(plan *p, const node *n, const lar_value *v)
 {
-    if (v->type != LAR_TYPE_STRING) return test_constants(p, n, v);
-    if (n->op == OP_BEGINSWITH) return string_begins_folded(p, n, v);
     if (v->as.string.size > FOLD_ON_STACK) return test_constants(p, n, v);
     const uint8_t *h = (const uint8_t *)v->as.string.data;
     size_t hn = v->as.string.size;
@@ -181,6 +174,17 @@ static int string_folded(plan *p, const node *n, const lar_value *v)
     }
     if (high & ASCII_TOP) return test_constants(p, n, v);
     return text_match(n->op, folded, hn, needle->data, needle->size);
+}
+
+/* A string against one string constant with [c] or [d] (folded once, in n->folded). A
+ * haystack of ASCII folds without decoding, as text_fold() folds ASCII: letters take
+ * their lower case for [c], and [d] leaves every ASCII character alone. Anything else
+ * takes the general test. (CONTAINS of an ASCII needle: string_contains_folded.)
+ * Inline where it is called directly (a scan's string test), so BEGINSWITH costs no call. */
+__attribute__((always_inline)) static inline int string_folded(plan *p, const node *n, const lar_value *v)
+{
+    if (v->type != LAR_TYPE_STRING) return test_constants(p, n, v);
+    return n->op == OP_BEGINSWITH ? string_begins_folded(p, n, v) : string_folded_copy(p, n, v);
 }
 
 /* CONTAINS[c] or CONTAINS[d] of one ASCII string constant (folded once): searched in
@@ -611,7 +615,6 @@ static inline int string_slot_test(plan *p, node *n, const uint8_t *bytes)
         return eval_node(p, n);
     lar_value v = {.type = LAR_TYPE_STRING, .as.string = {(const char *)data, size}};
     if (n->test == string_contains_folded) return string_contains_folded(p, n, &v);
-    if (n->test == string_folded && n->op == OP_BEGINSWITH) return string_begins_folded(p, n, &v);
     return n->test == string_folded ? string_folded(p, n, &v) : string_eq(p, n, &v);
 }
 

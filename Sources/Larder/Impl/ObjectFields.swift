@@ -44,7 +44,8 @@ extension Object {
         }
     }
 
-    /// The same, with the values of the slots in nulling as null.
+    /// The same, with the values of the slots in nulling as null. Kept apart from the one
+    /// above: the mask test per value cost the plain insert 1.7% (callgrind).
     func withUnmanagedCValues<R>(_ schema: ClassSchema, nulling: SlotMask,
                                  _ body: (UnsafeMutablePointer<lar_value>, Int) -> R) -> R {
         withBase { base in
