@@ -373,8 +373,8 @@ static inline void kv_read_ahead_past(kv_read_ahead *ahead, const kv_val *row)
     uintptr_t page = (uintptr_t)row->mv_data & ~(ahead->page_size - 1);
     if (page == ahead->page) return;
     ahead->page = page;
-    const char *next = (const char *)(page + KV_READ_AHEAD_PAGES * ahead->page_size);
-    for (uintptr_t line = 0; line < ahead->page_size; line += 64) __builtin_prefetch(next + line);
+    const char *wanted = (const char *)(page + KV_READ_AHEAD_PAGES * ahead->page_size);
+    for (uintptr_t line = 0; line < ahead->page_size; line += 64) __builtin_prefetch(wanted + line);
 }
 /* The id of txn's snapshot: the last commit it sees (a write: the commit it will make). */
 static inline uint64_t kv_txn_id(lar_txn *txn)
