@@ -25,12 +25,15 @@
 // word`, and `SELECT SUM(a), AVG(a)`. Same configuration as the other GRDB workloads
 // (DatabaseQueue, rollback journal, synchronous=FULL).
 //
-// How it measures: each line is the best of `QueryData.readRepeats` runs of the whole
-// workload, timed with a monotonic clock. For each workload every implementation runs its
-// repeats back to back (swift, then grdb-record, then grdb-sql), each measured the same way:
-// a run finds the CPU caches as its own implementation's previous run left them, not
-// emptied by another implementation's (which made Larder's scans, whose rows fit in the
-// cache, look slower than they are).
+// How it measures: each line is the best of `QueryData.rounds` x `QueryData.readRepeats`
+// runs of the whole workload, timed with a monotonic clock. In each round every
+// implementation runs its repeats back to back (swift, then grdb-record, then grdb-sql),
+// each measured the same way: a run finds the CPU caches as its own implementation's
+// previous run left them, not emptied by another implementation's (which made Larder's
+// scans, whose rows fit in the cache, look slower than they are). The rounds take turns,
+// so that a busy spell of a shared machine (the raw LMDB loop moved between 24 and 55 ns a
+// row from run to run in session 26) falls on every implementation alike, not on
+// whichever ran through it.
 import Foundation
 import GRDB
 import Larder
@@ -90,7 +93,8 @@ enum QueryData {
     static let names = 20_000
     static let owners = 1_000
     static let probes = 2_000
-    static let readRepeats = 5
+    static let readRepeats = 3
+    static let rounds = 3
 
     struct Item {
         var age, a, b, owner: Int
@@ -364,15 +368,18 @@ enum QueryBench {
             verify(impl, workload, tally)
             best[impl, default: [:]][workload] = min(best[impl]?[workload] ?? .infinity, ns / Double(workload.operations))
         }
-        // Each implementation's repeats back to back, as bench_query.c runs its lines: taking
-        // turns, every run began with the caches the other implementations had just filled.
+        // Within a round each implementation's repeats run back to back (taking turns run by
+        // run, every run began with the caches the other implementations had just filled);
+        // the rounds take turns (see the top of this file).
         for workload in QueryWorkload.allCases {
-            for _ in 0..<QueryData.readRepeats { time("swift", workload) { larderRun(realm, workload) } }
-            for _ in 0..<QueryData.readRepeats {
-                try time("grdb-record", workload) { try queue.read { try grdbRecordRun($0, workload) } }
-            }
-            for _ in 0..<QueryData.readRepeats {
-                try time("grdb-sql", workload) { try queue.read { try grdbRun($0, workload) } }
+            for _ in 0..<QueryData.rounds {
+                for _ in 0..<QueryData.readRepeats { time("swift", workload) { larderRun(realm, workload) } }
+                for _ in 0..<QueryData.readRepeats {
+                    try time("grdb-record", workload) { try queue.read { try grdbRecordRun($0, workload) } }
+                }
+                for _ in 0..<QueryData.readRepeats {
+                    try time("grdb-sql", workload) { try queue.read { try grdbRun($0, workload) } }
+                }
             }
         }
         try queue.close()
@@ -385,7 +392,7 @@ func runQueries(directory: String) throws {
         QueryWorkload(rawValue: $0)!.operations
     }
     _ = QueryData.expected // computed before any clock starts
-    FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(QueryData.readRepeats)\n".utf8))
+    FileHandle.standardError.write(Data("LarderBench: query workloads, best of \(QueryData.rounds) rounds of \(QueryData.readRepeats)\n".utf8))
     let best = try QueryBench.measure(directory: directory)
     for workload in QueryWorkload.allCases {
         let ref = reference[workload.rawValue]!, n = workload.operations
