@@ -288,6 +288,7 @@ static void resolve_links(lar_schema *schema)
             if (!property_links(&p->def)) continue;
             const schema_class *target = find_class(schema, p->def.target_class);
             p->target = (lar_class)(target - schema->classes);
+            p->embeds = (target->flags & LAR_CLASS_EMBEDDED) != 0;
             schema->classes[p->target].is_link_target = true;
             schema->has_links = true;
         }

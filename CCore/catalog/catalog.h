@@ -13,6 +13,7 @@ typedef struct schema_property {
     uint32_t slot_offset;   /* offset of its fixed slot in a row, after the header */
     uint32_t slot_size;
     lar_class target;       /* links (and collections of them): the target class, resolved on load */
+    bool embeds;            /* target is an embedded class, resolved with it */
 } schema_property;
 
 /* What decoding a slot needs, packed so a whole row's plan fits in a few cache lines. */

@@ -124,9 +124,8 @@ static int add_backlinks(lar_txn *txn, const schema_class *cls, lar_obj obj, con
     int err = LAR_OK;
     for (uint32_t i = 0; !err && i < cls->property_count; i++) {
         const schema_property *p = &cls->properties[i];
-        if (values[i].type != LAR_TYPE_LINK || p->def.collection) continue;
-        const schema_class *target = p->def.type == LAR_TYPE_LINK ? schema_class_at(txn->schema, p->target) : NULL;
-        if (!target || !(target->flags & LAR_CLASS_EMBEDDED)) err = backlink_add(txn, values[i].as.link, obj, i);
+        if (values[i].type == LAR_TYPE_LINK && !p->def.collection && !p->embeds)
+            err = backlink_add(txn, values[i].as.link, obj, i);
     }
     return err;
 }
