@@ -178,7 +178,7 @@ static int create_with_embedded(lar_txn *txn, lar_class cls, const lar_value *va
     for (; !err && prepared < embedded_count; prepared++) {
         lar_class target;
         err = check_init(txn, &owner, embedded, prepared, &target);
-        children[prepared].staged.items = NULL;
+        children[prepared].staged.items = NULL; /* freed below even when its check fails */
         if (!err) err = object_prepare(txn, target, embedded[prepared].values, embedded[prepared].value_count, true,
                                        &children[prepared]);
     }
