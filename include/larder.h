@@ -1810,6 +1810,56 @@ int lar_query_bind(lar_query *query, const lar_query_arg *args, size_t count);
 int lar_query_describe(const lar_query *query, char *buffer, size_t size, size_t *length,
                        unsigned int flags);
 
+/** @brief Parse a query over plain values: the elements of a list, set or map
+ *  of one scalar type (or of mixed values), as Realm filters its collections of
+ *  primitives.
+ *
+ * Each value is named `self`: `self > 5`, `self BEGINSWITH[c] 'a'`, `self IN
+ * {1, 2}`, `self.@count > 3` (a string's or binary's length), `self.@type ==
+ * 'string'` (a mixed value), `self == nil`. Every operator, option and argument
+ * of a query over objects applies; a key path other than `self`, and `SORT`,
+ * `DISTINCT` and `LIMIT`, are refused. Test values with
+ * lar_query_match_values(); lar_query_run() refuses such a query.
+ * Ownership: as lar_query_parse().
+ * @param[in]  env       An open environment (for links in mixed values).
+ * @param[in]  type      The values' type: a scalar type or #LAR_TYPE_MIXED.
+ * @param[in]  optional  Nonzero when null is one of the values (a mixed value
+ *                       may always be null).
+ * @param[in]  text      The query, UTF-8, NUL-terminated.
+ * @param[out] out       Receives the query; set to NULL on failure.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, a type that is not a scalar
+ *         nor mixed, the errors of lar_query_parse()), #LAR_ENOMEM.
+ */
+int lar_query_parse_values(lar_env *env, lar_type type, int optional, const char *text, lar_query **out);
+
+/** @brief Start building a query over plain values (see
+ *  lar_query_parse_values() and @ref query_build): its key paths are `self`.
+ * @return As lar_query_new(), and #LAR_EINVAL for a type that is not a scalar
+ *         nor mixed.
+ */
+int lar_query_new_values(lar_env *env, lar_type type, int optional, lar_query **out);
+
+/** @brief Test values against a query over values.
+ *
+ * matches[i] is set to 1 when values[i] matches, else 0. A value must be one
+ * the query's type holds: of that type (an int is also accepted for a float or
+ * double), null when optional; for mixed values any scalar, a link (whose class
+ * must exist; a link to a deleted object reads as null), or a nested list or
+ * dictionary (#LAR_TYPE_LIST, #LAR_TYPE_DICTIONARY), matched by its type alone.
+ * @param[in]  txn      A transaction of the query's environment, read or write.
+ * @param[in]  query    A finished query over values, its arguments bound.
+ * @param[in]  values   count values; may be NULL when count is 0.
+ * @param[in]  count    The number of values.
+ * @param[out] matches  count bytes; may be NULL when count is 0. On failure
+ *                      their contents are unspecified.
+ * @return #LAR_OK, or #LAR_EINVAL (NULL argument, a query over objects, not
+ *         finished or with an unbound argument, of another environment; a value
+ *         of the wrong type: the message names its index), #LAR_ETYPE (a value
+ *         of the wrong type), #LAR_EMISUSE (a finished transaction), #LAR_ENOMEM.
+ */
+int lar_query_match_values(lar_txn *txn, const lar_query *query, const lar_value *values, size_t count,
+                           unsigned char *matches);
+
 /** @brief Free a query.
  * @param[in] query  A query, or NULL.
  */

@@ -123,13 +123,19 @@ int lar_query_new(lar_env *env, lar_class cls, lar_query **out)
     if (lar_class_info_get(env, cls, &info) != LAR_OK)
         return lar_fail(LAR_EINVAL, "lar_query_new: unknown class %u", (unsigned)cls);
     lar_query *q = calloc(1, sizeof *q);
-    if (q) q->builder = calloc(1, sizeof *q->builder);
-    if (!q || !q->builder) {
-        free(q);
-        return lar_fail(LAR_ENOMEM, "out of memory");
-    }
+    if (!q) return lar_fail(LAR_ENOMEM, "out of memory");
     q->env = env;
     q->cls = cls;
+    return query_build_new(q, out);
+}
+
+int query_build_new(lar_query *q, lar_query **out)
+{
+    q->builder = calloc(1, sizeof *q->builder);
+    if (!q->builder) {
+        lar_query_free(q);
+        return lar_fail(LAR_ENOMEM, "out of memory");
+    }
     *out = q;
     return LAR_OK;
 }

@@ -84,7 +84,7 @@ static int compile_step(plan *p, const expr *e, size_t i, const scope *sc, step_
         out->all_links = true;
         return LAR_OK;
     }
-    out->cls = schema_class_at(p->txn->schema, st->cls);
+    out->cls = query_class_at(p->q, p->txn->schema, st->cls);
     if (!out->cls || st->prop >= out->cls->property_count)
         return lar_fail(LAR_EINVAL, "the schema changed since the query was parsed (column %d)", st->column);
     out->cls_id = st->cls;
@@ -350,7 +350,7 @@ int plan_compile(lar_txn *txn, const lar_query *q, plan **out)
     p->txn = txn;
     p->q = q;
     p->cls_id = q->cls;
-    p->cls = schema_class_at(txn->schema, q->cls);
+    p->cls = query_class_at(q, txn->schema, q->cls);
     int err = p->cls ? LAR_OK : lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", q->cls);
     if (!err) err = compile_pred(p, q->root, NULL, 0, &p->root);
     if (!err) err = program_compile(p);

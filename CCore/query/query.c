@@ -58,6 +58,7 @@ void lar_query_free(lar_query *query)
 {
     if (!query) return;
     query_builder_free(query);
+    query_values_free(query);
     arena_free(&query->arena);
     free(query);
 }
@@ -69,14 +70,21 @@ int lar_query_parse(lar_env *env, lar_class cls, const char *text, lar_query **o
     lar_class_info info;
     if (lar_class_info_get(env, cls, &info) != LAR_OK)
         return lar_fail(LAR_EINVAL, "lar_query_parse: unknown class %u", (unsigned)cls);
-    size_t n = strlen(text);
-    if (!utf8_valid(text, n)) return lar_fail(LAR_EINVAL, "query text is not valid UTF-8");
     lar_query *q = calloc(1, sizeof *q);
     if (!q) return lar_fail(LAR_ENOMEM, "out of memory");
     q->env = env;
     q->cls = cls;
-    q->text = arena_strndup(&q->arena, text, n);
-    int rc = q->text ? query_parse_text(q) : lar_fail(LAR_ENOMEM, "out of memory");
+    return query_parse_new(q, text, out);
+}
+
+int query_parse_new(lar_query *q, const char *text, lar_query **out)
+{
+    size_t n = strlen(text);
+    int rc = utf8_valid(text, n) ? LAR_OK : lar_fail(LAR_EINVAL, "query text is not valid UTF-8");
+    if (rc == LAR_OK) {
+        q->text = arena_strndup(&q->arena, text, n);
+        rc = q->text ? query_parse_text(q) : lar_fail(LAR_ENOMEM, "out of memory");
+    }
     if (rc == LAR_OK && q->arg_count) {
         q->args = arena_alloc(&q->arena, (size_t)q->arg_count * sizeof *q->args);
         if (!q->args) rc = lar_fail(LAR_ENOMEM, "out of memory");

@@ -220,7 +220,8 @@ typedef struct bound_arg {
 struct lar_query {
     arena arena;
     lar_env *env;
-    lar_class cls;
+    lar_class cls;         /* QUERY_VALUES_CLASS for a query over values */
+    schema_class *values;  /* a query over values: its one-property class, `self` (values.c) */
     char *text;
     pred *root;
     order *orders;
@@ -235,6 +236,21 @@ struct lar_query {
     struct query_builder *builder; /* while built by calls (build.c); NULL once finished */
 };
 
+/* The class id a query over values gives its class of one property, `self`: no class
+ * of a schema has it (MAX_CLASSES). */
+#define QUERY_VALUES_CLASS ((lar_class)UINT32_MAX)
+
+/* Class cls of q's key paths: q's class of values, or schema's class cls. */
+static inline const schema_class *query_class_at(const lar_query *q, const lar_schema *schema, lar_class cls)
+{
+    return q->values && cls == QUERY_VALUES_CLASS ? q->values : schema_class_at(schema, cls);
+}
+
+/* query.c: parses text into q (its env and class set) and resolves it; frees q on failure. */
+int query_parse_new(lar_query *q, const char *text, lar_query **out);
+/* values.c: frees a query's class of values. */
+void query_values_free(lar_query *q);
+
 /* parse.c: text -> AST in q's arena (q->text set). */
 int query_parse_text(lar_query *q);
 /* Parses text as a lone key path (a %K argument). */
@@ -244,6 +260,8 @@ int query_parse_path(lar_query *q, const char *text, bool allow_variable, expr *
 /* query.c: copies a value's bytes into q's arena, checking strings for UTF-8; what names
  * the value in messages ("argument 2"). */
 int query_copy_value(lar_query *q, const lar_value *in, lar_value *out, const char *what);
+/* build.c: gives q (its env and class set) a builder; frees q on failure. */
+int query_build_new(lar_query *q, lar_query **out);
 /* build.c: frees a query's builder state (its stack). */
 void query_builder_free(lar_query *q);
 /* resolve.c: resolves and checks the whole query against q->cls and the bound arguments. */

@@ -24,7 +24,7 @@ typedef struct resolver {
 
 static const char *class_name(resolver *r, lar_class cls)
 {
-    const schema_class *c = schema_class_at(r->schema, cls);
+    const schema_class *c = query_class_at(r->q, r->schema, cls);
     return c ? c->name : "?";
 }
 
@@ -39,7 +39,7 @@ static bool class_named(resolver *r, const char *name, lar_class *out)
 /* Property name of class cls, as lar_property_find() finds it, and its definition. */
 static bool property_named(resolver *r, lar_class cls, const char *name, uint32_t *prop, lar_property_def *def)
 {
-    const schema_class *c = schema_class_at(r->schema, cls);
+    const schema_class *c = query_class_at(r->q, r->schema, cls);
     for (uint32_t i = 0; c && i < c->property_count; i++) {
         if (strcmp(c->properties[i].def.name, name) != 0) continue;
         *prop = i;
@@ -86,9 +86,25 @@ static const char *shape_type(const shape *s, char *buf, size_t size)
 
 /* ---- key paths ---- */
 
+/* A query over values reads each value as `self`, and of it only its @type (a mixed
+ * value) or its length: no key path reaches past a value to an object or collection. */
+static int check_values_path(const expr *e)
+{
+    const path_step *steps = e->as.path.steps;
+    if (e->as.path.count == 0 || steps[0].kind != STEP_PROPERTY || strcmp(steps[0].name, "self") != 0)
+        return lar_fail(LAR_EINVAL, "a query over values names each value 'self' at column %d",
+                        e->as.path.count ? steps[0].column : e->column);
+    for (size_t i = 1; i < e->as.path.count; i++)
+        if (steps[i].kind != STEP_TYPE)
+            return lar_fail(LAR_EINVAL, "a query over values reads only 'self', its @type and its @count at column %d",
+                            steps[i].column);
+    return LAR_OK;
+}
+
 static int resolve_path(resolver *r, expr *e)
 {
     lar_query *q = r->q;
+    if (q->values && e->kind == EXPR_KEYPATH) TRY(check_values_path(e));
     lar_class cls = q->cls;
     bool has_class = true;
     shape s = {.type = LAR_TYPE_LINK, .link_class = q->cls, .has_link_class = true};
@@ -560,6 +576,9 @@ int query_resolve(lar_query *q)
     q->value_checked_args = false;
     TRY(resolver_start(q, &r));
     TRY(resolve_pred(&r, q->root));
+    if (q->values && q->order_count)
+        return lar_fail(LAR_EINVAL, "SORT, DISTINCT and LIMIT do not apply to a query over values at column %d",
+                        q->orders[0].column);
     for (size_t i = 0; i < q->order_count; i++) {
         order *o = &q->orders[i];
         for (size_t j = 0; j < o->count; j++) {

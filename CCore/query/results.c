@@ -281,7 +281,7 @@ void record_version(lar_txn *txn, lar_results *r)
 }
 
 /* Checks that the query can run: every argument bound, every %K resolved. */
-static int check_ready(const lar_query *q)
+int query_check_ready(const lar_query *q)
 {
     if (!q->root) return lar_fail(LAR_EINVAL, "the query is not finished: call lar_query_finish() first");
     for (long i = 0; i < q->arg_count; i++)
@@ -326,7 +326,9 @@ int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_clas
     int err = txn_check(txn, false);
     if (err) return err;
     if (query->env != txn->env) return lar_fail(LAR_EINVAL, "the query belongs to another environment");
-    if ((err = check_ready(query))) return err;
+    if ((err = query_check_ready(query))) return err;
+    if (query->values)
+        return lar_fail(LAR_EINVAL, "the query is over values: test them with lar_query_match_values()");
     *cls = schema_class_at(txn->schema, query->cls);
     if (!*cls) return lar_fail(LAR_EINVAL, "the query's class %u is not in this transaction's schema", query->cls);
     return LAR_OK;

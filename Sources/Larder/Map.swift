@@ -125,7 +125,7 @@ public final class Map<Key: _MapKey, Value: RealmCollectionValue>: _LarderCollec
         return instance.table(for: type)
     }
 
-    private func valueResults() -> Results<Value> {
+    func valueResults() -> Results<Value> {
         Results(values: self, kind: "RLMDictionary", read: { $0.values })
     }
 

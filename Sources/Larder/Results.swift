@@ -277,7 +277,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
     private func currentValues() -> [Element] {
         let txn = instance.currentTxn() // so that the version below is the current transaction's
         let stamp = (version: instance.version, collectionWrites: instance.collectionWrites)
-        if let valueStamp, valueStamp == stamp, filters.isEmpty || filterRun?.isCurrent(in: txn) == true { return valueSnapshot }
+        if let valueStamp, valueStamp == stamp,
+           filters.isEmpty || Element._larderTargetClass == nil || filterRun?.isCurrent(in: txn) == true {
+            return valueSnapshot
+        }
         let values = orderedValues(txn)
         valueSnapshot = values
         valueStamp = stamp
@@ -285,8 +288,10 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         return values
     }
 
-    /// The objects among values that every filter matches (nil and other values match none).
+    /// The objects among values that every filter matches (nil and other values match none);
+    /// plain values, those every filter over values matches.
     private func matching(_ values: [Element], _ txn: OpaquePointer) -> [Element] {
+        if Element._larderTargetClass == nil { return matchingPlain(values, txn) }
         let objects = values.compactMap { value -> lar_objkey? in
             guard case .object(let object) = value._larderStored else { return nil }
             return object.core.key
@@ -301,9 +306,26 @@ public final class Results<Element: RealmCollectionValue>: RandomAccessCollectio
         }
     }
 
-    /// The same results of a map's objects, filtered by query too (`Map.where`).
+    /// The plain values that every filter (over values) matches, tested in the C core.
+    private func matchingPlain(_ values: [Element], _ txn: OpaquePointer) -> [Element] {
+        var kept = values
+        for query in filters where !kept.isEmpty {
+            var hits = [UInt8](repeating: 0, count: kept.count)
+            let rc = _StoredValue.withCValues(kept.map(\._larderStored)) { pointer, count in
+                lar_query_match_values(txn, query.pointer, pointer, count, &hits)
+            }
+            if rc != LAR_OK { QueryHandle.invalidQuery() }
+            kept = zip(kept, hits).compactMap { $1 != 0 ? $0 : nil }
+        }
+        return kept
+    }
+
+    /// The same results of values, filtered by query too (`Map.where`, `List<Int>.where`).
     func filteredValues(by query: QueryHandle) -> Results<Element> {
-        Results(values: valueSource!, steps: steps, filters: filters(adding: query))
+        guard let valueSource else {
+            fatalError("Invalid query: results of \(Element.self) objects filter by their properties, not 'self'")
+        }
+        return Results(values: valueSource, steps: steps, filters: filters(adding: query))
     }
 
     /// The values in result order, read from the collection now.

@@ -157,6 +157,7 @@ final class ChildScenarios: XCTestCase {
             if try DynamicObjectTests.runScenario(scenario, path: path) { return }
             if try CustomEmbeddedTests.runScenario(scenario, path: path) { return }
             if try QueryResultsTests.runScenario(scenario, path: path) { return }
+            if try ValueQueryTests.runScenario(scenario, path: path) { return }
             if try ConfinementTests.runScenario(scenario, path: path) { return }
             if try AsyncWriteTests.runScenario(scenario, path: path) { return }
             if try CoreOrderingTests.runScenario(scenario, path: path) { return }

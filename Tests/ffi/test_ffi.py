@@ -224,6 +224,8 @@ def load_library(path):
     }
     sigs.update({
         "lar_query_parse": (c_int, [Env, c_uint32, c_char_p, POINTER(Query)]),
+        "lar_query_parse_values": (c_int, [Env, c_int, c_int, c_char_p, POINTER(Query)]),
+        "lar_query_match_values": (c_int, [Txn, Query, POINTER(LarValue), c_size_t, POINTER(ctypes.c_ubyte)]),
         "lar_query_argument_count": (c_int, [Query, POINTER(c_size_t)]),
         "lar_query_bind": (c_int, [Query, POINTER(LarQueryArg), c_size_t]),
         "lar_query_free": (None, [Query]),
@@ -703,6 +705,28 @@ class NewDatabaseTests(unittest.TestCase):
             lib.lar_query_free(q)
         finally:
             end(txn)
+
+    def test_query_over_values(self):
+        """A query over plain values tests values held in Python: `self` names each one."""
+        q = Query()
+        check(lib.lar_query_parse_values(self.db.env, LAR_TYPE_STRING, 1, b"self BEGINSWITH[c] 'b' OR self == nil",
+                                         byref(q)), "lar_query_parse_values")
+        txn = self.db.begin()
+        try:
+            vals = Values()
+            words = ["Bee", "ant", None, "bat"]
+            arr = (LarValue * len(words))()
+            for i, word in enumerate(words):
+                arr[i] = vals.one(LAR_TYPE_NULL, None) if word is None else vals.one(LAR_TYPE_STRING, word)
+            hits = (ctypes.c_ubyte * len(words))()
+            check(lib.lar_query_match_values(txn, q, arr, len(words), hits), "lar_query_match_values")
+            self.assertEqual(list(hits), [1, 0, 1, 1])
+            arr[1] = vals.one(LAR_TYPE_INT, 3)
+            self.assertEqual(lib.lar_query_match_values(txn, q, arr, len(words), hits), LAR_ETYPE)
+            self.assertIn("value 1", last_error()[1])
+        finally:
+            end(txn)
+            lib.lar_query_free(q)
 
     def test_query_on_given_objects_and_a_compacted_copy(self):
         """lar_query_run_keys keeps the given order; lar_env_copy writes a file that opens."""

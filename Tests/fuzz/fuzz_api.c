@@ -1511,6 +1511,45 @@ static void op_copy(state *s, program *p)
     unlink(lock);
 }
 
+static const char *const VALUE_QUERY_TEXTS[] = {
+    "self > 3", "self == nil", "self BEGINSWITH[c] 'a'", "self.@type == 'string' OR self == 2",
+    "self.@count > 1", "self IN {1, 'a', nil}", "NOT self != $0", "self ==[cd] %@", "age > 3",
+};
+
+/* lar_query_match_values: a query over values of a picked type (any lar_type, valid or
+ * not), run on values taken from the program (of any type, well formed or not). Each value
+ * of a good batch matches alone as it did in the batch. */
+static void op_match_values(state *s, program *p)
+{
+    lar_txn *txn = pick_txn(s, p);
+    uint8_t which = u8(p), how = u8(p);
+    lar_type type = (lar_type)(u8(p) % 17);
+    lar_query *q = NULL;
+    const char *text = VALUE_QUERY_TEXTS[which % (sizeof VALUE_QUERY_TEXTS / sizeof *VALUE_QUERY_TEXTS)];
+    int rc = lar_query_parse_values(how & 0x80 ? NULL : s->env, type, how & 1, how & 0x40 ? NULL : text, &q);
+    if (rc) fuzz_consume_error(rc);
+    size_t arg_count = 0;
+    if (q && !lar_query_argument_count(q, &arg_count) && arg_count) {
+        lar_query_arg arg = {.kind = LAR_QUERY_ARG_VALUE, .value = take_value(s, p)};
+        if ((rc = lar_query_bind(q, &arg, 1))) fuzz_consume_error(rc);
+    }
+    lar_value values[8];
+    unsigned char hits[8], alone;
+    size_t count = how / 2 % 9;
+    for (size_t i = 0; i < count; i++) values[i] = take_value(s, p);
+    rc = lar_query_match_values(txn, q, how & 0x20 ? NULL : values, count, hits);
+    if (rc) {
+        fuzz_consume_error(rc);
+        lar_query_free(q);
+        return;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (hits[i] > 1) abort();
+        if (lar_query_match_values(txn, q, &values[i], 1, &alone) != LAR_OK || alone != hits[i]) abort();
+    }
+    lar_query_free(q);
+}
+
 typedef void (*operation)(state *, program *);
 static const operation OPERATIONS[] = {
     op_schema, op_begin, op_end, op_create, op_get, op_set, op_delete, op_find,
@@ -1524,6 +1563,7 @@ static const operation OPERATIONS[] = {
     op_copy,
     op_iter_follow,
     op_create_with_embedded,
+    op_match_values,
 };
 static const char *const OPERATION_NAMES[] = {
     "schema", "begin", "end", "create", "get", "set", "delete", "find",
@@ -1537,6 +1577,7 @@ static const char *const OPERATION_NAMES[] = {
     "copy",
     "iter_follow",
     "create_with_embedded",
+    "match_values",
 };
 #define OPERATION_COUNT (sizeof OPERATIONS / sizeof *OPERATIONS)
 

@@ -77,16 +77,22 @@ enum QueryArgument {
     /// traps with the core's message when the text or an argument is invalid.
     static func parse(_ format: String, _ args: [Any?], environment: Environment, cls: lar_class,
                       schema: ClassSchema) -> QueryHandle {
-        let (slot, idle) = environment.queryPool.take(.text(cls, format))
+        parse(format, args, environment: environment, subject: .objects(cls), linkingObjects: schema.linkingObjects)
+    }
+
+    /// The same for any subject; linkingObjects: the properties the text may name by
+    /// their Swift names (none for a query over values).
+    static func parse(_ format: String, _ args: [Any?], environment: Environment, subject: QuerySubject,
+                      linkingObjects: [LinkingObjectsSchema] = []) -> QueryHandle {
+        let (slot, idle) = environment.queryPool.take(.text(subject, format))
         let handle: QueryHandle
         if let query = idle {
             handle = QueryHandle(query, environment: environment, slot: slot)
         } else {
-            var query: OpaquePointer?
-            if lar_query_parse(environment.handle, cls, naming(schema.linkingObjects, in: format), &query) != LAR_OK {
+            guard let query = subject.parse(environment.handle, naming(linkingObjects, in: format)) else {
                 QueryHandle.invalidQuery()
             }
-            handle = QueryHandle(query!, environment: environment, slot: slot)
+            handle = QueryHandle(query, environment: environment, slot: slot)
         }
         var expected = 0
         lar_query_argument_count(handle.pointer, &expected)
@@ -95,7 +101,7 @@ enum QueryArgument {
         }
         let keyPaths = args.isEmpty ? [] : keyPathPositions(in: format)
         let arguments = args.enumerated().map { index, value in
-            QueryArgument(value, keyPath: index < keyPaths.count && keyPaths[index]).naming(schema.linkingObjects)
+            QueryArgument(value, keyPath: index < keyPaths.count && keyPaths[index]).naming(linkingObjects)
         }
         let rc = withCArguments(arguments) { lar_query_bind(handle.pointer, $0, $1) }
         if rc != LAR_OK { QueryHandle.invalidQuery() }

@@ -161,12 +161,17 @@ final class QueryHandle {
     /// environment's pool with node's values bound, or a new one that goes to the pool
     /// when done. Traps with the core's message when the query is invalid.
     static func build(_ node: QueryNode, environment: Environment, cls: lar_class) -> QueryHandle {
+        build(node, environment: environment, subject: .objects(cls))
+    }
+
+    /// The same for any subject (objects of a class, or plain values).
+    static func build(_ node: QueryNode, environment: Environment, subject: QuerySubject) -> QueryHandle {
         let program = QueryProgram(node)
-        let (slot, idle) = environment.queryPool.take(.built(cls, program.tokens))
+        let (slot, idle) = environment.queryPool.take(.built(subject, program.tokens))
         if let query = idle {
             if program.bind(to: query) { return QueryHandle(query, environment: environment, slot: slot) }
             lar_query_free(query)
-        } else if let query = newQuery(env: environment.handle, cls: cls) {
+        } else if let query = subject.newQuery(environment.handle) {
             program.emit(into: query, literal: false)
             if lar_query_finish(query) == LAR_OK && program.bind(to: query) {
                 return QueryHandle(query, environment: environment, slot: slot)
@@ -174,27 +179,20 @@ final class QueryHandle {
             lar_query_free(query) // a refused query never goes to the pool
         }
         // Refused: the query with its values written in gives the core's message for them.
-        return buildLiteral(program, env: environment.handle, cls: cls)
+        return buildLiteral(program, env: environment.handle, subject: subject)
     }
 
     /// The query with its values written in (no arguments), as its description shows them.
     static func buildLiteral(_ node: QueryNode, env: OpaquePointer, cls: lar_class) -> QueryHandle {
-        buildLiteral(QueryProgram(node), env: env, cls: cls)
+        buildLiteral(QueryProgram(node), env: env, subject: .objects(cls))
     }
 
-    private static func buildLiteral(_ program: QueryProgram, env: OpaquePointer, cls: lar_class) -> QueryHandle {
-        var query: OpaquePointer!
-        let rc = lar_query_new(env, cls, &query)
-        if rc != LAR_OK { fatalCoreError(rc, "Cannot build a query") }
+    private static func buildLiteral(_ program: QueryProgram, env: OpaquePointer, subject: QuerySubject) -> QueryHandle {
+        guard let query = subject.newQuery(env) else { invalidQuery() }
         let handle = QueryHandle(query)
         program.emit(into: query, literal: true)
         if lar_query_finish(query) != LAR_OK { invalidQuery() }
         return handle
-    }
-
-    private static func newQuery(env: OpaquePointer, cls: lar_class) -> OpaquePointer? {
-        var query: OpaquePointer?
-        return lar_query_new(env, cls, &query) == LAR_OK ? query : nil
     }
 
     /// Realm traps on an invalid predicate; the message is the core's.

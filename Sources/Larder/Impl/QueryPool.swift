@@ -9,10 +9,10 @@ import Foundation
 /// classes), so a query resolved once stays valid for the environment's life.
 final class QueryPool: @unchecked Sendable {
     enum Key: Hashable {
-        /// A `where {}` query on a class: its builder calls, values left as arguments.
-        case built(lar_class, [QueryToken])
-        /// A `filter(format, ...)` query on a class.
-        case text(lar_class, String)
+        /// A `where {}` query: its builder calls, values left as arguments.
+        case built(QuerySubject, [QueryToken])
+        /// A `filter(format, ...)` query.
+        case text(QuerySubject, String)
     }
 
     /// The idle queries of one key. A query in use holds its slot (so that giving it
@@ -80,6 +80,38 @@ final class QueryPool: @unchecked Sendable {
                 slot.idle.forEach { lar_query_free($0) }
                 slot.idle = []
             }
+        }
+    }
+}
+
+/// What a query selects: the objects of a class, or plain values of one type (the
+/// elements of a `List<Int>`, ...), each named `self` (`lar_query_parse_values`).
+enum QuerySubject: Hashable {
+    case objects(lar_class)
+    case values(type: UInt32, optional: Bool)
+
+    /// The subject of a query over values of type T.
+    static func values<T: _Persistable>(of type: T.Type) -> QuerySubject {
+        .values(type: T._larderType.rawValue, optional: T._larderIsOptional)
+    }
+
+    /// A new C query of this subject, empty for the builder; nil when the core refuses it.
+    func newQuery(_ env: OpaquePointer) -> OpaquePointer? {
+        var query: OpaquePointer?
+        switch self {
+        case .objects(let cls): return lar_query_new(env, cls, &query) == LAR_OK ? query : nil
+        case .values(let type, let optional):
+            return lar_query_new_values(env, lar_type(rawValue: type), optional ? 1 : 0, &query) == LAR_OK ? query : nil
+        }
+    }
+
+    /// text parsed as a query of this subject; nil (the core's error recorded) when it is invalid.
+    func parse(_ env: OpaquePointer, _ text: String) -> OpaquePointer? {
+        var query: OpaquePointer?
+        switch self {
+        case .objects(let cls): return lar_query_parse(env, cls, text, &query) == LAR_OK ? query : nil
+        case .values(let type, let optional):
+            return lar_query_parse_values(env, lar_type(rawValue: type), optional ? 1 : 0, text, &query) == LAR_OK ? query : nil
         }
     }
 }
