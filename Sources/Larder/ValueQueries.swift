@@ -29,6 +29,22 @@ extension Results {
         valueFilter(predicateFormat, arguments: args.map { $0 as Any? })
     }
 
+    /// The position of the first value that matches the query isIncluded builds; nil when none does.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        firstIndex(of: self.where(isIncluded))
+    }
+
+    /// The same with a predicate in Realm's query language.
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        firstIndex(of: valueFilter(predicateFormat, arguments: args.map { $0 as Any? }))
+    }
+
+    /// A value's match depends on the value alone: the first match's first position is the first matching one.
+    func firstIndex(of matching: Results<Element>) -> Int? {
+        guard let first = matching.first else { return nil }
+        return values().firstIndex { List<Element>.same($0, first) }
+    }
+
     func valueFilter(_ predicateFormat: String, arguments: [Any?]) -> Results<Element> {
         filteredValues(by: QueryArgument.parse(predicateFormat, arguments, environment: instance.environment,
                                                subject: .values(of: Element.self)))
@@ -45,6 +61,15 @@ extension List {
     /// The same with a predicate in Realm's query language: `tags.filter("self BEGINSWITH 'a'")`.
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {
         valueResults().valueFilter(predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
+    /// The position of the first element that matches the query isIncluded builds; nil when none does.
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        valueResults().index(matching: isIncluded)
+    }
+
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        valueResults().firstIndex(of: valueResults().valueFilter(predicateFormat, arguments: args.map { $0 as Any? }))
     }
 
     private func valueResults() -> Results<Element> {
@@ -86,6 +111,14 @@ extension Map {
 extension List where Element: Object {
     public func `where`(_ isIncluded: (Query<Element>) -> Query<Bool>) -> Results<Element> {
         sorted(by: []).where(isIncluded)
+    }
+
+    public func index(matching isIncluded: (Query<Element>) -> Query<Bool>) -> Int? {
+        sorted(by: []).index(matching: isIncluded)
+    }
+
+    public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
+        sorted(by: []).index(matching: predicateFormat, arguments: args.map { $0 as Any? })
     }
 
     public func filter(_ predicateFormat: String, _ args: Any...) -> Results<Element> {

@@ -25,6 +25,10 @@ final class ValueQueryTests: RealmTestCase {
         XCTAssertEqual(Array(kennel.scores.filter("self IN %@", [7, 5])), [5, 7, 5])
         XCTAssertEqual(Array(kennel.scores.filter("%K < 0", "self")), [-3])
         XCTAssertEqual(kennel.scores.where { $0 > 100 }.count, 0)
+        XCTAssertEqual(kennel.scores.index(matching: { $0 > 5 }), 2)
+        XCTAssertEqual(kennel.scores.index(matching: "self == %@", 5), 0)
+        XCTAssertNil(kennel.scores.index(matching: "self > 100"))
+        XCTAssertEqual(kennel.scores.sorted().index(matching: { $0 > 1 }), 2) // -3 1 5 5 7
     }
 
     func testFilteredValuesKeepTheOrderTheyAreSortedIn() throws {
@@ -92,6 +96,8 @@ final class ValueQueryTests: RealmTestCase {
         }
         XCTAssertEqual(owner.pets.where { $0.name == "Rex" }.map(\.name), ["Rex"])
         XCTAssertEqual(owner.pets.filter("name BEGINSWITH 'F'").map(\.name), ["Fido"])
+        XCTAssertEqual(owner.pets.index(matching: { $0.name == "Fido" }), 1)
+        XCTAssertEqual(owner.pets.index(matching: "name == %@", "Rex"), 0)
     }
 
     func testAnInvalidQueryTrapsWithTheCoresMessage() throws {
