@@ -7,6 +7,7 @@
 
 #include <lmdb.h>
 #include <pthread.h>
+#include <string.h>
 #include <sys/types.h>
 
 /* ---- tables ---- */
@@ -376,6 +377,55 @@ static inline void kv_read_ahead_past(kv_read_ahead *ahead, const kv_val *row)
     const char *wanted = (const char *)(page + KV_READ_AHEAD_PAGES * ahead->page_size);
     for (uintptr_t line = 0; line < ahead->page_size; line += 64) __builtin_prefetch(wanted + line);
 }
+/* A walk of a table of 8-byte keys in key order, rows read in place from LMDB's leaf
+ * pages in a read transaction (table_walk.c says how and why). kv_walk_next() returns 0
+ * with the next entry, KV_NOTFOUND past the last, or an LMDB error; key and data point
+ * into the map, as a cursor's do, while the transaction lives. */
+#define KV_WALK_HEADER 16        /* an LMDB page's header, before its node offsets */
+#define KV_WALK_NODE 8           /* an LMDB node's header */
+#define KV_WALK_KEY 8            /* the keys a walk reads in place */
+typedef struct kv_walk {
+    kv_cursor *cursor;
+    const uint8_t *page;      /* the leaf page read in place, or NULL: the cursor steps */
+    uint32_t next, count;     /* the next node's index on it, and its node count */
+    uint32_t upper;           /* where its nodes start */
+    uint32_t cursor_at;       /* the node the cursor is on */
+    uint32_t page_size;
+    bool in_place;            /* pages may be read in place: a read, LMDB 0.9's layout */
+    size_t row_ahead;         /* how far on a row's lines are prefetched (table_walk.c) */
+    bool started;
+} kv_walk;
+int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w);
+void kv_walk_close(kv_walk *w);
+/* The first entry, a new page, or a node the cursor reads (out of line). */
+int kv_walk_turn(kv_walk *w, kv_val *key, kv_val *data);
+static inline int kv_walk_next(kv_walk *w, kv_val *key, kv_val *data)
+{
+    if (w->next < w->count) {
+        uint16_t at, lo, hi, flags, ksize;
+        memcpy(&at, w->page + KV_WALK_HEADER + 2 * w->next, 2);
+        if (at >= w->upper && at <= w->page_size - KV_WALK_NODE - KV_WALK_KEY) {
+            const uint8_t *node = w->page + at;
+            memcpy(&lo, node, 2);
+            memcpy(&hi, node + 2, 2);
+            memcpy(&flags, node + 4, 2);
+            memcpy(&ksize, node + 6, 2);
+            size_t size = (size_t)lo | (size_t)hi << 16;
+            if (!flags && ksize == KV_WALK_KEY && size <= w->page_size - at - KV_WALK_NODE - KV_WALK_KEY) {
+                key->mv_size = KV_WALK_KEY;
+                key->mv_data = (void *)(node + KV_WALK_NODE);
+                data->mv_size = size;
+                data->mv_data = (void *)(node + KV_WALK_NODE + KV_WALK_KEY);
+                __builtin_prefetch(node + w->row_ahead);
+                __builtin_prefetch(node + w->row_ahead + KV_WALK_NODE + KV_WALK_KEY + size);
+                w->next++;
+                return 0;
+            }
+        }
+    }
+    return kv_walk_turn(w, key, data);
+}
+
 /* The id of txn's snapshot: the last commit it sees (a write: the commit it will make). */
 static inline uint64_t kv_txn_id(lar_txn *txn)
 {

@@ -222,6 +222,10 @@ int key_path_read_rows(lar_txn *txn, const key_path *path, const kv_val *rows, s
                        size_t stride)
 {
     for (size_t i = 0; i < n; i++) {
+        if (i + 16 < n) {
+            __builtin_prefetch(rows[i + 16].mv_data);
+            __builtin_prefetch((const char *)rows[i + 16].mv_data + rows[i + 16].mv_size - 1);
+        }
         int rc = key_path_read_row(txn, path, &rows[i], &out[i * stride]);
         if (rc != LAR_OK) return rc;
     }

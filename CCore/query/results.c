@@ -180,16 +180,14 @@ static int matches_close(matches *m, int err)
 
 static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
 {
-    kv_cursor *cursor;
-    int rc = kv_cursor_open(txn, cls->dbi, &cursor);
+    kv_walk walk;
+    int rc = kv_walk_open(txn, cls->dbi, &walk);
     if (rc) return lar_fail_mdb(rc, "cannot run a query");
     matches m;
     matches_open(&m, txn, cls, p, sink);
-    kv_read_ahead ahead = kv_read_ahead_start(txn);
     kv_val key, row;
     int err = LAR_OK;
-    for (rc = kv_cursor_step(cursor, &key, &row, KV_FIRST); !rc && !err; rc = kv_cursor_step(cursor, &key, &row, KV_NEXT)) {
-        kv_read_ahead_past(&ahead, &row);
+    for (rc = kv_walk_next(&walk, &key, &row); !rc && !err; rc = kv_walk_next(&walk, &key, &row)) {
         lar_objkey k;
         if (key.mv_size != sizeof k) {
             err = lar_fail(LAR_ECORRUPT, "the table of class '%s' holds a key of %zu bytes", cls->name, key.mv_size);
@@ -198,7 +196,7 @@ static int scan(lar_txn *txn, const schema_class *cls, plan *p, row_sink *sink)
         memcpy(&k, key.mv_data, sizeof k);
         err = check_row(&m, k, row);
     }
-    kv_cursor_close(cursor);
+    kv_walk_close(&walk);
     if (!err && rc && rc != KV_NOTFOUND) err = lar_fail_mdb(rc, "cannot run a query");
     return matches_close(&m, err);
 }
