@@ -48,12 +48,11 @@ static bool layout_known(void)
 
 int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w)
 {
-    memset(w, 0, sizeof *w);
-    int rc = kv_cursor_open(txn, table, &w->cursor);
+    kv_cursor *cursor;
+    int rc = kv_cursor_open(txn, table, &cursor);
     if (rc) return rc;
-    w->page_size = txn->env->page_size;
-    w->in_place = !txn->write && layout_known();
-    w->row_ahead = (size_t)KV_READ_AHEAD_PAGES * w->page_size;
+    kv_walk_attach(w, txn, cursor, NULL);
+    w->started = false;
     return 0;
 }
 
@@ -70,8 +69,9 @@ static uint16_t read16(const uint8_t *at)
     return v;
 }
 
-/* Takes the page of the row the cursor just returned, when the row is that leaf page's
- * first node; else leaves the walk stepping the cursor. */
+/* Takes the page of the row the cursor is on, a leaf page whose header fits it, and
+ * reads on from that row's node; else leaves the walk stepping the cursor. A step onto
+ * a new page lands on its first node: the search ends there. */
 static void adopt_page(kv_walk *w, const kv_val *data)
 {
     uintptr_t size = w->page_size;
@@ -80,14 +80,29 @@ static void adopt_page(kv_walk *w, const kv_val *data)
     unsigned lower = read16(page + PAGE_LOWER_AT), upper = read16(page + PAGE_UPPER_AT);
     if ((flags & (P_BRANCH | P_LEAF | P_OVERFLOW | P_META | P_LEAF2 | P_SUBP)) != P_LEAF) return;
     if (lower <= PAGE_HEADER || lower > upper || upper > size || (lower & 1)) return;
-    unsigned first = read16(page + PAGE_HEADER);
-    if (first < upper || first > size - KV_WALK_NODE - 8) return;
-    if (page + first + KV_WALK_NODE + 8 != (const uint8_t *)data->mv_data) return;
-    w->page = page;
-    w->count = (lower - PAGE_HEADER) / 2;
-    w->upper = upper;
-    w->next = 1;
-    w->cursor_at = 0;
+    uint32_t count = (lower - PAGE_HEADER) / 2;
+    for (uint32_t i = 0; i < count; i++) {
+        unsigned at = read16(page + PAGE_HEADER + 2 * i);
+        if (at < upper || at > size - KV_WALK_NODE - KV_WALK_KEY) return;
+        if (page + at + KV_WALK_NODE + KV_WALK_KEY != (const uint8_t *)data->mv_data) continue;
+        w->page = page;
+        w->count = count;
+        w->upper = upper;
+        w->next = i + 1;
+        w->cursor_at = i;
+        return;
+    }
+}
+
+void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *data)
+{
+    memset(w, 0, sizeof *w);
+    w->cursor = cursor;
+    w->page_size = txn->env->page_size;
+    w->in_place = !txn->write && layout_known();
+    w->row_ahead = (size_t)KV_READ_AHEAD_PAGES * w->page_size;
+    w->started = true;
+    if (w->in_place && data) adopt_page(w, data);
 }
 
 /* Places the cursor on node index of the page (it is on w->cursor_at). */
@@ -99,6 +114,14 @@ static int place_cursor(kv_walk *w, uint32_t index)
     return mdb_cursor_get(w->cursor, &key, &data, MDB_SET);
 }
 
+int kv_walk_settle(kv_walk *w)
+{
+    int rc = w->page ? place_cursor(w, w->next - 1) : 0;
+    w->page = NULL;
+    w->next = w->count = 0;
+    return rc;
+}
+
 int kv_walk_turn(kv_walk *w, kv_val *key, kv_val *data)
 {
     int rc;
@@ -108,9 +131,7 @@ int kv_walk_turn(kv_walk *w, kv_val *key, kv_val *data)
     } else {
         /* Past the page's end, or a node the cursor must read: the cursor goes to the
          * last node returned, and LMDB steps from there. */
-        rc = w->page ? place_cursor(w, w->next - 1) : 0;
-        w->page = NULL;
-        w->next = w->count = 0;
+        rc = kv_walk_settle(w);
         if (!rc) rc = mdb_cursor_get(w->cursor, key, data, MDB_NEXT);
     }
     if (rc) return rc;

@@ -92,8 +92,8 @@ struct lar_iter {
     lar_objkey last_key;      /* 0 before the first step; not kept up while streaming, which needs none */
     bool done;
     bool seeking;             /* the next step must seek, even in a read transaction */
-    bool streaming;           /* a read cursor mid-walk: the next step is a plain KV_NEXT */
-    kv_read_ahead ahead;      /* while streaming: the next LMDB page asked into the cache */
+    bool streaming;           /* a read cursor mid-walk: the next step is the walk's */
+    kv_walk walk;             /* while streaming: the walk on from the cursor (its pages read in place) */
     /* Bindings: room for one per property, allocated by the first bind. */
     iter_binding *bindings;
     copy_run *runs;           /* the wide bindings, by slot offset */

@@ -76,3 +76,73 @@ TEST(table_walk_reads_pages_in_place_as_the_cursor_would)
     lar_txn_free(txn);
     close_env(env);
 }
+
+/* The n of every object an iterator walks in txn, by single steps and batches in turn,
+ * seeking to key seek_to (0: none) once 100 objects are read; *sought: how many were read then. */
+static size_t walk_all(lar_txn *txn, lar_class cls, lar_objkey seek_to, int64_t *out, size_t room, size_t *sought)
+{
+    lar_iter *it;
+    CHECK_OK(lar_iter_open(txn, cls, &it));
+    int64_t n[8];
+    CHECK_OK(lar_iter_bind_int(it, 0, &n[0]));
+    size_t count = 0;
+    lar_obj obj;
+    for (;;) {
+        if (count >= 100 && seek_to) {
+            CHECK_OK(lar_iter_seek(it, seek_to));
+            seek_to = 0;
+            *sought = count;
+        }
+        if (count % 3 == 0) {
+            int rc = lar_iter_next(it, &obj);
+            if (rc == LAR_ENOTFOUND) break;
+            CHECK_OK(rc);
+            CHECK(count < room);
+            out[count++] = n[0];
+        } else {
+            size_t got;
+            int rc = lar_iter_next_batch(it, NULL, 8, sizeof(int64_t), &got);
+            if (rc == LAR_ENOTFOUND) break;
+            CHECK_OK(rc);
+            for (size_t i = 0; i < got; i++) {
+                CHECK(count < room);
+                out[count++] = n[i];
+            }
+        }
+    }
+    lar_iter_close(it);
+    return count;
+}
+
+TEST(table_walk_iterators_read_pages_in_place_as_the_cursor_would)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    lar_class cls = blob_schema(env);
+    static uint8_t big[5000];
+    lar_txn *txn = begin_write(env);
+    lar_obj objs[2000];
+    for (int i = 0; i < 2000; i++) {
+        lar_value v[] = {val_int(i), val_bool(0), val_bin(big, i % 89 == 0 ? sizeof big : (size_t)(i % 7))};
+        CHECK_OK(lar_obj_create(txn, cls, v, 3, &objs[i]));
+    }
+    for (int i = 0; i < 2000; i += 4) CHECK_OK(lar_obj_delete(txn, objs[i]));
+    static int64_t in_write[2000], in_read[2000];
+    size_t sought_in_write = 0, sought = 0;
+    size_t written = walk_all(txn, cls, objs[1500].key, in_write, 2000, &sought_in_write);
+    commit_txn(txn);
+    txn = begin_read(env);
+    size_t read = walk_all(txn, cls, objs[1500].key, in_read, 2000, &sought);
+    CHECK_EQ(read, written);
+    CHECK_EQ(sought, sought_in_write);
+    CHECK_MEM(in_read, in_write, read * sizeof *in_read);
+    /* The live objects (every fourth is gone) up to the seek, then from object 1500 on. */
+    size_t k = 0;
+    for (int i = 1; i < 2000 && k < sought; i++)
+        if (i % 4) CHECK_EQ(in_read[k++], i);
+    for (int i = 1500; i < 2000; i++)
+        if (i % 4) CHECK_EQ(in_read[k++], i);
+    CHECK_EQ(read, k);
+    CHECK_EQ(walk_all(txn, cls, 0, in_read, 2000, &sought), 1500);
+    lar_txn_free(txn);
+    close_env(env);
+}
