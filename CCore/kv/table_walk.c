@@ -111,7 +111,8 @@ static int place_cursor(kv_walk *w, uint32_t index)
     if (index == w->cursor_at) return 0;
     const uint8_t *node = w->page + read16(w->page + PAGE_HEADER + 2 * index);
     kv_val key = {KV_WALK_KEY, (void *)(node + KV_WALK_NODE)}, data;
-    return mdb_cursor_get(w->cursor, &key, &data, MDB_SET);
+    int rc = mdb_cursor_get(w->cursor, &key, &data, MDB_SET);
+    return rc == MDB_NOTFOUND ? MDB_CORRUPTED : rc; /* a row read in place is in the table */
 }
 
 int kv_walk_settle(kv_walk *w)
