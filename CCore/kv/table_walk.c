@@ -39,11 +39,13 @@
 #define P_LEAF2 0x20
 #define P_SUBP 0x40
 
+/* LMDB 0.9 on a 64-bit machine (its page numbers, in the header, are a size_t). The
+ * first row's node is still checked against the pointer LMDB gave before a page is read. */
 static bool layout_known(void)
 {
     int major, minor;
     mdb_version(&major, &minor, NULL);
-    return MDB_VERSION_MAJOR == 0 && MDB_VERSION_MINOR == 9 && major == 0 && minor == 9;
+    return MDB_VERSION_MAJOR == 0 && MDB_VERSION_MINOR == 9 && major == 0 && minor == 9 && sizeof(size_t) == 8;
 }
 
 int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w)
