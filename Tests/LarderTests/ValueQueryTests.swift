@@ -87,6 +87,29 @@ final class ValueQueryTests: RealmTestCase {
         XCTAssertEqual(Array(big), [20])
     }
 
+    func testFilteredValuesAreObservedAndFreeze() throws {
+        let (realm, kennel) = try kennel { $0.scores.append(objectsIn: [1, 9]) }
+        let big = kennel.scores.where { $0 > 5 }
+        var changes: [RealmCollectionChange<Results<Int>>] = []
+        let token = big.observe { changes.append($0) }
+        realm.refresh()
+        try realm.write { kennel.scores.append(objectsIn: [3, 7]) } // 1 9 3 7: big is 9 7
+        guard case .update(let results, let deletions, let insertions, let modifications)? = changes.last else {
+            return XCTFail("no update: \(changes)")
+        }
+        XCTAssertEqual(Array(results), [9, 7])
+        XCTAssertEqual(deletions, [])
+        XCTAssertEqual(insertions, [1])
+        XCTAssertEqual(modifications, [])
+        token.invalidate()
+
+        let frozen = big.freeze()
+        try realm.write { kennel.scores.removeAll() }
+        XCTAssertEqual(Array(frozen), [9, 7])
+        XCTAssertEqual(Array(big), [])
+        XCTAssertEqual(Array(kennel.freeze().scores.filter("self < 0")), [])
+    }
+
     func testListsAndSetsOfObjectsKeepTheirObjectQueries() throws {
         let realm = try openRealm([Owner.self, Pet.self, Toy.self, KeyedToy.self])
         let owner = Owner()
