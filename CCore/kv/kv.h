@@ -397,9 +397,9 @@ typedef struct kv_walk {
 } kv_walk;
 int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w);
 void kv_walk_close(kv_walk *w);
-/* A walk on from the row (data) cursor is on, over the cursor the caller keeps and
- * closes: its steps go through kv_walk_next() until the caller steps the cursor again. */
-void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *data);
+/* A walk on from the entry (key, data) cursor is on, over the cursor the caller keeps
+ * and closes: its steps go through kv_walk_next() until the caller steps the cursor again. */
+void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *key, const kv_val *data);
 /* Puts the cursor on the last row the walk returned, so that the caller may step it. */
 int kv_walk_settle(kv_walk *w);
 /* The first entry, a new page, or a node the cursor reads (out of line). */

@@ -53,7 +53,7 @@ int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w)
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, table, &cursor);
     if (rc) return rc;
-    kv_walk_attach(w, txn, cursor, NULL);
+    kv_walk_attach(w, txn, cursor, NULL, NULL);
     w->started = false;
     return 0;
 }
@@ -73,11 +73,17 @@ static uint16_t read16(const uint8_t *at)
 
 /* Takes the page of the row the cursor is on, a leaf page whose header fits it, and
  * reads on from that row's node; else leaves the walk stepping the cursor. A step onto
- * a new page lands on its first node: the search ends there. */
-static void adopt_page(kv_walk *w, const kv_val *data)
+ * a new page lands on its first node: the search ends there.
+ * Only a plain node is taken: an 8-byte key, the row right after it, both on the page
+ * of the node's header, which LMDB read. A damaged key size sends LMDB's row pointer
+ * anywhere, past the file's end too, where a read of the page it masks to is SIGBUS. */
+static void adopt_page(kv_walk *w, const kv_val *key, const kv_val *data)
 {
     uintptr_t size = w->page_size;
-    const uint8_t *page = (const uint8_t *)((uintptr_t)data->mv_data & ~(size - 1));
+    const uint8_t *row = data->mv_data, *node = (const uint8_t *)key->mv_data - KV_WALK_NODE;
+    if (key->mv_size != KV_WALK_KEY || row != node + KV_WALK_NODE + KV_WALK_KEY) return;
+    const uint8_t *page = (const uint8_t *)((uintptr_t)node & ~(size - 1));
+    if ((const uint8_t *)((uintptr_t)row & ~(size - 1)) != page) return;
     unsigned flags = read16(page + PAGE_FLAGS_AT);
     unsigned lower = read16(page + PAGE_LOWER_AT), upper = read16(page + PAGE_UPPER_AT);
     if ((flags & (P_BRANCH | P_LEAF | P_OVERFLOW | P_META | P_LEAF2 | P_SUBP)) != P_LEAF) return;
@@ -86,7 +92,7 @@ static void adopt_page(kv_walk *w, const kv_val *data)
     for (uint32_t i = 0; i < count; i++) {
         unsigned at = read16(page + PAGE_HEADER + 2 * i);
         if (at < upper || at > size - KV_WALK_NODE - KV_WALK_KEY) return;
-        if (page + at + KV_WALK_NODE + KV_WALK_KEY != (const uint8_t *)data->mv_data) continue;
+        if (page + at != node) continue;
         w->page = page;
         w->count = count;
         w->upper = upper;
@@ -96,7 +102,7 @@ static void adopt_page(kv_walk *w, const kv_val *data)
     }
 }
 
-void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *data)
+void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *key, const kv_val *data)
 {
     memset(w, 0, sizeof *w);
     w->cursor = cursor;
@@ -104,7 +110,7 @@ void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *d
     w->in_place = !txn->write && layout_known();
     w->row_ahead = (size_t)KV_READ_AHEAD_PAGES * w->page_size;
     w->started = true;
-    if (w->in_place && data) adopt_page(w, data);
+    if (w->in_place && key) adopt_page(w, key, data);
 }
 
 /* Places the cursor on node index of the page (it is on w->cursor_at). */
@@ -138,6 +144,6 @@ int kv_walk_turn(kv_walk *w, kv_val *key, kv_val *data)
         if (!rc) rc = mdb_cursor_get(w->cursor, key, data, MDB_NEXT);
     }
     if (rc) return rc;
-    if (w->in_place) adopt_page(w, data);
+    if (w->in_place) adopt_page(w, key, data);
     return 0;
 }

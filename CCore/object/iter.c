@@ -160,7 +160,7 @@ static int advance_checked(lar_iter *iter, kv_val *key)
     if (key->mv_size != sizeof iter->last_key) return key_corrupt(iter, key);
     memcpy(&iter->last_key, key->mv_data, sizeof iter->last_key);
     iter->streaming = !txn->write;
-    if (iter->streaming) kv_walk_attach(&iter->walk, txn, iter->cursor, &txn->cache_row);
+    if (iter->streaming) kv_walk_attach(&iter->walk, txn, iter->cursor, key, &txn->cache_row);
     return LAR_OK;
 }
 

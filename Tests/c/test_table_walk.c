@@ -3,6 +3,8 @@
  * rows on overflow pages between them, and after deletes leave pages part empty. */
 #include "test.h"
 
+#include <stdlib.h>
+
 static lar_class blob_schema(lar_env *env)
 {
     lar_property_def props[] = {PROP("n", LAR_TYPE_INT, 0), PROP("pick", LAR_TYPE_BOOL, 0),
@@ -143,6 +145,54 @@ TEST(table_walk_iterators_read_pages_in_place_as_the_cursor_would)
         if (i % 4) CHECK_EQ(in_read[k++], i);
     CHECK_EQ(read, k);
     CHECK_EQ(walk_all(txn, cls, 0, in_read, 2000, &sought), 1500);
+    lar_txn_free(txn);
+    close_env(env);
+}
+
+/* A leaf node of the file whose key size is damaged: LMDB hands back a key of that size
+ * and a row pointer past the file's end, which the walk must not read a page at (a read
+ * past the end of a mapped file is SIGBUS). The scan reports the damage instead. */
+TEST(table_walk_refuses_a_node_whose_key_size_is_damaged)
+{
+    const char *path = test_db_path(NULL);
+    lar_env *env = open_env(path);
+    lar_class cls = blob_schema(env);
+    lar_txn *txn = begin_write(env);
+    for (int i = 0; i < 3; i++) {
+        lar_value v[] = {val_int(i), val_bool(1), val_bin("WALKMARK", 8)};
+        CHECK_OK(lar_obj_create(txn, cls, v, 3, NULL));
+    }
+    commit_txn(txn);
+    close_env(env);
+
+    size_t size;
+    uint8_t *file = file_read(path, &size);
+    bool damaged = false;
+    for (size_t page = 0; page + 4096 <= size && !damaged; page += 4096) {
+        uint16_t flags, first;
+        memcpy(&flags, file + page + 10, 2);
+        if (flags != 0x02 || !memmem(file + page, 4096, "WALKMARK", 8)) continue; /* a leaf of our rows */
+        memcpy(&first, file + page + 16, 2);
+        uint16_t huge = 0xFFFF;
+        memcpy(file + page + first + 6, &huge, 2); /* the first node's key size */
+        damaged = true;
+    }
+    CHECK(damaged);
+    file_write(path, file, size);
+    free(file);
+
+    env = open_env(path);
+    txn = begin_read(env);
+    lar_query *q;
+    CHECK_OK(lar_query_parse(env, cls, "TRUEPREDICATE", &q));
+    lar_results *r;
+    CHECK_RC(lar_query_run(txn, q, &r), LAR_ECORRUPT);
+    lar_query_free(q);
+    lar_iter *it;
+    CHECK_OK(lar_iter_open(txn, cls, &it));
+    lar_obj obj;
+    CHECK_RC(lar_iter_next(it, &obj), LAR_ECORRUPT);
+    lar_iter_close(it);
     lar_txn_free(txn);
     close_env(env);
 }
