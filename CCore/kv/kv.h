@@ -377,6 +377,15 @@ static inline void kv_read_ahead_past(kv_read_ahead *ahead, const kv_val *row)
     const char *wanted = (const char *)(page + KV_READ_AHEAD_PAGES * ahead->page_size);
     for (uintptr_t line = 0; line < ahead->page_size; line += 64) __builtin_prefetch(wanted + line);
 }
+/* How many rows ahead a walk of known rows (a result's, kept from its scan) asks for the
+ * row it will read: a sorted result's rows are all over the map, and each waits for memory. */
+#define KV_ROWS_AHEAD 16
+/* Asks row into the cache: its first and last lines (a row spans two, often). */
+static inline void kv_prefetch_row(const kv_val *row)
+{
+    __builtin_prefetch(row->mv_data);
+    __builtin_prefetch((const uint8_t *)row->mv_data + row->mv_size - 1);
+}
 /* A walk of a table of 8-byte keys in key order, rows read in place from LMDB's leaf
  * pages in a read transaction (table_walk.c says how and why). kv_walk_next() returns 0
  * with the next entry, KV_NOTFOUND past the last, or an LMDB error; key and data point

@@ -48,13 +48,21 @@ static bool layout_known(void)
     return MDB_VERSION_MAJOR == 0 && MDB_VERSION_MINOR == 9 && major == 0 && minor == 9 && sizeof(size_t) == 8;
 }
 
+static void walk_init(kv_walk *w, lar_txn *txn, kv_cursor *cursor)
+{
+    memset(w, 0, sizeof *w);
+    w->cursor = cursor;
+    w->page_size = txn->env->page_size;
+    w->in_place = !txn->write && layout_known();
+    w->row_ahead = (size_t)KV_READ_AHEAD_PAGES * w->page_size;
+}
+
 int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w)
 {
     kv_cursor *cursor;
     int rc = kv_cursor_open(txn, table, &cursor);
     if (rc) return rc;
-    kv_walk_attach(w, txn, cursor, NULL, NULL);
-    w->started = false;
+    walk_init(w, txn, cursor);
     return 0;
 }
 
@@ -104,13 +112,9 @@ static void adopt_page(kv_walk *w, const kv_val *key, const kv_val *data)
 
 void kv_walk_attach(kv_walk *w, lar_txn *txn, kv_cursor *cursor, const kv_val *key, const kv_val *data)
 {
-    memset(w, 0, sizeof *w);
-    w->cursor = cursor;
-    w->page_size = txn->env->page_size;
-    w->in_place = !txn->write && layout_known();
-    w->row_ahead = (size_t)KV_READ_AHEAD_PAGES * w->page_size;
+    walk_init(w, txn, cursor);
     w->started = true;
-    if (w->in_place && key) adopt_page(w, key, data);
+    if (w->in_place) adopt_page(w, key, data);
 }
 
 /* Places the cursor on node index of the page (it is on w->cursor_at). */

@@ -202,10 +202,6 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
 }
 
-/* How many rows ahead a walk of known rows asks for the row it will read: a sorted
- * result's rows are all over the map, and each waits for memory. */
-#define ROWS_AHEAD 16
-
 /* A step of a key walk: the next listed object that still exists. */
 static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
 {
@@ -219,11 +215,7 @@ static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
         kv_val row;
         if (known) { /* the snapshot the rows were read in: in place, the coming ones on their way */
             row = iter->rows[at];
-            if (at + ROWS_AHEAD < iter->key_count) { /* a row spans two cache lines, often */
-                const kv_val *ahead = &iter->rows[at + ROWS_AHEAD];
-                __builtin_prefetch(ahead->mv_data);
-                __builtin_prefetch((const uint8_t *)ahead->mv_data + ahead->mv_size - 1);
-            }
+            if (at + KV_ROWS_AHEAD < iter->key_count) kv_prefetch_row(&iter->rows[at + KV_ROWS_AHEAD]);
         } else {
             /* Through the kept cursor: a result's keys ascend, each seek starts on the page
              * of the one before (kv/row_cursor.c). */

@@ -222,10 +222,7 @@ int key_path_read_rows(lar_txn *txn, const key_path *path, const kv_val *rows, s
                        size_t stride)
 {
     for (size_t i = 0; i < n; i++) {
-        if (i + 16 < n) {
-            __builtin_prefetch(rows[i + 16].mv_data);
-            __builtin_prefetch((const char *)rows[i + 16].mv_data + rows[i + 16].mv_size - 1);
-        }
+        if (i + KV_ROWS_AHEAD < n) kv_prefetch_row(&rows[i + KV_ROWS_AHEAD]);
         int rc = key_path_read_row(txn, path, &rows[i], &out[i * stride]);
         if (rc != LAR_OK) return rc;
     }

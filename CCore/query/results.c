@@ -279,7 +279,7 @@ void record_version(lar_txn *txn, lar_results *r)
 }
 
 /* Checks that the query can run: every argument bound, every %K resolved. */
-int query_check_ready(const lar_query *q)
+static int check_ready(const lar_query *q)
 {
     if (!q->root) return lar_fail(LAR_EINVAL, "the query is not finished: call lar_query_finish() first");
     for (long i = 0; i < q->arg_count; i++)
@@ -319,12 +319,18 @@ static int run_plan(lar_txn *txn, const lar_query *query, const schema_class *cl
     return err;
 }
 
-int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_class **cls)
+int query_check_ready(lar_txn *txn, const lar_query *query)
 {
     int err = txn_check(txn, false);
     if (err) return err;
     if (query->env != txn->env) return lar_fail(LAR_EINVAL, "the query belongs to another environment");
-    if ((err = query_check_ready(query))) return err;
+    return check_ready(query);
+}
+
+int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_class **cls)
+{
+    int err = query_check_ready(txn, query);
+    if (err) return err;
     if (query->values)
         return lar_fail(LAR_EINVAL, "the query is over values: test them with lar_query_match_values()");
     *cls = schema_class_at(txn->schema, query->cls);

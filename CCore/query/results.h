@@ -71,10 +71,10 @@ typedef struct row_sink {
     int (*take)(struct row_sink *self, const lar_objkey *keys, const kv_val *rows, size_t count);
 } row_sink;
 
-/* LAR_OK when q is finished, resolved and every argument bound, else LAR_EINVAL (recorded). */
-int query_check_ready(const lar_query *q);
 /* Checks that query can run in txn (txn active, same environment, finished, every
- * argument bound, over objects) and gives its class. */
+ * argument bound): LAR_OK, or the error it recorded. */
+int query_check_ready(lar_txn *txn, const lar_query *query);
+/* The same for a query over objects, and gives its class. */
 int query_check_runnable(lar_txn *txn, const lar_query *query, const schema_class **cls);
 /* Hands sink every object of query's class its predicate matches, by one scan of the
  * class's table, when a scan is what would run it: *scanned is false, and nothing is

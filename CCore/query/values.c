@@ -106,10 +106,8 @@ int lar_query_match_values(lar_txn *txn, const lar_query *query, const lar_value
     if (!query->values)
         return lar_fail(LAR_EINVAL, "lar_query_match_values: the query is over objects of a class; run it with "
                         "lar_query_run()");
-    int err = txn_check(txn, false);
+    int err = query_check_ready(txn, query);
     if (err) return err;
-    if (query->env != txn->env) return lar_fail(LAR_EINVAL, "the query belongs to another environment");
-    if ((err = query_check_ready(query))) return err;
     plan *p;
     if ((err = plan_compile(txn, query, &p))) return err;
     byte_buffer row = {0};

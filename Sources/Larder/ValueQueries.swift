@@ -36,11 +36,15 @@ extension Results {
 
     /// The same with a predicate in Realm's query language.
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
-        firstIndex(of: valueFilter(predicateFormat, arguments: args.map { $0 as Any? }))
+        valueIndex(matching: predicateFormat, arguments: args.map { $0 as Any? })
+    }
+
+    func valueIndex(matching predicateFormat: String, arguments: [Any?]) -> Int? {
+        firstIndex(of: valueFilter(predicateFormat, arguments: arguments))
     }
 
     /// A value's match depends on the value alone: the first match's first position is the first matching one.
-    func firstIndex(of matching: Results<Element>) -> Int? {
+    private func firstIndex(of matching: Results<Element>) -> Int? {
         guard let first = matching.first else { return nil }
         return values().firstIndex { List<Element>.same($0, first) }
     }
@@ -69,7 +73,7 @@ extension List {
     }
 
     public func index(matching predicateFormat: String, _ args: Any...) -> Int? {
-        valueResults().firstIndex(of: valueResults().valueFilter(predicateFormat, arguments: args.map { $0 as Any? }))
+        valueResults().valueIndex(matching: predicateFormat, arguments: args.map { $0 as Any? })
     }
 
     private func valueResults() -> Results<Element> {
