@@ -45,7 +45,7 @@ int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, const kv
     lar_iter *iter = calloc(1, sizeof *iter);
     if (!iter) return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
     if (keys) { /* a result's keys: even none is a key walk, never the whole table */
-        iter->keys = malloc(count ? count * sizeof *keys : 1);
+        iter->keys = big_alloc(count ? count * sizeof *keys : 1);
         if (!iter->keys) {
             free(iter);
             return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
@@ -54,9 +54,9 @@ int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, const kv
         iter->key_count = count;
     }
     if (keys && rows && count) {
-        iter->rows = malloc(count * sizeof *rows);
+        iter->rows = big_alloc(count * sizeof *rows);
         if (!iter->rows) {
-            free(iter->keys);
+            big_free(iter->keys);
             free(iter);
             return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
         }
@@ -489,7 +489,7 @@ void lar_iter_close(lar_iter *iter)
         if (iter->cursor && iter->epoch == iter->txn->epoch) kv_cursor_close(iter->cursor);
     }
     free_bindings(iter);
-    free(iter->keys);
-    free(iter->rows);
+    big_free(iter->keys);
+    big_free(iter->rows);
     free(iter);
 }

@@ -132,14 +132,14 @@ static int key_order(const lar_objkey *keys, size_t n, size_t **out)
     size_t i = 1;
     while (i < n && keys[i - 1] < keys[i]) i++;
     if (i == n) return LAR_OK;
-    size_t *positions = malloc(n * sizeof *positions), *scratch = malloc(n * sizeof *scratch);
+    size_t *positions = big_alloc(n * sizeof *positions), *scratch = big_alloc(n * sizeof *scratch);
     if (!positions || !scratch) {
-        free(positions);
-        free(scratch);
+        big_free(positions);
+        big_free(scratch);
         return lar_fail(LAR_ENOMEM, "out of memory");
     }
     size_t *sorted = radix_sort_u64(keys, n, positions, scratch);
-    free(sorted == positions ? scratch : positions);
+    big_free(sorted == positions ? scratch : positions);
     *out = sorted;
     return LAR_OK;
 }
@@ -214,7 +214,7 @@ int key_path_read_many(lar_txn *txn, const key_path *path, const lar_objkey *key
     size_t *positions;
     int rc = key_order(keys, n, &positions);
     if (rc == LAR_OK) rc = read_in_key_order(txn, path, keys, positions, n, out, stride);
-    free(positions);
+    big_free(positions);
     return rc;
 }
 

@@ -85,14 +85,14 @@ static int read_rows(lar_txn *txn, const lar_results *r, const key_path *paths, 
 {
     *out = NULL;
     if (r->count > SIZE_MAX / sizeof(lar_value) / width) return lar_fail(LAR_ENOMEM, "out of memory");
-    lar_value *values = malloc(r->count * width * sizeof *values);
+    lar_value *values = big_alloc(r->count * width * sizeof *values);
     if (!values) return lar_fail(LAR_ENOMEM, "out of memory");
     const kv_val *rows = results_rows(r, txn);
     for (size_t d = 0; d < width; d++) {
         int rc = rows ? key_path_read_rows(txn, &paths[d], rows, r->count, values + d, width)
                       : key_path_read_many(txn, &paths[d], r->keys, r->count, values + d, width);
         if (rc != LAR_OK) {
-            free(values);
+            big_free(values);
             return rc;
         }
     }
@@ -113,7 +113,7 @@ static void refine_run(void *context, size_t *run, size_t count)
 {
     refiner *r = context;
     if (!r->scratch && r->rc == LAR_OK) {
-        r->scratch = malloc(r->n * sizeof *r->scratch);
+        r->scratch = big_alloc(r->n * sizeof *r->scratch);
         if (!r->scratch) r->rc = lar_fail(LAR_ENOMEM, "out of memory");
     }
     if (!r->scratch) return;
@@ -127,22 +127,22 @@ static void refine_run(void *context, size_t *run, size_t count)
 static int sorted_positions(const sorter *s, size_t n, lar_value *spare, size_t **out)
 {
     *out = NULL;
-    size_t *index = malloc(n * sizeof *index), *scratch = NULL, *sorted = NULL;
+    size_t *index = big_alloc(n * sizeof *index), *scratch = NULL, *sorted = NULL;
     int rc = index ? LAR_OK : lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK && s->width == 1) {
         refiner context = {s, n, NULL, LAR_OK};
         rc = radix_sort(s->values, n, s->descending && s->descending[0], spare, index, &sorted, refine_run, &context);
         if (rc == LAR_OK) rc = context.rc;
-        free(context.scratch);
+        big_free(context.scratch);
     }
     if (rc == LAR_OK && !sorted) {
-        scratch = malloc(n * sizeof *scratch);
+        scratch = big_alloc(n * sizeof *scratch);
         if (!scratch) rc = lar_fail(LAR_ENOMEM, "out of memory");
         for (size_t i = 0; rc == LAR_OK && i < n; i++) index[i] = i;
         if (rc == LAR_OK) sorted = merge_sort(s, index, scratch, n);
     }
-    if (sorted != index) free(index);
-    if (sorted != scratch) free(scratch);
+    if (sorted != index) big_free(index);
+    if (sorted != scratch) big_free(scratch);
     if (rc == LAR_OK) *out = sorted;
     return rc;
 }
@@ -166,8 +166,8 @@ static int ordering_open(lar_txn *txn, const lar_results *r, const key_path *pat
 
 static void ordering_close(ordering *o)
 {
-    free(o->sorted);
-    free(o->values);
+    big_free(o->sorted);
+    big_free(o->values);
 }
 
 /* Puts r's keys and rows in the order of sorted, through room (at least a key and a row

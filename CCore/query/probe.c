@@ -30,7 +30,7 @@ static int add_keys(key_list *keys, const kv_val *data)
     if (keys->capacity - keys->count < n) {
         size_t capacity = keys->capacity ? keys->capacity * 2 : 16;
         while (capacity - keys->count < n) capacity *= 2;
-        lar_objkey *grown = realloc(keys->items, capacity * sizeof *grown);
+        lar_objkey *grown = big_realloc(keys->items, capacity * sizeof *grown);
         if (!grown) return lar_fail(LAR_ENOMEM, "out of memory probing an index");
         keys->items = grown;
         keys->capacity = capacity;
@@ -227,7 +227,7 @@ int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_
     *exact = true;
     for (size_t i = 0; !err && i < term_count; i++) err = probe_term_candidates(txn, c, cls, &terms[i], &keys, exact);
     if (err) {
-        free(keys.items);
+        big_free(keys.items);
         return err;
     }
     size_t sorted = 1;

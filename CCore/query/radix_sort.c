@@ -268,7 +268,7 @@ static void refine_runs(const lar_value *values, bool descending, const parts *k
 static int parts_open(const lar_value *values, size_t n, bool descending, parts *k)
 {
     *k = (parts){.exact = true};
-    uint64_t *high = malloc(n * sizeof *high + 1);
+    uint64_t *high = big_alloc(n * sizeof *high + 1);
     if (!high) return lar_fail(LAR_ENOMEM, "out of memory");
     k->keys[PART_HIGH] = high;
     uint64_t any[PARTS] = {0}, all[PARTS] = {~(uint64_t)0, ~(uint64_t)0, ~(uint64_t)0};
@@ -283,7 +283,7 @@ static int parts_open(const lar_value *values, size_t n, bool descending, parts 
         k->differ[part] = any[part] ^ all[part]; /* inverting keeps which bits differ */
         if (part == PART_HIGH || !k->differ[part]) continue;
         others = true;
-        k->keys[part] = malloc(n * sizeof *k->keys[part]);
+        k->keys[part] = big_alloc(n * sizeof *k->keys[part]);
         if (!k->keys[part]) return lar_fail(LAR_ENOMEM, "out of memory");
     }
     for (size_t i = 0; others && i < n; i++) {
@@ -292,7 +292,7 @@ static int parts_open(const lar_value *values, size_t n, bool descending, parts 
             if (part != PART_HIGH && k->keys[part]) k->keys[part][i] = part_of(&key, part);
     }
     if (!k->differ[PART_HIGH]) {
-        free(high);
+        big_free(high);
         k->keys[PART_HIGH] = NULL;
     }
     return LAR_OK;
@@ -300,7 +300,7 @@ static int parts_open(const lar_value *values, size_t n, bool descending, parts 
 
 static void parts_close(parts *k)
 {
-    for (int part = 0; part < PARTS; part++) free(k->keys[part]);
+    for (int part = 0; part < PARTS; part++) big_free(k->keys[part]);
 }
 
 _Static_assert(sizeof(lar_value) >= 2 * sizeof(key_position), "a value's room holds two pairs");
@@ -313,13 +313,13 @@ int radix_sort(const lar_value *values, size_t n, bool descending, lar_value *sp
     parts k;
     int rc = parts_open(values, n, descending, &k);
     bool in_spare = rc == LAR_OK && spare == values && k.exact; /* no run to refine reads them */
-    key_position *moving = in_spare ? (key_position *)(void *)spare : rc == LAR_OK ? malloc(2 * n * sizeof *moving + 1) : NULL;
+    key_position *moving = in_spare ? (key_position *)(void *)spare : rc == LAR_OK ? big_alloc(2 * n * sizeof *moving + 1) : NULL;
     if (rc == LAR_OK && !moving) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
         for (size_t i = 0; i < n; i++) positions[i] = i;
         for (int part = 0; part < PARTS; part++)
             if (k.keys[part]) sort_part(k.keys[part], k.differ[part], positions, moving, moving + n, n);
-        if (!in_spare) free(moving);
+        if (!in_spare) big_free(moving);
         if (!k.exact) refine_runs(values, descending, &k, positions, n, refine, context);
         *sorted = positions;
     }

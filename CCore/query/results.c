@@ -18,9 +18,9 @@ static int reserve(lar_results *r, size_t count)
     if (r->capacity - r->count >= count) return LAR_OK;
     size_t capacity = r->capacity ? r->capacity : 64;
     while (capacity - r->count < count) capacity *= 2;
-    lar_objkey *keys = realloc(r->keys, capacity * sizeof *keys);
+    lar_objkey *keys = big_realloc(r->keys, capacity * sizeof *keys);
     if (keys) r->keys = keys;
-    kv_val *rows = keys && r->rows ? realloc(r->rows, capacity * sizeof *rows) : NULL;
+    kv_val *rows = keys && r->rows ? big_realloc(r->rows, capacity * sizeof *rows) : NULL;
     if (rows) r->rows = rows;
     if (!keys || (r->rows && !rows)) return lar_fail(LAR_ENOMEM, "out of memory collecting a query's results");
     r->capacity = capacity;
@@ -51,7 +51,7 @@ static void presize(lar_txn *txn, const schema_class *cls, lar_results *r)
 {
     uint64_t entries;
     if (kv_count(txn, cls->dbi, &entries) || entries <= r->capacity || entries > SIZE_MAX / sizeof(kv_val)) return;
-    lar_objkey *keys = realloc(r->keys, (size_t)entries * sizeof *keys);
+    lar_objkey *keys = big_realloc(r->keys, (size_t)entries * sizeof *keys);
     if (!keys) return;
     r->keys = keys;
     r->capacity = (size_t)entries;
@@ -62,9 +62,9 @@ static void trim(lar_results *r)
 {
     if (r->capacity - r->count < 4096) return;
     size_t capacity = r->count ? r->count : 1;
-    lar_objkey *keys = realloc(r->keys, capacity * sizeof *keys);
+    lar_objkey *keys = big_realloc(r->keys, capacity * sizeof *keys);
     if (keys) r->keys = keys;
-    kv_val *rows = keys && r->rows ? realloc(r->rows, capacity * sizeof *rows) : NULL;
+    kv_val *rows = keys && r->rows ? big_realloc(r->rows, capacity * sizeof *rows) : NULL;
     if (rows) r->rows = rows;
     if (keys) r->capacity = capacity; /* a rows array left larger still has room */
 }
@@ -73,7 +73,7 @@ static void trim(lar_results *r)
 static int keep_rows(lar_txn *txn, lar_results *r)
 {
     if (txn->write) return LAR_OK;
-    r->rows = malloc((r->capacity ? r->capacity : 1) * sizeof *r->rows);
+    r->rows = big_alloc((r->capacity ? r->capacity : 1) * sizeof *r->rows);
     if (!r->rows) return lar_fail(LAR_ENOMEM, "out of memory running a query");
     r->rows_generation = txn->generation;
     return LAR_OK;
@@ -81,7 +81,7 @@ static int keep_rows(lar_txn *txn, lar_results *r)
 
 void results_forget_rows(lar_results *r)
 {
-    free(r->rows);
+    big_free(r->rows);
     r->rows = NULL;
 }
 
@@ -91,7 +91,7 @@ int results_to_blocks(lar_results *r)
     key_blocks *b = key_blocks_new(r->keys, r->count, KEY_BLOCK_ROOM);
     if (!b) return lar_fail(LAR_ENOMEM, "out of memory putting a result's keys in blocks");
     results_forget_rows(r);
-    free(r->keys);
+    big_free(r->keys);
     r->keys = NULL;
     r->capacity = 0;
     r->blocks = b;
@@ -101,7 +101,7 @@ int results_to_blocks(lar_results *r)
 int results_flatten(lar_results *r)
 {
     if (!r->blocks) return LAR_OK;
-    lar_objkey *keys = malloc((r->count ? r->count : 1) * sizeof *keys);
+    lar_objkey *keys = big_alloc((r->count ? r->count : 1) * sizeof *keys);
     if (!keys) return lar_fail(LAR_ENOMEM, "out of memory gathering a result's keys");
     if (r->count) key_blocks_copy(r->blocks, 0, r->count, keys);
     key_blocks_free(r->blocks);
@@ -220,7 +220,7 @@ static int probe_alone(lar_txn *txn, const probe_term *term, lar_results *r, boo
     *answered = false;
     int err = probe_candidates(txn, r->cls, term, 1, &candidates, &count, &exact);
     if (err || !exact) {
-        free(candidates);
+        big_free(candidates);
         return err;
     }
     *answered = true;
@@ -255,7 +255,7 @@ static int probe(lar_txn *txn, const schema_class *cls, plan *p, const probe_ter
     int err = probe_candidates(txn, r->cls, terms, term_count, &candidates, &count, &exact);
     if (!err && exact && plan_terms_are_whole(p)) return keep_candidates(r, candidates, count);
     if (!err) err = check_keys(txn, cls, p, candidates, count, r);
-    free(candidates);
+    big_free(candidates);
     return err;
 }
 
@@ -293,9 +293,9 @@ void lar_results_free(lar_results *results)
 {
     if (!results) return;
     if (results->writer) txn_forget(results->writer, &results->link);
-    free(results->keys);
+    big_free(results->keys);
     key_blocks_free(results->blocks);
-    free(results->rows);
+    big_free(results->rows);
     free(results);
 }
 
@@ -467,10 +467,10 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
     if (!results->blocks)
         return iter_open_keys(txn, results->cls, results->count ? results->keys : none, results_rows(results, txn),
                               results->count, out);
-    lar_objkey *keys = malloc(results->count * sizeof *keys); /* blocks hold at least one key */
+    lar_objkey *keys = big_alloc(results->count * sizeof *keys); /* blocks hold at least one key */
     if (!keys) return lar_fail(LAR_ENOMEM, "out of memory opening an iterator");
     key_blocks_copy(results->blocks, 0, results->count, keys);
     err = iter_open_keys(txn, results->cls, keys, NULL, results->count, out);
-    free(keys);
+    big_free(keys);
     return err;
 }

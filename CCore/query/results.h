@@ -8,7 +8,7 @@
 struct lar_results {
     lar_env *env;
     lar_class cls;
-    lar_objkey *keys;      /* malloc'd: count used of capacity, in result order; NULL in blocks */
+    lar_objkey *keys;      /* big_alloc'd (base.h): count used of capacity, in result order; NULL in blocks */
     size_t count, capacity;
     /* The keys in blocks, once lar_results_update() changed them in place (so that the next
      * change costs a block's memmove, not the result's); else NULL. Read them through
@@ -118,7 +118,7 @@ bool plan_terms_are_whole(const plan *p);
 /* ---- index probes (probe.c) ---- */
 
 /* The objects of cls that may satisfy any of the terms, in key order without repeats
- * (malloc'd into *out). *exact: each is an equality whose index keys hold its values
+ * (big_alloc'd into *out). *exact: each is an equality whose index keys hold its values
  * whole, so the candidates satisfy exactly the terms. */
 int probe_candidates(lar_txn *txn, lar_class cls, const probe_term *terms, size_t term_count, lar_objkey **out,
                      size_t *count, bool *exact);

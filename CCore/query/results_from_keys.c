@@ -17,10 +17,10 @@ int lar_results_from_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, s
     if (count > SIZE_MAX / sizeof *keys)
         return lar_fail(LAR_EINVAL, "lar_results_from_keys: %zu keys are too many", count);
     lar_results *r = calloc(1, sizeof *r);
-    lar_objkey *copy = count ? malloc(count * sizeof *copy) : NULL;
+    lar_objkey *copy = count ? big_alloc(count * sizeof *copy) : NULL;
     if (!r || (count && !copy)) {
         free(r);
-        free(copy);
+        big_free(copy);
         return lar_fail(LAR_ENOMEM, "out of memory making a result of %zu keys", count);
     }
     if (count) memcpy(copy, keys, count * sizeof *copy);
