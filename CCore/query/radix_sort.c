@@ -30,25 +30,45 @@ static uint64_t double_key(double d)
     return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }
 
-/* The first 12 bytes, big-endian, zero-padded. */
+static inline uint64_t load_be64(const uint8_t *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline uint32_t load_be32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
+/* The first 12 bytes, big-endian, zero-padded, read in fixed-size loads (a copy of the
+ * value's own size was a call to memcpy per value, a tenth of a string sort). */
 static void prefix_key(const void *data, size_t size, uint64_t *high, uint64_t *low)
 {
-    uint8_t bytes[12] = {0};
-    memcpy(bytes, data, size < 12 ? size : 12);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t h;
-    uint32_t l;
-    memcpy(&h, bytes, 8);
-    memcpy(&l, bytes + 8, 4);
-    *high = __builtin_bswap64(h);
-    *low = __builtin_bswap32(l);
-#else
-    uint64_t h = 0, l = 0;
-    for (int i = 0; i < 8; i++) h = h << 8 | bytes[i];
-    for (int i = 8; i < 12; i++) l = l << 8 | bytes[i];
+    const uint8_t *p = data;
+    uint64_t h = 0;
+    uint32_t l = 0;
+    if (size >= 8) {
+        h = load_be64(p);
+        if (size >= 12) l = load_be32(p + 8);
+        else
+            for (size_t i = 8; i < size; i++) l |= (uint32_t)p[i] << (8 * (11 - i));
+    } else if (size >= 4) { /* two loads that overlap: bytes 0-3 and size-4...size-1 */
+        h = (uint64_t)load_be32(p) << 32 | (uint64_t)load_be32(p + size - 4) << (8 * (8 - size));
+    } else {
+        for (size_t i = 0; i < size; i++) h |= (uint64_t)p[i] << (8 * (7 - i));
+    }
     *high = h;
     *low = l;
-#endif
 }
 
 /* The keys of v; false when it is of a kind without keys. *exact turns false for a kind
@@ -218,12 +238,13 @@ static void keyed_pass(key_position *from, key_position *to, const digit *d, siz
 }
 
 /* Sorts positions[0..n) (n <= UINT32_MAX) stably by keys[position]: a pass for each digit
- * of differ (the bits in which the keys differ). a and b: room for n each. */
-static void sort_part(const uint64_t *keys, uint64_t differ, size_t *positions, key_position *a, key_position *b,
-                      size_t n)
+ * of differ (the bits in which the keys differ). room: 2n pairs. Returns the pairs in
+ * their sorted order (in room). */
+static const key_position *sort_part(const uint64_t *keys, uint64_t differ, size_t *positions, void *room, size_t n)
 {
     digit digits[8];
     size_t count = digits_of(differ, digits);
+    key_position *a = room, *b = a + n;
     for (size_t i = 0; i < n; i++) a[i] = (key_position){keys[positions[i]], (uint32_t)positions[i]};
     for (size_t d = 0; d < count; d++) {
         keyed_pass(a, b, &digits[d], n);
@@ -232,6 +253,7 @@ static void sort_part(const uint64_t *keys, uint64_t differ, size_t *positions, 
         b = t;
     }
     for (size_t i = 0; i < n; i++) positions[i] = a[i].position;
+    return a;
 }
 
 /* The parts in which the values' keys differ, each as an array of every value's part
@@ -242,20 +264,24 @@ typedef struct parts {
     bool exact;                  /* equal keys mean equal values */
 } parts;
 
-static bool same_keys(const parts *k, size_t a, size_t b)
+/* Whether the values at sorted places i and j have the same keys: read in sorted order when
+ * one part was sorted (its pairs), else through the positions from each part's array. */
+static bool same_keys(const parts *k, const key_position *sorted, const size_t *positions, size_t i, size_t j)
 {
+    if (sorted) return sorted[i].key == sorted[j].key;
     for (int part = 0; part < PARTS; part++)
-        if (k->keys[part] && k->keys[part][a] != k->keys[part][b]) return false;
+        if (k->keys[part] && k->keys[part][positions[i]] != k->keys[part][positions[j]]) return false;
     return true;
 }
 
-/* Hands each run of equal keys (in sorted positions) that the keys do not decide to refine. */
-static void refine_runs(const lar_value *values, bool descending, const parts *k, size_t *positions, size_t n,
-                        radix_refine refine, void *context)
+/* Hands each run of equal keys (in sorted positions) that the keys do not decide to refine.
+ * sorted: the pairs of the one part sorted, or NULL. */
+static void refine_runs(const lar_value *values, bool descending, const parts *k, const key_position *sorted,
+                        size_t *positions, size_t n, radix_refine refine, void *context)
 {
     for (size_t start = 0; start < n;) {
         size_t end = start + 1;
-        while (end < n && same_keys(k, positions[start], positions[end])) end++;
+        while (end < n && same_keys(k, sorted, positions, start, end)) end++;
         if (end - start > 1 && key_at(&values[positions[start]], descending).cls == (descending ? 1 : 2))
             refine(context, positions + start, end - start);
         start = end;
@@ -317,10 +343,16 @@ int radix_sort(const lar_value *values, size_t n, bool descending, lar_value *sp
     if (rc == LAR_OK && !moving) rc = lar_fail(LAR_ENOMEM, "out of memory");
     if (rc == LAR_OK) {
         for (size_t i = 0; i < n; i++) positions[i] = i;
+        const key_position *sorted_part = NULL;
+        int parts_sorted = 0;
         for (int part = 0; part < PARTS; part++)
-            if (k.keys[part]) sort_part(k.keys[part], k.differ[part], positions, moving, moving + n, n);
+            if (k.keys[part]) {
+                sorted_part = sort_part(k.keys[part], k.differ[part], positions, moving, n);
+                parts_sorted++;
+            }
+        if (!k.exact)
+            refine_runs(values, descending, &k, parts_sorted == 1 ? sorted_part : NULL, positions, n, refine, context);
         if (!in_spare) big_free(moving);
-        if (!k.exact) refine_runs(values, descending, &k, positions, n, refine, context);
         *sorted = positions;
     }
     parts_close(&k);

@@ -83,7 +83,7 @@ static lar_results *results_of(lar_txn *txn, lar_env *env, lar_class cls)
     while ((rc = lar_iter_next(it, &obj)) == LAR_OK) {
         if (r->count == r->capacity) {
             r->capacity = r->capacity ? r->capacity * 2 : 16;
-            r->keys = realloc(r->keys, r->capacity * sizeof *r->keys);
+            r->keys = big_realloc(r->keys, r->capacity * sizeof *r->keys); /* as the library's results */
             CHECK(r->keys);
         }
         r->keys[r->count++] = obj.key;
@@ -95,7 +95,7 @@ static lar_results *results_of(lar_txn *txn, lar_env *env, lar_class cls)
 
 static void results_release(lar_results *r)
 {
-    free(r->keys);
+    big_free(r->keys);
     free(r);
 }
 
@@ -674,15 +674,17 @@ static lar_value random_value(uint32_t prop, uint64_t *x, char *text)
     case D_RATIO: return val_float((float)doubles[r % 11]);
     case D_BORN: return val_ts((int64_t)(r % 5) - 2, (int32_t)((r / 5) % 3) * ((r % 5) < 2 ? -1 : 1));
     case D_ALIVE: return val_bool((int)(r % 2));
-    default: { /* names and binaries: 10 to 15 bytes of "ab" and "é", sharing their first 12 often */
-        size_t size = 0, length = 10 + r % 6;
+    default: { /* names and binaries: 0 to 15 bytes of "ab", "é" and NUL (rarer), often sharing the first 12 */
+        size_t size = 0, length = r % 3 ? 10 + r % 6 : r % 10;
         while (size < length) {
-            uint64_t c = next_random(x) % 5;
-            if (c == 4 && size + 2 <= length) {
+            uint64_t c = next_random(x) % 11;
+            if (c == 10) {
+                text[size++] = 0;
+            } else if (c >= 8 && size + 2 <= length) {
                 text[size++] = (char)0xc3;
                 text[size++] = (char)0xa9;
             } else {
-                text[size++] = c < 2 ? 'a' : 'b';
+                text[size++] = c < 4 ? 'a' : 'b';
             }
         }
         text[size] = 0;
@@ -831,6 +833,37 @@ static void check_sorted(lar_txn *txn, const lar_results *r, uint32_t prop)
     }
 }
 
+/* Every string of up to 5 bytes over {NUL, 'a', 'b'}, and every one of 7 to 13 that starts
+ * "aaaaaaa": each length on each side of the sort key's 4-, 8- and 12-byte loads, and
+ * strings that differ only by trailing NULs. Sorted by the radix sort (strings) and checked
+ * pair by pair against value_sort_order. */
+TEST(order_strings_of_every_length_sort_by_their_bytes)
+{
+    world w = setup();
+    lar_txn *txn = begin_write(w.env);
+    static const char alphabet[3] = {0, 'a', 'b'};
+    char text[16];
+    size_t made = 0;
+    for (int prefixed = 0; prefixed < 2; prefixed++)
+        for (size_t tail = 0; tail <= (prefixed ? 6 : 5); tail++) {
+            size_t combinations = 1;
+            for (size_t i = 0; i < tail; i++) combinations *= 3;
+            for (size_t c = 0; c < combinations; c++) {
+                size_t size = 0, digits = c;
+                if (prefixed) size = (size_t)snprintf(text, sizeof text, "aaaaaaa");
+                for (size_t i = 0; i < tail; i++, digits /= 3) text[size++] = alphabet[digits % 3];
+                lar_obj d = dog_named(txn, &w, "");
+                CHECK_OK(lar_obj_set(txn, d, D_NAME, &(lar_value){.type = LAR_TYPE_STRING, .as.string = {text, size}}));
+                made++;
+            }
+        }
+    lar_results *r = results_of(txn, w.env, w.dog);
+    CHECK_EQ(r->count, made);
+    sort1(txn, r, "name", 1);
+    check_sorted(txn, r, D_NAME);
+    finish(&w, txn, r);
+}
+
 TEST(order_sorts_200000_objects_quickly)
 {
     world w = setup();
@@ -842,8 +875,7 @@ TEST(order_sorts_200000_objects_quickly)
     sort1(txn, r, "age", 1);
     int64_t int_ms = now_ms() - start;
     check_sorted(txn, r, D_AGE);
-    free(r->keys);
-    free(r);
+    results_release(r);
     r = results_of(txn, w.env, w.dog);
     start = now_ms();
     sort1(txn, r, "name", 1);
