@@ -67,6 +67,7 @@ int iter_open_keys(lar_txn *txn, lar_class cls, const lar_objkey *keys, const kv
     iter->cls = c;
     iter->cls_id = cls;
     iter->link.detach = detach;
+    iter->ahead_whole = true; /* nothing bound: steps read whole rows */
     txn_depend(txn, &iter->link);
     *out = iter;
     return LAR_OK;
@@ -202,6 +203,21 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
     return iter->binding_count ? fill_bindings(iter, &txn->cache_row, shift) : LAR_OK;
 }
 
+/* Asks row into the cache, KV_ROWS_AHEAD rows before a key walk's step reads it: the
+ * lines the step reads (plan_ahead). */
+static inline void prefetch_ahead(const lar_iter *iter, const kv_val *row)
+{
+    const uint8_t *bytes = row->mv_data;
+    if (iter->ahead_whole) {
+        kv_prefetch(bytes);
+        kv_prefetch(bytes + row->mv_size - 1);
+        return;
+    }
+    kv_prefetch(bytes + iter->ahead_first);
+    kv_prefetch(bytes + iter->ahead_last);
+    if (iter->ahead_tail) kv_prefetch(bytes + row->mv_size - 1);
+}
+
 /* A step of a key walk: the next listed object that still exists. */
 static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
 {
@@ -215,7 +231,7 @@ static int advance_key(lar_iter *iter, lar_obj *out, size_t shift)
         kv_val row;
         if (known) { /* the snapshot the rows were read in: in place, the coming ones on their way */
             row = iter->rows[at];
-            if (at + KV_ROWS_AHEAD < iter->key_count) kv_prefetch_row(&iter->rows[at + KV_ROWS_AHEAD]);
+            if (at + KV_ROWS_AHEAD < iter->key_count) prefetch_ahead(iter, &iter->rows[at + KV_ROWS_AHEAD]);
         } else {
             /* Through the kept cursor: a result's keys ascend, each seek starts on the page
              * of the one before (kv/row_cursor.c). */
@@ -292,6 +308,8 @@ int lar_iter_next_batch(lar_iter *iter, lar_obj *objs, size_t capacity, size_t s
     return err == LAR_ENOTFOUND && *count > 0 ? LAR_OK : err;
 }
 
+static void plan_ahead(lar_iter *iter);
+
 /* lar_iter_follow(): reads the embedded object that the link among values (the stepped
  * object's) holds, through the kept cursor of its table: the embedded objects of owners
  * created in order are in order too, so each is one cursor step on from the last. */
@@ -345,6 +363,7 @@ int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count,
     if (!out) {
         iter->follow_out = NULL;
         iter->follow_key = NULL;
+        plan_ahead(iter);
         return LAR_OK;
     }
     if (!key) return lar_fail(LAR_EINVAL, "lar_iter_follow: key is NULL");
@@ -366,7 +385,39 @@ int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count,
     iter->follow_key = key;
     iter->follow_prop = prop;
     iter->follow_cls = p->target;
+    plan_ahead(iter);
     return LAR_OK;
+}
+
+/* Finds the bytes a bound step reads: the bound slots, the null bitmap (a decoded value's
+ * check reads it), the stamp, and the variable area's last line for a string, a binary or
+ * a mixed value. A step with nothing bound, or one of lar_iter_next_all(), reads the whole
+ * row. Asking only for those lines leaves the cache's fill buffers to them: walking a
+ * result sorted by an int and reading that int, one line a row instead of two. */
+static void plan_ahead(lar_iter *iter)
+{
+    const schema_class *cls = iter->cls;
+    iter->ahead_whole = iter->binding_count == 0 || iter->follow_out;
+    iter->ahead_tail = false;
+    uint32_t first = UINT32_MAX, last = 0;
+    for (uint32_t i = 0; i < iter->binding_count; i++) {
+        const iter_binding *b = &iter->bindings[i];
+        const schema_property *p = &cls->properties[b->prop];
+        if (p->slot_offset < first) first = p->slot_offset;
+        if (p->slot_offset + p->slot_size - 1 > last) last = p->slot_offset + p->slot_size - 1;
+        if (b->wide) continue;
+        uint32_t bitmap = cls->fixed_size + b->prop / 8;
+        if (cls->has_optional && bitmap > last) last = bitmap;
+        lar_type type = p->def.type;
+        if (!p->def.collection && (type == LAR_TYPE_STRING || type == LAR_TYPE_BINARY || type == LAR_TYPE_MIXED))
+            iter->ahead_tail = true;
+    }
+    if (iter->stamp_dest) {
+        if (cls->stamp_at < first) first = cls->stamp_at;
+        if (cls->stamp_at + 7 > last) last = cls->stamp_at + 7;
+    }
+    iter->ahead_first = first == UINT32_MAX ? 0 : first;
+    iter->ahead_last = last;
 }
 
 /* Rebuilds the copy runs from the wide bindings: sorted by slot, adjacent ones merged. */
@@ -396,6 +447,7 @@ static void plan_runs(lar_iter *iter)
             runs[merged++] = runs[i];
     }
     iter->run_count = merged;
+    plan_ahead(iter);
 }
 
 /* Replaces prop's binding with one to dest (none when dest is NULL). */
@@ -461,6 +513,7 @@ int lar_iter_bind_stamp(lar_iter *iter, uint64_t *dest)
     if (!iter) return lar_fail(LAR_EINVAL, "lar_iter_bind_stamp: iter is NULL");
     if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_bind_stamp: the iterator's transaction has ended");
     iter->stamp_dest = dest;
+    plan_ahead(iter);
     return LAR_OK;
 }
 

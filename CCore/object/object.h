@@ -100,6 +100,10 @@ struct lar_iter {
     uint32_t binding_count, run_count;
     bool decodes;             /* some binding is not wide */
     uint64_t *stamp_dest;     /* lar_iter_bind_stamp(): NULL for none */
+    /* The bytes of a row a bound step reads (plan_ahead): from ahead_first to ahead_last,
+     * and the row's last line when ahead_tail. ahead_whole: the whole row. */
+    bool ahead_whole, ahead_tail;
+    uint32_t ahead_first, ahead_last;
     /* lar_iter_follow(): the embedded object of a to-one link, read by each lar_iter_next_all(). */
     lar_value *follow_out;    /* NULL for none */
     lar_objkey *follow_key;

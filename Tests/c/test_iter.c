@@ -1,5 +1,6 @@
 /* Iterators: creation order, changes during iteration, the end, seeking, misuse. */
 #include "test.h"
+#include "object/object.h"
 
 #include <lmdb.h>
 #include <stdlib.h>
@@ -751,6 +752,45 @@ TEST(iter_strings_stay_valid_until_the_transaction_ends)
         snprintf(name, sizeof name, "person number %d", i);
         CHECK_VALUE(kept[i][p.name], val_str(name));
     }
+    commit_txn(txn);
+    close_env(env);
+}
+
+/* White-box: the lines a bound step reads, which a key walk prefetches (plan_ahead in
+ * object/iter.c). Person's slots: id 0-7, name 8-15, age (optional) 16-23, score 24-31,
+ * then the stamp (32-39, keyed by its int primary key) and the null bitmap at 40. */
+TEST(iter_prefetches_the_bytes_its_bindings_read)
+{
+    lar_env *env = open_env(test_db_path(NULL));
+    person_schema p = person_setup(env);
+    lar_txn *txn = begin_read(env);
+    lar_iter *it;
+    CHECK_OK(lar_iter_open(txn, p.cls, &it));
+    CHECK(it->ahead_whole); /* nothing bound: whole rows */
+    double score;
+    CHECK_OK(lar_iter_bind_double(it, p.score, &score));
+    CHECK(!it->ahead_whole && !it->ahead_tail);
+    CHECK_EQ(it->ahead_first, 24);
+    CHECK_EQ(it->ahead_last, 31);
+    lar_value age, name;
+    CHECK_OK(lar_iter_bind_value(it, p.age, &age)); /* decoded: its null bit is read */
+    CHECK_EQ(it->ahead_first, 16);
+    CHECK_EQ(it->ahead_last, 40);
+    uint64_t stamp;
+    CHECK_OK(lar_iter_bind_stamp(it, &stamp));
+    CHECK_EQ(it->ahead_last, 40);
+    CHECK_OK(lar_iter_bind_value(it, p.age, NULL));
+    CHECK_EQ(it->ahead_first, 24);
+    CHECK_EQ(it->ahead_last, 39); /* score and the stamp */
+    CHECK(!it->ahead_tail);
+    CHECK_OK(lar_iter_bind_value(it, p.name, &name)); /* its bytes are in the variable area */
+    CHECK(it->ahead_tail);
+    CHECK_EQ(it->ahead_first, 8);
+    CHECK_OK(lar_iter_bind_value(it, p.name, NULL));
+    CHECK_OK(lar_iter_bind_double(it, p.score, NULL));
+    CHECK_OK(lar_iter_bind_stamp(it, NULL));
+    CHECK(it->ahead_whole);
+    lar_iter_close(it);
     commit_txn(txn);
     close_env(env);
 }
