@@ -68,6 +68,14 @@ static void make_exit_key(void)
     have_exit_key = pthread_key_create(&exit_key, release_cache) == 0;
 }
 
+/* A library unloaded (dlclose) while threads that kept blocks live must not leave them a
+ * destructor that is no longer mapped: their blocks then stay allocated. */
+__attribute__((destructor)) static void forget_exit_key(void)
+{
+    if (have_exit_key) pthread_key_delete(exit_key);
+    have_exit_key = false;
+}
+
 /* Whether this thread frees its blocks at exit (and so may keep some). */
 static bool thread_keeps_blocks(void)
 {
