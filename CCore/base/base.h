@@ -54,6 +54,27 @@ void big_free(void *block);
 size_t big_kept_bytes(void);
 void big_drop_kept(void);
 
+/* The 8 or 4 bytes at p as a big-endian number (memcmp order). */
+static inline uint64_t load_be64(const void *p)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
+static inline uint32_t load_be32(const void *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p, sizeof v);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    v = __builtin_bswap32(v);
+#endif
+    return v;
+}
+
 bool utf8_valid(const char *data, size_t size);
 const char *type_name(lar_type type);
 

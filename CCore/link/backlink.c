@@ -111,13 +111,6 @@ static void pending_drop(lar_txn *txn);
 static void pending_destroy(lar_txn *txn);
 static const txn_cache_ops pending_ops = {pending_flush, pending_drop, pending_destroy};
 
-static uint64_t load_be64(const uint8_t *in)
-{
-    uint64_t v;
-    memcpy(&v, in, sizeof v);
-    return __builtin_bswap64(v);
-}
-
 /* memcmp order, eight bytes at a time. */
 static inline int compare_adds(const pending_add *a, const pending_add *b)
 {

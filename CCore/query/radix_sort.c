@@ -30,26 +30,6 @@ static uint64_t double_key(double d)
     return bits >> 63 ? ~bits : bits | (uint64_t)1 << 63;
 }
 
-static inline uint64_t load_be64(const uint8_t *p)
-{
-    uint64_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap64(v);
-#endif
-    return v;
-}
-
-static inline uint32_t load_be32(const uint8_t *p)
-{
-    uint32_t v;
-    memcpy(&v, p, sizeof v);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    v = __builtin_bswap32(v);
-#endif
-    return v;
-}
-
 /* The first 12 bytes, big-endian, zero-padded, read in fixed-size loads (a copy of the
  * value's own size was a call to memcpy per value, a tenth of a string sort). */
 static void prefix_key(const void *data, size_t size, uint64_t *high, uint64_t *low)
