@@ -2226,8 +2226,9 @@ int lar_iter_open_results(lar_txn *txn, const lar_results *results, lar_iter **o
  *
  * Memory: a result's arrays of 64 KiB or more (its keys and rows, a sort's
  * keys and positions, an iterator's copy) are kept by the freeing thread for its
- * next query, up to 8 of them and 32 MiB, and freed when the thread exits:
- * the next query of that size then finds its pages in memory.
+ * next query, up to 8 of them and 32 MiB (64 MiB for all threads together),
+ * and freed when the thread exits: the next query of that size then finds its
+ * pages in memory.
  * @param[in] results  A result, or NULL.
  */
 void lar_results_free(lar_results *results);

@@ -41,12 +41,14 @@ void buffer_free(byte_buffer *buffer);
 
 /* Big arrays that live for one query (base/big_alloc.c): malloc, realloc and free, except
  * that a thread keeps up to BIG_CACHED freed blocks of BIG_KEPT_MIN bytes or more,
- * BIG_CACHE_BYTES in all, for its next query, their pages still in memory. A block from
+ * BIG_CACHE_BYTES in all (BIG_KEPT_TOTAL for all threads), for its next query, their
+ * pages still in memory. A block from
  * these functions goes back only through big_free() or big_realloc(). NULL when out of
  * memory (big_realloc() then leaves the block as it was). */
 #define BIG_KEPT_MIN ((size_t)64 << 10)
 #define BIG_CACHED 8
 #define BIG_CACHE_BYTES ((size_t)32 << 20)
+#define BIG_KEPT_TOTAL ((size_t)64 << 20) /* by all threads together */
 void *big_alloc(size_t size);
 void *big_realloc(void *block, size_t size);
 void big_free(void *block);

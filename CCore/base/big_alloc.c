@@ -1,6 +1,7 @@
 /* Big arrays that live for one query: a result's keys and rows, a sort's keys and
  * positions, an iterator's copy of a result. Each thread keeps the last few of them it
- * freed (BIG_CACHED blocks, BIG_CACHE_BYTES at most) for its next query.
+ * freed (BIG_CACHED blocks, BIG_CACHE_BYTES at most) for its next query, and all threads
+ * together BIG_KEPT_TOTAL at most (a pool of many worker threads keeps no more).
  *
  * Why: glibc serves a block this size with fresh pages (mmap, or its heap, trimmed on
  * free), and the kernel faults each 4 KiB page in and zeroes it. Sorting 200,000 objects
@@ -14,6 +15,7 @@
 #include "base/base.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +47,7 @@ typedef struct big_cache {
 } big_cache;
 
 static __thread big_cache cache;
+static atomic_size_t kept_everywhere; /* the bytes all threads keep */
 static __thread bool registered;
 static pthread_key_t exit_key;
 static bool have_exit_key;
@@ -107,6 +110,7 @@ static big_header *take_kept(size_t size)
     big_header *h = cache.blocks[best];
     cache.blocks[best] = cache.blocks[--cache.count];
     cache.bytes -= h->capacity;
+    atomic_fetch_sub(&kept_everywhere, h->capacity);
     UNPOISON(array_of(h), h->capacity);
     return h;
 }
@@ -128,6 +132,7 @@ static void drop_kept(size_t i)
     big_header *h = cache.blocks[i];
     cache.blocks[i] = cache.blocks[--cache.count];
     cache.bytes -= h->capacity;
+    atomic_fetch_sub(&kept_everywhere, h->capacity);
     UNPOISON(array_of(h), h->capacity);
     free(h);
 }
@@ -150,6 +155,11 @@ void big_free(void *block)
             return;
         }
         drop_kept(smallest);
+    }
+    if (atomic_fetch_add(&kept_everywhere, h->capacity) + h->capacity > BIG_KEPT_TOTAL) {
+        atomic_fetch_sub(&kept_everywhere, h->capacity);
+        free(h);
+        return;
     }
     POISON(array_of(h), h->capacity);
     cache.blocks[cache.count++] = h;

@@ -119,3 +119,41 @@ TEST(big_alloc_keeps_blocks_per_thread)
     CHECK_EQ(big_kept_bytes(), MIB);
     drain();
 }
+
+/* Threads that keep 30 MiB each until told to exit. */
+typedef struct holder {
+    pthread_barrier_t *kept, *done;
+} holder;
+
+static void *keep_and_wait(void *arg)
+{
+    holder *h = arg;
+    big_free(big_alloc(30 * MIB));
+    CHECK_EQ(big_kept_bytes(), 30 * MIB);
+    pthread_barrier_wait(h->kept);
+    pthread_barrier_wait(h->done);
+    return NULL;
+}
+
+TEST(big_alloc_keeps_at_most_64_mib_across_threads)
+{
+    drain();
+    pthread_barrier_t kept, done;
+    CHECK(pthread_barrier_init(&kept, NULL, 3) == 0);
+    CHECK(pthread_barrier_init(&done, NULL, 3) == 0);
+    holder h = {&kept, &done};
+    pthread_t threads[2];
+    for (int i = 0; i < 2; i++) CHECK(pthread_create(&threads[i], NULL, keep_and_wait, &h) == 0);
+    pthread_barrier_wait(&kept); /* 60 MiB kept by the two */
+    big_free(big_alloc(5 * MIB)); /* 65 MiB would pass the limit: freed */
+    CHECK_EQ(big_kept_bytes(), 0);
+    big_free(big_alloc(4 * MIB)); /* 64 MiB: kept */
+    CHECK_EQ(big_kept_bytes(), 4 * MIB);
+    pthread_barrier_wait(&done);
+    for (int i = 0; i < 2; i++) CHECK(pthread_join(threads[i], NULL) == 0);
+    big_free(big_alloc(25 * MIB)); /* their blocks went with them */
+    CHECK_EQ(big_kept_bytes(), 29 * MIB);
+    drain();
+    pthread_barrier_destroy(&kept);
+    pthread_barrier_destroy(&done);
+}
