@@ -393,8 +393,8 @@ static inline void kv_prefetch(const void *p)
 /* Asks row into the cache: its first and last lines (a row spans two, often). */
 static inline void kv_prefetch_row(const kv_val *row)
 {
-    __builtin_prefetch(row->mv_data);
-    __builtin_prefetch((const uint8_t *)row->mv_data + row->mv_size - 1);
+    kv_prefetch(row->mv_data);
+    kv_prefetch((const uint8_t *)row->mv_data + row->mv_size - 1);
 }
 /* A walk of a table of 8-byte keys in key order, rows read in place from LMDB's leaf
  * pages in a read transaction (table_walk.c says how and why). kv_walk_next() returns 0

@@ -207,12 +207,11 @@ static inline int advance(lar_iter *iter, lar_obj *out, size_t shift)
  * lines the step reads (plan_ahead). */
 static inline void prefetch_ahead(const lar_iter *iter, const kv_val *row)
 {
-    const uint8_t *bytes = row->mv_data;
     if (iter->ahead_whole) {
-        kv_prefetch(bytes);
-        kv_prefetch(bytes + row->mv_size - 1);
+        kv_prefetch_row(row);
         return;
     }
+    const uint8_t *bytes = row->mv_data;
     kv_prefetch(bytes + iter->ahead_first);
     kv_prefetch(bytes + iter->ahead_last);
     if (iter->ahead_tail) kv_prefetch(bytes + row->mv_size - 1);
