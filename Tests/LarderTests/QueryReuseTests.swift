@@ -64,6 +64,45 @@ final class QueryReuseTests: RealmTestCase {
         }
     }
 
+    /// A query of the shape taken last is matched against that shape's calls, values aside:
+    /// nil in place of a value, or a value of another type, is another shape.
+    func testNilAndValuesOfOtherTypesInTheSameKeyPathAreOtherShapes() throws {
+        let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+        try realm.write {
+            for i in 0..<12 { realm.create(QDog.self, value: ["name": "D\(i)", "age": i, "weight": i % 3 == 0 ? nil : Double(i % 3)]) }
+        }
+        let pool = realm.instance.environment.queryPool
+        let before = pool.reuses
+        let weights: [Double?] = [nil, 1, 1, nil, nil, 2, 1, nil]
+        for round in 0..<2 {
+            for weight in weights {
+                XCTAssertEqual(realm.objects(QDog.self).where { $0.weight == weight }.count, 4, "round \(round): \(String(describing: weight))")
+            }
+        }
+        XCTAssertGreaterThan(pool.reuses, before)
+        for bound in [3, 5, 3, 5] {
+            XCTAssertEqual(realm.objects(QDog.self).where { $0.age < bound }.count, bound)
+            XCTAssertEqual(realm.objects(QDog.self).where { $0.weight < Double(bound) - 1.5 }.count, bound == 3 ? 4 : 8)
+            XCTAssertEqual(realm.objects(QDog.self).where { $0.age < bound && $0.name != "D0" }.count, bound - 1)
+            XCTAssertEqual(realm.objects(QDog.self).where { $0.age > bound || $0.name == "D0" }.count, 12 - bound)
+        }
+    }
+
+    /// A query's values are not kept with the pooled query: an object in one holds no Realm open.
+    func testAReusedQueryKeepsNoObjectOfItsValues() throws {
+        do {
+            let realm = try openRealm([QDog.self, QOwner.self, QAddress.self])
+            let owners = try realm.write { (0..<2).map { realm.create(QOwner.self, value: ["name": "O\($0)"]) } }
+            try realm.write {
+                for i in 0..<6 { realm.create(QDog.self, value: ["name": "D\(i)", "owner": owners[i % 2]]) }
+            }
+            for _ in 0..<3 {
+                for owner in owners { XCTAssertEqual(realm.objects(QDog.self).where { $0.owner == owner }.count, 3) }
+            }
+        }
+        XCTAssertFalse(Environment.isOpen(at: fileURL.path), "the pool holds no object, and so no Realm")
+    }
+
     /// A filtered Results' count and first read the C result, not its keys: they follow writes,
     /// the sort, and a walk that read the keys in between.
     func testFilteredCountAndFirstFollowWritesAndSorts() throws {

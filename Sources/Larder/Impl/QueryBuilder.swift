@@ -166,6 +166,11 @@ final class QueryHandle {
 
     /// The same for any subject (objects of a class, or plain values).
     static func build(_ node: QueryNode, environment: Environment, subject: QuerySubject) -> QueryHandle {
+        if let idle = environment.queryPool.takeIdle(like: node, subject: subject) {
+            if idle.bound { return QueryHandle(idle.query, environment: environment, slot: idle.slot) }
+            lar_query_free(idle.query)
+            return buildLiteral(QueryProgram(node), env: environment.handle, subject: subject)
+        }
         let program = QueryProgram(node)
         let (slot, idle) = environment.queryPool.take(.built(subject, program.tokens))
         if let query = idle {

@@ -44,6 +44,8 @@ final class QueryPool: @unchecked Sendable {
     /// The key taken last and its slot: a loop that builds one query shape finds its slot
     /// by comparing keys, without hashing one (tokens and names) on every take.
     @exclusivity(unchecked) private var last: (key: Key, slot: Slot)?
+    /// The values of the query takeIdle matches, kept empty between takes for their storage.
+    @exclusivity(unchecked) private var scratchValues: [_StoredValue] = []
     /// How many queries were taken for reuse (tests check queries are reused).
     @exclusivity(unchecked) private(set) var reuses = 0
 
@@ -55,6 +57,25 @@ final class QueryPool: @unchecked Sendable {
             guard let query = slot.idle.popLast() else { return (slot, nil) }
             reuses += 1
             return (slot, query)
+        }
+    }
+
+    /// An idle query of the DSL shape taken last, when node has that shape, with node's
+    /// values bound (bound false when the core refuses them): a loop building one query
+    /// finds it without making its tokens.
+    func takeIdle(like node: QueryNode, subject: QuerySubject) -> (slot: Slot, query: OpaquePointer, bound: Bool)? {
+        lock.withLock {
+            guard let last, case .built(let lastSubject, let tokens) = last.key, lastSubject == subject else { return nil }
+            var match = QueryShapeMatch(against: tokens)
+            swap(&match.values, &scratchValues) // moved, not copied: the storage stays unique
+            match.walk(node.predicate)
+            defer {
+                match.values.removeAll(keepingCapacity: true) // no value outlives its query
+                swap(&match.values, &scratchValues)
+            }
+            guard match.matches, let query = last.slot.idle.popLast() else { return nil }
+            reuses += 1
+            return (last.slot, query, QueryProgram.bind(match.values, to: query))
         }
     }
 
@@ -140,89 +161,105 @@ enum QueryToken: Hashable {
     }
 }
 
+/// What walking a DSL query gives, in the order of its builder calls: each call as a
+/// token, and each value an argument takes.
+protocol QueryCallSink {
+    mutating func add(_ token: QueryToken)
+    mutating func add(_ value: _StoredValue)
+}
+
+extension QueryCallSink {
+    /// Walks node as the C builder takes it: operands first, then their operator.
+    mutating func walk(_ node: QueryNode) {
+        switch node {
+        case .path(let path): walk(path)
+        case .value(let value): walk(value)
+        case .list(let values):
+            values.forEach { walk($0) }
+            add(.list(values.count))
+        case .compare(let left, let op, let options, let quantifier, let right):
+            walk(left)
+            walk(right)
+            add(.compare(op: op.rawValue, options: options, quantifier: quantifier.rawValue))
+        case .and(let a, let b):
+            walk(a)
+            walk(b)
+            add(.and)
+        case .or(let a, let b):
+            walk(a)
+            walk(b)
+            add(.or)
+        case .not(let a):
+            walk(a)
+            add(.not)
+        case .subquery(let collection, let variable, let body):
+            walk(collection)
+            walk(body)
+            add(.subquery(variable))
+        }
+    }
+
+    private mutating func walk(_ path: QueryPath) {
+        add(.path)
+        for step in path.steps {
+            switch step {
+            case .property(let name, _): add(.step(LAR_QUERY_STEP_PROPERTY.rawValue, name, nil))
+            case .backlink(let className, let property): add(.step(LAR_QUERY_STEP_BACKLINK.rawValue, property, className))
+            case .variable(let name): add(.step(LAR_QUERY_STEP_VARIABLE.rawValue, name, nil))
+            case .key(let key): add(.step(LAR_QUERY_STEP_KEY.rawValue, key, nil))
+            case .keys: add(.step(LAR_QUERY_STEP_KEYS.rawValue, "", nil))
+            case .values: add(.step(LAR_QUERY_STEP_VALUES.rawValue, "", nil))
+            }
+        }
+        if let aggregate = path.aggregate { add(.aggregate(aggregate.rawValue)) }
+    }
+
+    /// nil stays a literal; any other value is an argument of its kind.
+    private mutating func walk(_ value: _StoredValue) {
+        QueryValues.checkQueryable(value)
+        guard let kind = QueryToken.ValueKind(value) else {
+            add(QueryToken.null)
+            return
+        }
+        add(QueryToken.argument(kind))
+        add(value)
+    }
+}
+
+extension QueryToken.ValueKind {
+    /// The kind of an argument holding value; nil for nil, which is no argument.
+    init?(_ value: _StoredValue) {
+        switch value {
+        case .null: return nil
+        case .int: self = .int
+        case .bool: self = .bool
+        case .float: self = .float
+        case .double: self = .double
+        case .string: self = .string
+        case .data: self = .data
+        case .date: self = .date
+        case .objectId: self = .objectId
+        case .uuid: self = .uuid
+        case .decimal128: self = .decimal128
+        case .object(let object): self = .object(object.core.table.id)
+        case .collection: self = .collection
+        }
+    }
+}
+
 /// A DSL query as its builder calls, in order, and the values its arguments take.
-struct QueryProgram {
+struct QueryProgram: QueryCallSink {
     private(set) var tokens: [QueryToken] = []
     private(set) var values: [_StoredValue] = []
 
     init(_ node: QueryNode) {
         tokens.reserveCapacity(8)
         values.reserveCapacity(2)
-        append(node.predicate)
+        walk(node.predicate)
     }
 
-    private mutating func append(_ node: QueryNode) {
-        switch node {
-        case .path(let path): append(path)
-        case .value(let value): append(value)
-        case .list(let values):
-            values.forEach { append($0) }
-            tokens.append(.list(values.count))
-        case .compare(let left, let op, let options, let quantifier, let right):
-            append(left)
-            append(right)
-            tokens.append(.compare(op: op.rawValue, options: options, quantifier: quantifier.rawValue))
-        case .and(let a, let b):
-            append(a)
-            append(b)
-            tokens.append(.and)
-        case .or(let a, let b):
-            append(a)
-            append(b)
-            tokens.append(.or)
-        case .not(let a):
-            append(a)
-            tokens.append(.not)
-        case .subquery(let collection, let variable, let body):
-            append(collection)
-            append(body)
-            tokens.append(.subquery(variable))
-        }
-    }
-
-    private mutating func append(_ path: QueryPath) {
-        tokens.append(.path)
-        for step in path.steps {
-            switch step {
-            case .property(let name, _): tokens.append(.step(LAR_QUERY_STEP_PROPERTY.rawValue, name, nil))
-            case .backlink(let className, let property):
-                tokens.append(.step(LAR_QUERY_STEP_BACKLINK.rawValue, property, className))
-            case .variable(let name): tokens.append(.step(LAR_QUERY_STEP_VARIABLE.rawValue, name, nil))
-            case .key(let key): tokens.append(.step(LAR_QUERY_STEP_KEY.rawValue, key, nil))
-            case .keys: tokens.append(.step(LAR_QUERY_STEP_KEYS.rawValue, "", nil))
-            case .values: tokens.append(.step(LAR_QUERY_STEP_VALUES.rawValue, "", nil))
-            }
-        }
-        if let aggregate = path.aggregate { tokens.append(.aggregate(aggregate.rawValue)) }
-    }
-
-    private mutating func append(_ value: _StoredValue) {
-        QueryValues.checkQueryable(value)
-        guard let kind = Self.kind(of: value) else {
-            tokens.append(.null)
-            return
-        }
-        tokens.append(.argument(kind))
-        values.append(value)
-    }
-
-    private static func kind(of value: _StoredValue) -> QueryToken.ValueKind? {
-        switch value {
-        case .null: return nil
-        case .int: return .int
-        case .bool: return .bool
-        case .float: return .float
-        case .double: return .double
-        case .string: return .string
-        case .data: return .data
-        case .date: return .date
-        case .objectId: return .objectId
-        case .uuid: return .uuid
-        case .decimal128: return .decimal128
-        case .object(let object): return .object(object.core.table.id)
-        case .collection: return .collection
-        }
-    }
+    mutating func add(_ token: QueryToken) { tokens.append(token) }
+    mutating func add(_ value: _StoredValue) { values.append(value) }
 
     /// Makes the builder calls on query: with values as arguments `$0...`, or
     /// (literal) with the values written in. Errors stick in the query until its finish.
@@ -256,7 +293,9 @@ struct QueryProgram {
     }
 
     /// Binds the values to a query emitted with arguments; false when the core refuses them.
-    func bind(to query: OpaquePointer) -> Bool {
+    func bind(to query: OpaquePointer) -> Bool { Self.bind(values, to: query) }
+
+    static func bind(_ values: [_StoredValue], to query: OpaquePointer) -> Bool {
         _StoredValue.withCValues(values) { pointer, count in
             withUnsafeTemporaryAllocation(of: lar_query_arg.self, capacity: Swift.max(count, 1)) { args in
                 for index in 0..<count {
@@ -269,4 +308,31 @@ struct QueryProgram {
             }
         }
     }
+}
+
+/// Checks a DSL query against the builder calls of one built before, collecting its
+/// values: a query of the same shape takes those calls' resolved C query with its own
+/// values bound, and no tokens are made for it.
+struct QueryShapeMatch: QueryCallSink {
+    private let tokens: [QueryToken]
+    private var next = 0
+    private var differs = false
+    /// The values of the query walked.
+    var values: [_StoredValue] = []
+
+    /// A check against tokens: walk the query, then read matches.
+    init(against tokens: [QueryToken]) { self.tokens = tokens }
+
+    var matches: Bool { !differs && next == tokens.count }
+
+    mutating func add(_ token: QueryToken) {
+        if differs { return }
+        if next < tokens.count && tokens[next] == token {
+            next += 1
+        } else {
+            differs = true
+        }
+    }
+
+    mutating func add(_ value: _StoredValue) { values.append(value) }
 }
