@@ -53,12 +53,31 @@ static pthread_key_t exit_key;
 static bool have_exit_key;
 static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
 
-static void drop_kept(size_t i);
+static void *array_of(big_header *h)
+{
+    return h + 1;
+}
+
+static big_header *header_of(void *block)
+{
+    return (big_header *)block - 1;
+}
+
+/* Takes the kept block at index i out of the cache, unpoisoned. */
+static big_header *remove_kept(size_t i)
+{
+    big_header *h = cache.blocks[i];
+    cache.blocks[i] = cache.blocks[--cache.count];
+    cache.bytes -= h->capacity;
+    atomic_fetch_sub(&kept_everywhere, h->capacity);
+    UNPOISON(array_of(h), h->capacity);
+    return h;
+}
 
 static void release_cache(void *unused)
 {
     (void)unused;
-    while (cache.count) drop_kept(cache.count - 1);
+    while (cache.count) free(remove_kept(cache.count - 1));
 }
 
 void big_drop_kept(void)
@@ -88,16 +107,6 @@ static bool thread_keeps_blocks(void)
     return registered;
 }
 
-static void *array_of(big_header *h)
-{
-    return h + 1;
-}
-
-static big_header *header_of(void *block)
-{
-    return (big_header *)block - 1;
-}
-
 /* Removes and returns the smallest kept block of at least size bytes, or NULL. */
 static big_header *take_kept(size_t size)
 {
@@ -106,13 +115,7 @@ static big_header *take_kept(size_t size)
         if (cache.blocks[i]->capacity >= size &&
             (best == cache.count || cache.blocks[i]->capacity < cache.blocks[best]->capacity))
             best = i;
-    if (best == cache.count) return NULL;
-    big_header *h = cache.blocks[best];
-    cache.blocks[best] = cache.blocks[--cache.count];
-    cache.bytes -= h->capacity;
-    atomic_fetch_sub(&kept_everywhere, h->capacity);
-    UNPOISON(array_of(h), h->capacity);
-    return h;
+    return best == cache.count ? NULL : remove_kept(best);
 }
 
 void *big_alloc(size_t size)
@@ -124,17 +127,6 @@ void *big_alloc(size_t size)
     if (!h) return NULL;
     h->capacity = size;
     return array_of(h);
-}
-
-/* Frees the kept block at index i. */
-static void drop_kept(size_t i)
-{
-    big_header *h = cache.blocks[i];
-    cache.blocks[i] = cache.blocks[--cache.count];
-    cache.bytes -= h->capacity;
-    atomic_fetch_sub(&kept_everywhere, h->capacity);
-    UNPOISON(array_of(h), h->capacity);
-    free(h);
 }
 
 void big_free(void *block)
@@ -154,7 +146,7 @@ void big_free(void *block)
             free(h);
             return;
         }
-        drop_kept(smallest);
+        free(remove_kept(smallest));
     }
     if (atomic_fetch_add(&kept_everywhere, h->capacity) + h->capacity > BIG_KEPT_TOTAL) {
         atomic_fetch_sub(&kept_everywhere, h->capacity);

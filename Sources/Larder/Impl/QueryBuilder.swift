@@ -169,9 +169,16 @@ final class QueryHandle {
         if let idle = environment.queryPool.takeIdle(like: node, subject: subject) {
             if idle.bound { return QueryHandle(idle.query, environment: environment, slot: idle.slot) }
             lar_query_free(idle.query)
-            return buildLiteral(QueryProgram(node), env: environment.handle, subject: subject)
+        } else if let handle = pooled(QueryProgram(node), environment: environment, subject: subject) {
+            return handle
         }
-        let program = QueryProgram(node)
+        // Refused: the query with its values written in gives the core's message for them.
+        return buildLiteral(QueryProgram(node), env: environment.handle, subject: subject)
+    }
+
+    /// program's query from environment's pool (an idle one of its shape rebound, or a new
+    /// one); nil when the core refuses it.
+    private static func pooled(_ program: QueryProgram, environment: Environment, subject: QuerySubject) -> QueryHandle? {
         let (slot, idle) = environment.queryPool.take(.built(subject, program.tokens))
         if let query = idle {
             if program.bind(to: query) { return QueryHandle(query, environment: environment, slot: slot) }
@@ -183,8 +190,7 @@ final class QueryHandle {
             }
             lar_query_free(query) // a refused query never goes to the pool
         }
-        // Refused: the query with its values written in gives the core's message for them.
-        return buildLiteral(program, env: environment.handle, subject: subject)
+        return nil
     }
 
     /// The query with its values written in (no arguments), as its description shows them.
