@@ -984,3 +984,63 @@ TEST(iter_follow_reads_each_owners_embedded_object)
     lar_txn_free(txn);
     close_env(env);
 }
+
+/* A read's followed rows come from a walk of the embedded table beside the owners' (in
+ * order: one step each; out of order, past a gap, behind the walk: sought). Owners 0-399
+ * got their addresses in order, 400-599 none, 600-799 in reverse, 800-999 in order;
+ * 100-129 lost theirs (a gap longer than the walk steps over) and 50 got a new one (last
+ * in the table: the walk seeks on to it, then back). Enough rows for many leaf pages. */
+TEST(iter_follow_in_a_read_finds_each_address_in_and_out_of_order)
+{
+    enum { OWNERS = 1000 };
+    lar_env *env = open_env(test_db_path(NULL));
+    model m = model_setup(env);
+    lar_txn *txn = begin_write(env);
+    lar_obj owners[OWNERS];
+    char streets[OWNERS][32];
+    for (int i = 0; i < OWNERS; i++) {
+        owners[i] = person(txn, &m, "p");
+        snprintf(streets[i], sizeof streets[i], "%d Main Street", i);
+    }
+    lar_value values[3];
+    lar_obj made;
+    for (int n = 0; n < OWNERS; n++) {
+        int i = n >= 600 && n < 800 ? 1399 - n : n; /* 600-799 in reverse */
+        if (i >= 400 && i < 600) continue;
+        address_values(&m, values, streets[i], "c");
+        CHECK_OK(lar_obj_create_embedded(txn, owners[i], m.address_p, values, 3, &made));
+    }
+    lar_value null = val_null();
+    for (int i = 100; i < 130; i++) CHECK_OK(lar_obj_set(txn, owners[i], m.address_p, &null));
+    snprintf(streets[50], sizeof streets[50], "50 New Street");
+    address_values(&m, values, streets[50], "c");
+    CHECK_OK(lar_obj_create_embedded(txn, owners[50], m.address_p, values, 3, &made));
+    commit_txn(txn);
+
+    txn = begin_read(env);
+    lar_iter *iter;
+    CHECK_OK(lar_iter_open(txn, m.person, &iter));
+    lar_value address[3], person_values[5];
+    lar_objkey key = 0;
+    CHECK_OK(lar_iter_follow(iter, m.address_p, address, 3, &key));
+    int checked = 0;
+    for (int i = 0; i < OWNERS; i++) {
+        lar_obj obj;
+        CHECK_OK(lar_iter_next_all(iter, &obj, person_values, 5));
+        CHECK_EQ(obj.key, owners[i].key);
+        bool has = !(i >= 400 && i < 600) && !(i >= 100 && i < 130);
+        CHECK_EQ(key != 0, has);
+        if (!has) continue;
+        CHECK_EQ(key, person_values[m.address_p].as.link.key);
+        lar_value expected = val_str(streets[i]);
+        CHECK_VALUE(address[m.street], expected);
+        checked++;
+    }
+    CHECK_EQ(checked, OWNERS - 200 - 30);
+    lar_obj obj;
+    CHECK_EQ(lar_iter_next_all(iter, &obj, person_values, 5), LAR_ENOTFOUND);
+    lar_iter_close(iter);
+    lar_txn_abort(txn);
+    lar_txn_free(txn);
+    close_env(env);
+}
