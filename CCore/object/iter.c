@@ -373,8 +373,7 @@ static int follow(lar_iter *iter, const lar_value *values)
         *iter->follow_key = 0;
         return LAR_OK;
     }
-    const schema_class *target = schema_class_at(iter->txn->schema, iter->follow_cls);
-    if (!target) return lar_fail(LAR_EINVAL, "unknown class %u", iter->follow_cls);
+    const schema_class *target = iter->follow_target;
     kv_val row;
     int rc = follow_row(iter, target, link->as.link.key, &row);
     if (rc == KV_NOTFOUND)
@@ -438,7 +437,7 @@ int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count,
     iter->follow_out = out;
     iter->follow_key = key;
     iter->follow_prop = prop;
-    iter->follow_cls = p->target;
+    iter->follow_target = target;
     plan_ahead(iter);
     return LAR_OK;
 }

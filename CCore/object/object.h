@@ -108,7 +108,7 @@ struct lar_iter {
     lar_value *follow_out;    /* NULL for none */
     lar_objkey *follow_key;
     uint32_t follow_prop;
-    lar_class follow_cls;
+    const schema_class *follow_target; /* the link's embedded class (a txn keeps older schemas) */
     /* In a read transaction, the embedded table walked alongside (iter.c, follow_row): its
      * cursor is opened in follow_epoch; follow_at is the key of follow_row, 0 for none. */
     kv_walk follow_walk;

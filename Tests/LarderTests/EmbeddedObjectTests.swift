@@ -130,6 +130,33 @@ final class EmbeddedObjectTests: RealmTestCase {
         XCTAssertEqual(owners[0].address?.street, "A")
     }
 
+    /// A link read rebinds the accessor the owner's last one returned only for a link of
+    /// the same class (RealmInstance.rebindParkedLink): reading an owner's links of two
+    /// classes, and two links of one class, in turn gives each its own object.
+    func testReadingAnOwnersLinksInTurnGivesEachItsOwnClassAndObject() throws {
+        let realm = try openRealm([EmbOwner.self, EmbAddress.self, EmbGeo.self, EmbNeighbour.self,
+                                   EmbTrip.self, EmbeddedSeed.Address.self])
+        try realm.write {
+            let friend = EmbOwner(value: ["id": 7, "name": "friend", "address": address("F")])
+            realm.add(EmbNeighbour(value: ["name": "n", "friend": friend, "address": address("N")]))
+            realm.add(EmbTrip(value: ["name": "t", "from": ["street": "From"], "to": ["street": "To"]]))
+        }
+        let neighbour = try XCTUnwrap(realm.objects(EmbNeighbour.self).first)
+        for _ in 0..<3 {
+            XCTAssertEqual(neighbour.friend?.name, "friend")
+            XCTAssertEqual(neighbour.address?.street, "N")
+            XCTAssertEqual(neighbour.friend?.address?.street, "F")
+        }
+        let trip = try XCTUnwrap(realm.objects(EmbTrip.self).first)
+        for _ in 0..<3 {
+            XCTAssertEqual(trip.from?.street, "From")
+            XCTAssertEqual(trip.to?.street, "To")
+        }
+        let from = try XCTUnwrap(trip.from)
+        XCTAssertEqual(trip.to?.street, "To")
+        XCTAssertEqual(from.street, "From", "a held accessor is never rebound")
+    }
+
     /// A walk rebinds the owner and embedded accessors nobody holds (ResultsWalker and
     /// linkTarget): those the loop keeps, nested walks' and a frozen walk's stay their own.
     func testWalkingOwnersKeepsTheEmbeddedObjectsTheLoopHolds() throws {

@@ -9,7 +9,7 @@ struct ClassRegistry {
     private var lastTable: ManagedClass?
     /// The table the last link read resolved, unretained (`tables` or `retired` keeps
     /// it): a loop reading `person.address` finds it with one comparison and no retain.
-    private var lastLinkTable: Unmanaged<ManagedClass>?
+    private(set) var lastLinkTable: Unmanaged<ManagedClass>?
     /// Classes first used during the current write: cancelling it may undeclare them.
     private var madeInWrite: [ObjectIdentifier] = []
     private var retired: [ManagedClass] = []
