@@ -179,12 +179,33 @@ typedef struct txn_dependent {
 
 enum { TXN_ACTIVE = 1, TXN_ENDED = 2 };
 
-/* A cursor a transaction keeps on an object table (kv/row_cursor.c), and the key of
- * the entry it is on as far as it knows (0: unknown). */
+/* A walk of a table of 8-byte keys in key order, rows read in place from LMDB's leaf
+ * pages in a read transaction (table_walk.c says how and why). kv_walk_next() returns 0
+ * with the next entry, KV_NOTFOUND past the last, or an LMDB error; key and data point
+ * into the map, as a cursor's do, while the transaction lives. */
+#define KV_WALK_HEADER 16        /* an LMDB page's header, before its node offsets */
+#define KV_WALK_NODE 8           /* an LMDB node's header */
+#define KV_WALK_KEY 8            /* the keys a walk reads in place */
+typedef struct kv_walk {
+    kv_cursor *cursor;
+    const uint8_t *page;      /* the leaf page read in place, or NULL: the cursor steps */
+    uint32_t next, count;     /* the next node's index on it, and its node count */
+    uint32_t upper;           /* where its nodes start */
+    uint32_t cursor_at;       /* the node the cursor is on */
+    uint32_t page_size;
+    bool in_place;            /* pages may be read in place: a read, LMDB 0.9's layout */
+    size_t row_ahead;         /* how far on a row's lines are prefetched (table_walk.c) */
+    bool started;
+} kv_walk;
+
+/* A cursor a transaction keeps on an object table (kv/row_cursor.c), the walk that steps
+ * it, and the key and row of the entry the walk is on as far as it knows (at 0: unknown). */
 typedef struct row_cursor {
     MDB_cursor *cursor;
+    kv_walk walk;
+    bool walking;             /* the walk is attached to the cursor (else: attach it to step) */
     uint64_t at;
-    uintptr_t ahead_page;     /* in a read: the page of the last row read (kv_read_ahead) */
+    kv_val at_key, row;       /* at's key as LMDB gave it (for attaching), and its row */
 } row_cursor;
 
 /* Write-back caches that the layers above keep in a write transaction (list nodes: see
@@ -352,31 +373,14 @@ static inline void kv_cursor_close(kv_cursor *cursor)
 /* Reading ahead while a cursor walks a table in key order. A table's leaf pages mostly
  * follow each other in the file (LMDB takes new pages from the file's end as the table
  * grows), yet the processor's prefetchers stop at each page's end, so a walk waits on
- * memory at every line of every page. When a step lands on a new page, a page further on
- * is asked into the cache: a walk of 200,000 rows of 77 bytes took 20.5 ns a row
- * without, 7.7 with the next page. Asking for the page three on gives memory longer to
- * answer: on a machine whose table outgrew the cache, a query's scan of 200,000 rows of
- * 90 bytes took 45.7 ns a row asking for the next page, 39.2 three on (2: 42.2, 4: 40.5).
- * Only a hint: a prefetch never faults, and a page that does not follow costs the
- * wasted requests. */
+ * memory at every line of every page. Asking for a page further on helps: a walk of
+ * 200,000 rows of 77 bytes took 20.5 ns a row without, 7.7 with the next page. Asking
+ * for the page three on gives memory longer to answer: on a machine whose table outgrew
+ * the cache, a query's scan of 200,000 rows of 90 bytes took 45.7 ns a row asking for
+ * the next page, 39.2 three on (2: 42.2, 4: 40.5). A kv_walk asks, for each row it
+ * reads in place, for the lines that far on (table_walk.c). Only a hint: a prefetch
+ * never faults, and a page that does not follow costs the wasted requests. */
 #define KV_READ_AHEAD_PAGES 3
-typedef struct kv_read_ahead {
-    uintptr_t page;           /* the page the walk is on */
-    uintptr_t page_size;
-} kv_read_ahead;
-static inline kv_read_ahead kv_read_ahead_start(const lar_txn *txn)
-{
-    return (kv_read_ahead){0, txn->env->page_size};
-}
-/* Call with each row the walk reaches. */
-static inline void kv_read_ahead_past(kv_read_ahead *ahead, const kv_val *row)
-{
-    uintptr_t page = (uintptr_t)row->mv_data & ~(ahead->page_size - 1);
-    if (page == ahead->page) return;
-    ahead->page = page;
-    const char *wanted = (const char *)(page + KV_READ_AHEAD_PAGES * ahead->page_size);
-    for (uintptr_t line = 0; line < ahead->page_size; line += 64) __builtin_prefetch(wanted + line);
-}
 /* How many rows ahead a walk of known rows (a result's, kept from its scan) asks for the
  * row it will read: a sorted result's rows are all over the map, and each waits for memory. */
 #define KV_ROWS_AHEAD 16
@@ -396,24 +400,6 @@ static inline void kv_prefetch_row(const kv_val *row)
     kv_prefetch(row->mv_data);
     kv_prefetch((const uint8_t *)row->mv_data + row->mv_size - 1);
 }
-/* A walk of a table of 8-byte keys in key order, rows read in place from LMDB's leaf
- * pages in a read transaction (table_walk.c says how and why). kv_walk_next() returns 0
- * with the next entry, KV_NOTFOUND past the last, or an LMDB error; key and data point
- * into the map, as a cursor's do, while the transaction lives. */
-#define KV_WALK_HEADER 16        /* an LMDB page's header, before its node offsets */
-#define KV_WALK_NODE 8           /* an LMDB node's header */
-#define KV_WALK_KEY 8            /* the keys a walk reads in place */
-typedef struct kv_walk {
-    kv_cursor *cursor;
-    const uint8_t *page;      /* the leaf page read in place, or NULL: the cursor steps */
-    uint32_t next, count;     /* the next node's index on it, and its node count */
-    uint32_t upper;           /* where its nodes start */
-    uint32_t cursor_at;       /* the node the cursor is on */
-    uint32_t page_size;
-    bool in_place;            /* pages may be read in place: a read, LMDB 0.9's layout */
-    size_t row_ahead;         /* how far on a row's lines are prefetched (table_walk.c) */
-    bool started;
-} kv_walk;
 int kv_walk_open(lar_txn *txn, kv_table table, kv_walk *w);
 void kv_walk_close(kv_walk *w);
 /* A walk on from the entry (key, data) cursor is on, over the cursor the caller keeps

@@ -18,15 +18,6 @@ static void free_bindings(lar_iter *iter)
     iter->binding_count = iter->run_count = 0;
 }
 
-/* Closes the embedded table's walk (follow_row), opened only in read transactions; one
- * of an earlier epoch died with the LMDB transaction that a renew replaced. */
-static void close_follow_walk(lar_iter *iter, lar_txn *txn)
-{
-    if (iter->follow_walk.cursor && txn && iter->follow_epoch == txn->epoch) kv_walk_close(&iter->follow_walk);
-    iter->follow_walk.cursor = NULL;
-    iter->follow_at = 0;
-}
-
 /* The transaction ends: let go of it. */
 static void detach(txn_dependent *self, lar_txn *txn)
 {
@@ -34,7 +25,6 @@ static void detach(txn_dependent *self, lar_txn *txn)
     /* LMDB frees a write transaction's cursors itself; a reader's are ours to close. */
     if (iter->cursor && !txn->write && iter->epoch == txn->epoch) kv_cursor_close(iter->cursor);
     iter->cursor = NULL;
-    close_follow_walk(iter, txn);
     iter->txn = NULL;
     iter->streaming = false;
 }
@@ -319,54 +309,9 @@ int lar_iter_next_batch(lar_iter *iter, lar_obj *objs, size_t capacity, size_t s
 
 static void plan_ahead(lar_iter *iter);
 
-/* How many keys ahead of the walk's row a followed row is reached by steps, not a seek. */
-#define FOLLOW_STEPS_AHEAD 16
-
-/* The row of embedded object key of table target. In a read transaction it comes from a
- * walk of target's table kept beside the iterator: the embedded objects of owners created
- * in order are in order too, so each is the walk's next row, read in place on its leaf
- * page (kv_walk), where the table's kept cursor (kv_row_get) took a cursor step and its
- * checks. Callgrind, a scan of 200,000 people with an address of 4 strings: 2,430
- * instructions a person through Swift with kv_row_get, 2,302 with the walk; 213 against
- * 202 ns. Any other key is sought, and the walk goes on from it. A write's cursors see
- * its changes: there the kept cursor reads. */
-static int follow_row(lar_iter *iter, const schema_class *target, lar_objkey key, kv_val *row)
-{
-    lar_txn *txn = iter->txn;
-    if (txn->write) return kv_row_get(txn, target->dbi, key, row);
-    if (!iter->follow_walk.cursor || iter->follow_epoch != txn->epoch) {
-        int rc = kv_walk_open(txn, target->dbi, &iter->follow_walk);
-        if (rc) {
-            iter->follow_walk.cursor = NULL;
-            return rc;
-        }
-        iter->follow_epoch = txn->epoch;
-        iter->follow_at = 0;
-    }
-    if (iter->follow_at && iter->follow_at < key && key - iter->follow_at <= FOLLOW_STEPS_AHEAD) {
-        while (iter->follow_at && iter->follow_at < key) {
-            kv_val at;
-            int rc = kv_walk_next(&iter->follow_walk, &at, &iter->follow_row);
-            iter->follow_at = 0;
-            if (!rc && at.mv_size == sizeof key) memcpy(&iter->follow_at, at.mv_data, sizeof key);
-        }
-    }
-    if (iter->follow_at == key) {
-        *row = iter->follow_row;
-        return 0;
-    }
-    kv_val at = {sizeof key, &key};
-    iter->follow_at = 0;
-    int rc = kv_cursor_step(iter->follow_walk.cursor, &at, row, KV_SEEK_EXACT);
-    if (rc) return rc;
-    kv_walk_attach(&iter->follow_walk, txn, iter->follow_walk.cursor, &at, row);
-    iter->follow_at = key;
-    iter->follow_row = *row;
-    return 0;
-}
-
 /* lar_iter_follow(): reads the embedded object that the link among values (the stepped
- * object's) holds. */
+ * object's) holds, through the kept cursor of its table: the embedded objects of owners
+ * created in order are in order too, so each is one cursor step on from the last. */
 static int follow(lar_iter *iter, const lar_value *values)
 {
     const lar_value *link = &values[iter->follow_prop];
@@ -376,7 +321,7 @@ static int follow(lar_iter *iter, const lar_value *values)
     }
     const schema_class *target = iter->follow_target;
     kv_val row;
-    int rc = follow_row(iter, target, link->as.link.key, &row);
+    int rc = kv_row_get(iter->txn, target->dbi, link->as.link.key, &row);
     if (rc == KV_NOTFOUND)
         return lar_fail(LAR_ECORRUPT, "embedded object %llu of class '%s' is missing",
                         (unsigned long long)link->as.link.key, target->name);
@@ -413,7 +358,6 @@ int lar_iter_follow(lar_iter *iter, uint32_t prop, lar_value *out, size_t count,
 {
     if (!iter) return lar_fail(LAR_EINVAL, "lar_iter_follow: iter is NULL");
     if (!iter->txn) return lar_fail(LAR_EMISUSE, "lar_iter_follow: the iterator's transaction has ended");
-    close_follow_walk(iter, iter->txn); /* it may walk another table */
     if (!out) {
         iter->follow_out = NULL;
         iter->follow_key = NULL;
@@ -594,7 +538,6 @@ void lar_iter_close(lar_iter *iter)
         txn_forget(iter->txn, &iter->link);
         /* A cursor of an earlier epoch died with the LMDB transaction that a renew replaced. */
         if (iter->cursor && iter->epoch == iter->txn->epoch) kv_cursor_close(iter->cursor);
-        close_follow_walk(iter, iter->txn);
     }
     free_bindings(iter);
     big_free(iter->keys);

@@ -109,12 +109,6 @@ struct lar_iter {
     lar_objkey *follow_key;
     uint32_t follow_prop;
     const schema_class *follow_target; /* the link's embedded class (a txn keeps older schemas) */
-    /* In a read transaction, the embedded table walked alongside (iter.c, follow_row): its
-     * cursor is opened in follow_epoch; follow_at is the key of follow_row, 0 for none. */
-    kv_walk follow_walk;
-    uint64_t follow_epoch;
-    lar_objkey follow_at;
-    kv_val follow_row;
     /* An iterator over given keys (a query's result) rather than the whole table. */
     lar_objkey *keys;         /* malloc'd, key_count of them; NULL: walk the table */
     size_t key_count, key_at;

@@ -26,7 +26,8 @@ extension Object: _Persistable {
         if type(of: owner) == ObjectCore.self {
             let parent = unsafeDowncast(owner, to: ObjectCore.self)
             return parent.instanceRef.unsafelyUnwrapped._withUnsafeGuaranteedRef {
-                if let reused = $0.rebindParkedLink(of: parent, to: value.as.link.key, type: self) {
+                if let reused = $0.rebindParkedLink(of: parent, to: value.as.link.key, type: self,
+                                                    table: $0.classes.lastLinkTable) {
                     return unsafeDowncast(reused, to: self)
                 }
                 return unsafeDowncast($0.linkTarget(self, link: value.as.link, parent: parent), to: self)
@@ -54,38 +55,32 @@ extension RealmInstance {
     /// its key, so rebinding it moves nothing they hold; like the iterator's, the check
     /// counts strong references only. A frozen instance's objects are shared by threads,
     /// so none of them may rebind an accessor another just let go of.
-    ///
-    /// `rebindParkedLink` is its first test, inlined into the read: the parked accessor of
-    /// type rebound when nothing else holds it, its table the one the last link read
-    /// resolved (as `linkTable(for:)` would give, without its thread check: the read that
-    /// found the link made it), nil otherwise. Callgrind, a scan reading each person's
-    /// address: 2,302 to 2,258 instructions a person.
+    func linkTarget(_ type: Object.Type, link: lar_obj, parent: ObjectCore) -> Object {
+        if _slowPath(type == DynamicObject.self || isFrozen) { return linkTarget(type, link: link) }
+        let table = linkTable(for: type)
+        if let reused = rebindParkedLink(of: parent, to: link.key, type: type, table: table) { return reused }
+        let object = table._withUnsafeGuaranteedRef { accessor($0, key: link.key) }
+        parent.parkedLink = object
+        return object
+    }
+
+    /// The accessor parent's last link read returned, rebound to key when it is of type,
+    /// nothing else holds it and its table is table (type's); nil otherwise. A property
+    /// read tries it first with the table the last link read resolved, inlined (`Object.
+    /// _larderReadIfValid`), before `linkTarget` resolves type's table: the read that found
+    /// the link checked the thread, which `linkTable(for:)` asks again. Callgrind, a scan
+    /// reading each person's address: 2,302 to 2,258 instructions a person. A frozen
+    /// instance's objects park none.
     @inline(__always)
-    func rebindParkedLink(of parent: ObjectCore, to key: lar_objkey, type: Object.Type) -> Object? {
+    func rebindParkedLink(of parent: ObjectCore, to key: lar_objkey, type: Object.Type,
+                          table: Unmanaged<ManagedClass>?) -> Object? {
         guard isKnownUniquelyReferenced(&parent.parkedLink) else { return nil }
         let reused = parent.parkedLink.unsafelyUnwrapped
-        guard Swift.type(of: reused) == type, let last = classes.lastLinkTable,
-              reused.core.tableRef.unsafelyUnwrapped.toOpaque() == last.toOpaque(),
+        guard Swift.type(of: reused) == type, let table,
+              reused.core.tableRef.unsafelyUnwrapped.toOpaque() == table.toOpaque(),
               !isInvalidated(reused.core) else { return nil }
         reused.core.rebind(to: key)
         return reused
-    }
-
-    func linkTarget(_ type: Object.Type, link: lar_obj, parent: ObjectCore) -> Object {
-        if _slowPath(type == DynamicObject.self || isFrozen) { return linkTarget(type, link: link) }
-        return linkTable(for: type)._withUnsafeGuaranteedRef { table in
-            if isKnownUniquelyReferenced(&parent.parkedLink) {
-                let reused = parent.parkedLink.unsafelyUnwrapped
-                if reused.core.tableRef.unsafelyUnwrapped.toOpaque() == Unmanaged.passUnretained(table).toOpaque()
-                    && !isInvalidated(reused.core) {
-                    reused.core.rebind(to: link.key)
-                    return reused
-                }
-            }
-            let object = accessor(table, key: link.key)
-            parent.parkedLink = object
-            return object
-        }
     }
 
     /// The policy for an object nested in one added or created with update: as
