@@ -1562,10 +1562,9 @@ int lar_iter_next_all(lar_iter *iter, lar_obj *out, lar_value *values, size_t co
  * object that property prop links to (as lar_obj_get_all() reads them) and *key its
  * key; when the link is null, *key is 0 and out keeps what it held. A walk over owners
  * that reads each one's embedded object (a person's address) then makes one call per
- * object: the embedded objects of owners created in order lie in order, so in a read
- * transaction each is the next row of a walk of their table, which the iterator keeps
- * beside its own (any other key is sought); in a write each is read by key.
- * lar_iter_next() and lar_iter_next_batch() do not read it. Following
+ * object: the embedded objects of owners created in order lie in order, so each is
+ * one step on from the last (in a read, read in place on its leaf page); any other key
+ * is sought. lar_iter_next() and lar_iter_next_batch() do not read it. Following
  * again replaces the property and the destinations.
  * Ownership: as lar_obj_get_all() for the values read; out and key stay the caller's
  * and must remain valid while followed.

@@ -985,8 +985,9 @@ TEST(iter_follow_reads_each_owners_embedded_object)
     close_env(env);
 }
 
-/* A read's followed rows come from a walk of the embedded table beside the owners' (in
- * order: one step each; out of order, past a gap, behind the walk: sought). Owners 0-399
+/* A read's followed rows come from the embedded table's kept cursor, which walks its
+ * leaf pages in place (in order: one step each; out of order, past a gap, behind the
+ * walk: sought). Owners 0-399
  * got their addresses in order, 400-599 none, 600-799 in reverse, 800-999 in order;
  * 100-129 lost theirs (a gap longer than the walk steps over) and 50 got a new one (last
  * in the table: the walk seeks on to it, then back). Enough rows for many leaf pages. */
